@@ -1,0 +1,161 @@
+"""Generate ``example_ratings.csv``: SIMULATED ratings in the published study's schema.
+
+The file mirrors the design of the RRMap study (Deliège et al., 2025, §2.1–2.2):
+3 raters × 5 movements × 3 modalities (movement, male painter, female painter)
+× 2 origins (real, generated) × 9 criteria in 3 groups = 810 interval ratings
+on a 0–100 scale, with the study's headers. The numbers are drawn at random;
+they are NOT the experts' ratings.
+
+The three simulated raters differ the way the paper reports its experts:
+E1 balanced (excellent / fair / stereotype in similar shares), E2 generous
+(mostly fair and excellent), E3 harsh (mostly bad and stereotype). Movement,
+criterion-group and modality effects are built in for some raters so that the
+tests of ``rrmap analyze`` have something to find.
+
+Run ``python data/make_example_ratings.py`` to regenerate the file (seed 2025).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+Z_PAPER = 1.96  # the study computed mean/sigma with the rounded quantile
+
+MOVEMENTS = {
+    "abstract art": ("Wassily Kandinsky", "Hilma af Klint"),
+    "cubism": ("Pablo Picasso", "Marie Laurencin"),
+    "expressionism": ("Ernst Ludwig Kirchner", "Gabriele Münter"),
+    "impressionism": ("Claude Monet", "Mary Cassatt"),
+    "surrealism": ("Joan Miró", "Dorothea Tanning"),
+}
+CRITERIA = {
+    "centered-edges": "topological",
+    "left-right": "topological",
+    "top-bottom": "topological",
+    "sharp-blurry": "eidetic",
+    "parallel-intersecting": "eidetic",
+    "dense-sparse": "eidetic",
+    "saturated-desaturated": "chromatic",
+    "uniform-focalized": "chromatic",
+    "painterly-photographic": "chromatic",
+}
+MODALITIES = ("movement", "male painter", "female painter")
+
+# Share of comparisons each simulated rater puts in each kind of place:
+# (excellent-like, fair-like, stereotype-like, bad-like).
+RATER_MIX = {
+    "E1": (0.28, 0.34, 0.32, 0.06),  # balanced
+    "E2": (0.22, 0.60, 0.08, 0.10),  # generous
+    "E3": (0.04, 0.05, 0.32, 0.59),  # harsh
+}
+# Movement effect on the relative shift (scaled per rater) and criterion-group
+# effect on the relative dispersion.
+MOVEMENT_SHIFT = {
+    "abstract art": 0.7,
+    "cubism": -0.6,
+    "expressionism": 0.3,
+    "impressionism": 0.0,
+    "surrealism": -0.2,
+}
+RATER_MOVEMENT_WEIGHT = {"E1": 1.0, "E2": 0.15, "E3": 1.0}
+GROUP_SPREAD = {"topological": 1.15, "eidetic": 1.0, "chromatic": 0.85}
+FEMALE_SHIFT = {"E1": 0.2, "E2": 0.0, "E3": 0.8}
+
+
+def _relative_point(kind: int, rng: np.random.Generator) -> tuple[float, float]:
+    """Draw (Δ, R) in the region of one kind of match."""
+    if kind == 0:  # excellent: near (0, 1)
+        return rng.normal(0, 0.15), float(np.exp(rng.normal(0, 0.08)))
+    if kind == 1:  # fair
+        return rng.uniform(-1.6, 1.6), rng.uniform(0.72, 1.42)
+    if kind == 2:  # stereotype: centred and narrow
+        return rng.uniform(-1.5, 1.5), rng.uniform(0.2, 0.6)
+    # bad: shifted away or dilated
+    if rng.random() < 0.7:
+        return rng.choice([-1, 1]) * rng.uniform(2.3, 6.0), rng.uniform(0.3, 1.6)
+    return rng.uniform(-1.5, 1.5), rng.uniform(1.7, 3.0)
+
+
+def simulate(seed: int = 2025) -> pd.DataFrame:
+    """Return the simulated 810-row ratings table (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for movement, (male, female) in MOVEMENTS.items():
+        names = {"movement": movement.title(), "male painter": male, "female painter": female}
+        for criterion, group in CRITERIA.items():
+            for modality in MODALITIES:
+                # a shared "true" historical interval that all raters perceive with noise
+                centre = rng.uniform(25, 75)
+                width = rng.uniform(18, 45)
+                for expert, mix in RATER_MIX.items():
+                    c = np.clip(centre + rng.normal(0, 6), 15, 85)
+                    w = np.clip(width * np.exp(rng.normal(0, 0.15)), 10, 60)
+                    lo1, hi1 = max(0.0, c - w / 2), min(100.0, c + w / 2)
+                    s1 = (hi1 - lo1) / (2 * Z_PAPER)
+                    kind = rng.choice(4, p=mix)
+                    d, r = _relative_point(kind, rng)
+                    if kind in (1, 3):  # category effects on the less precise matches
+                        d += RATER_MOVEMENT_WEIGHT[expert] * MOVEMENT_SHIFT[movement]
+                        r *= GROUP_SPREAD[group]
+                    if modality == "female painter":
+                        d += FEMALE_SHIFT[expert] * (1 if kind != 0 else 0)
+                    m2 = (lo1 + hi1) / 2 + d * s1
+                    half2 = max(r * s1 * Z_PAPER, 1.0)
+                    lo2, hi2 = np.clip(m2 - half2, 0, 100), np.clip(m2 + half2, 0, 100)
+                    if hi2 - lo2 < 2:  # keep intervals non-degenerate after clipping
+                        lo2, hi2 = (lo2, lo2 + 2) if lo2 < 50 else (hi2 - 2, hi2)
+                    for origin, (lo, hi) in (("real", (lo1, hi1)), ("generated", (lo2, hi2))):
+                        lo, hi = round(float(lo), 1), round(float(hi), 1)
+                        rows.append(
+                            {
+                                "movement": movement,
+                                "expert": expert,
+                                "criterion": criterion,
+                                "criterion group": group,
+                                "origin": origin,
+                                "modality": modality,
+                                "modality name": names[modality],
+                                "low rating": lo,
+                                "high rating": hi,
+                                "mean": round((lo + hi) / 2, 3),
+                                "sigma": round((hi - lo) / (2 * Z_PAPER), 3),
+                            }
+                        )
+    df = pd.DataFrame(rows)
+    order = [
+        "movement",
+        "expert",
+        "criterion",
+        "criterion group",
+        "origin",
+        "modality",
+        "modality name",
+        "low rating",
+        "high rating",
+        "mean",
+        "sigma",
+    ]
+    return (
+        df[order]
+        .sort_values(["expert", "movement", "criterion", "modality", "origin"], kind="stable")
+        .reset_index(drop=True)
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=2025)
+    parser.add_argument(
+        "-o", "--out", type=Path, default=Path(__file__).with_name("example_ratings.csv")
+    )
+    args = parser.parse_args()
+    simulate(args.seed).to_csv(args.out, index=False)
+    print(f"wrote {args.out} (seed {args.seed})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""rrmap: Relative Ratings Maps of expert interval ratings.
+
+Compare interval ratings of a reference corpus (e.g. historical paintings)
+and a query corpus (e.g. generated images): each pair becomes a point
+(Δ, R) of the Relative Ratings Map with its Bhattacharyya overlap BC and a
+quality zone (excellent / fair / stereotype / bad).
+
+Examples
+--------
+>>> import rrmap
+>>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+>>> len(pts)
+405
+"""
+
+from rrmap import datasets
+from rrmap._version import __version__
+from rrmap.comparison import bhattacharyya, compare, compare_intervals
+from rrmap.errors import InputError, RatingsError
+from rrmap.gaussian import Z_95, interval_to_gaussian, z_value
+from rrmap.points import points
+from rrmap.ratings import RatingsSchema, RatingsWarning, load_ratings
+from rrmap.tables import agreement, agreement_summary, proportions
+from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
+
+__all__ = [
+    "QUALITY_LEVELS",
+    "Z_95",
+    "InputError",
+    "RatingsError",
+    "RatingsSchema",
+    "RatingsWarning",
+    "Thresholds",
+    "__version__",
+    "agreement",
+    "agreement_summary",
+    "bhattacharyya",
+    "classify",
+    "compare",
+    "compare_intervals",
+    "datasets",
+    "interval_to_gaussian",
+    "load_ratings",
+    "points",
+    "proportions",
+    "z_value",
+]

@@ -1,0 +1,125 @@
+"""Click options shared by commands that read ratings (schema, coverage, thresholds)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+from rrmap.ratings import load_ratings
+from rrmap.zones import Thresholds
+
+_ROLE_OPTIONS: list[tuple[str, str, str | None]] = [
+    ("--rater", "rater", "Column naming the rater [study: expert]."),
+    ("--origin", "origin", "Column saying reference or query [study: origin]."),
+    ("--low", "low", "Column of lower bounds [study: low rating]."),
+    ("--high", "high", "Column of upper bounds [study: high rating]."),
+    ("--reference", "reference", "Origin value of the reference corpus [study: real]."),
+    ("--query", "query", "Origin value of the query corpus [study: generated]."),
+]
+
+
+def ratings_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a click command with the ratings-schema, coverage and zone options."""
+    opts = [
+        click.option(flag, dest, default=None, help=help_) for flag, dest, help_ in _ROLE_OPTIONS
+    ]
+    opts += [
+        click.option(
+            "--category",
+            "categories",
+            multiple=True,
+            help="Category column (repeatable). Default: every non-role column.",
+        ),
+        click.option(
+            "--scale", nargs=2, type=float, default=(0.0, 100.0), help="Bounds of the rating scale."
+        ),
+        click.option(
+            "--no-scale-check", is_flag=True, help="Do not reject intervals outside the scale."
+        ),
+        click.option(
+            "--min-width",
+            type=float,
+            default=None,
+            help="Floor interval widths to this value instead of rejecting "
+            "zero-width intervals (off by default).",
+        ),
+        click.option(
+            "--coverage", type=float, default=0.95, help="Probability mass of each rated interval."
+        ),
+        click.option(
+            "--z",
+            "z",
+            type=float,
+            default=None,
+            help="Use this quantile instead of the exact one (1.96 = paper).",
+        ),
+        click.option("--excellent-bc", type=float, default=0.98, help="BC above which: excellent."),
+        click.option(
+            "--delta-bound",
+            type=float,
+            default=2.0,
+            help="|Δ| bound of the stereotype and fair zones (1.96 unrounded).",
+        ),
+        click.option(
+            "--stereotype-r",
+            type=float,
+            default=2 / 3,
+            help="R below which a centred point is a stereotype.",
+        ),
+        click.option("--fair-r", type=float, default=1.5, help="Upper R bound of the fair zone."),
+    ]
+    return functools.reduce(lambda f, o: o(f), reversed(opts), func)
+
+
+_OPTION_KEYS = [
+    "rater",
+    "origin",
+    "low",
+    "high",
+    "reference",
+    "query",
+    "categories",
+    "scale",
+    "no_scale_check",
+    "min_width",
+    "coverage",
+    "z",
+    "excellent_bc",
+    "delta_bound",
+    "stereotype_r",
+    "fair_r",
+]
+
+
+def ratings_from_options(path: Path, opts: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Load *path* with the schema options; return the ratings and the ``points`` settings.
+
+    Pops the shared options out of *opts* so that the command keeps only its own.
+    """
+    o = {k: opts.pop(k) for k in _OPTION_KEYS}
+    df = load_ratings(
+        path,
+        rater=o["rater"],
+        origin=o["origin"],
+        low=o["low"],
+        high=o["high"],
+        reference=o["reference"],
+        query=o["query"],
+        categories=list(o["categories"]) or None,
+        scale=None if o["no_scale_check"] else tuple(o["scale"]),
+        min_width=o["min_width"],
+        coverage=o["coverage"],
+        z=o["z"],
+    )
+    th = Thresholds(
+        excellent_bc=o["excellent_bc"],
+        delta_bound=o["delta_bound"],
+        stereotype_r=o["stereotype_r"],
+        fair_r=o["fair_r"],
+    )
+    return df, {"coverage": o["coverage"], "z": o["z"], "thresholds": th}

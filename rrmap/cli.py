@@ -1,0 +1,65 @@
+"""The ``rrmap`` command line: a thin layer over the library.
+
+Every sub-command reports user errors as one line on stderr with exit
+code 1; results go to stdout or files, progress and logs to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from rrmap._version import __version__
+from rrmap.errors import InputError
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "show_default": True}
+
+
+class _Group(click.Group):
+    """A click group that turns rrmap's input errors into ``Error: ...`` lines."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (InputError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            raise click.ClickException(_one_line(exc)) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = (
+        str(exc)
+        if not isinstance(exc, OSError) or not exc.filename
+        else (f"{exc.filename}: {exc.strerror or exc}")
+    )
+    return " ".join(text.split())
+
+
+def refuse_overwrite(path: Path, force: bool) -> None:
+    """Raise a click error if *path* exists and ``--force`` was not given."""
+    if path.exists() and not force:
+        raise click.ClickException(f"{path} exists; use --force to overwrite it")
+
+
+@click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "-V", "--version", prog_name="rrmap")
+def main() -> None:
+    """rrmap: Relative Ratings Maps of expert interval ratings.
+
+    Turn reference/query interval ratings into RRMap points (relative shift,
+    relative dispersion, Bhattacharyya overlap, quality zone), test expert
+    and category effects, and draw the maps.
+    """
+
+
+def _register() -> None:
+    from rrmap._cli_points import points_command
+
+    main.add_command(points_command)
+
+
+_register()
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

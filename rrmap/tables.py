@@ -1,0 +1,180 @@
+"""Quality proportion tables and pointwise agreement across raters (SPEC §2.5)."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from rrmap.points import key_columns
+from rrmap.zones import QUALITY_DTYPE, QUALITY_LEVELS
+
+__all__ = ["agreement", "agreement_summary", "proportions"]
+
+
+def proportions(points: pd.DataFrame, by: str | None = None, *, wide: bool = False) -> pd.DataFrame:
+    """Counts and shares of the four quality levels per rater (× category option).
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points`.
+    by : str, optional
+        A category column (e.g. ``"movement"``): shares per rater × option.
+    wide : bool, default False
+        Return one row per group with ``n`` and one share column per level,
+        in the order excellent, fair, stereotype, bad (the paper's layout).
+
+    Returns
+    -------
+    DataFrame
+        Tidy: ``expert`` [, ``by``], ``quality``, ``count``, ``n``, ``share``;
+        all four levels always present (zero counts included).
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> tab = proportions(pts)
+    >>> tab.groupby("expert")["share"].sum().round(12).unique().tolist()
+    [1.0]
+    >>> list(proportions(pts, wide=True).columns)
+    ['expert', 'n', 'excellent', 'fair', 'stereotype', 'bad']
+    """
+    groups = ["expert"] if by is None else ["expert", by]
+    for col in [*groups, "quality"]:
+        if col not in points.columns:
+            raise KeyError(
+                f"column {col!r} not in the points table (columns: {list(points.columns)})"
+            )
+    q = points["quality"].astype(QUALITY_DTYPE)
+    counts = (
+        points.assign(quality=q)
+        .groupby([*groups, "quality"], observed=False, sort=True)
+        .size()
+        .rename("count")
+        .reset_index()
+    )
+    # keep only group combinations that exist in the data
+    present = points[groups].drop_duplicates()
+    counts = counts.merge(present, on=groups, how="inner")
+    counts["n"] = counts.groupby(groups)["count"].transform("sum")
+    counts["share"] = counts["count"] / counts["n"]
+    counts["quality"] = counts["quality"].astype(QUALITY_DTYPE)
+    counts = counts.sort_values([*groups, "quality"]).reset_index(drop=True)
+    if not wide:
+        return counts
+    table = counts.pivot_table(
+        index=[*groups, "n"], columns="quality", values="share", observed=False
+    ).reset_index()
+    table.columns.name = None
+    return table[[*groups, "n", *QUALITY_LEVELS]]
+
+
+def agreement(points: pd.DataFrame) -> pd.DataFrame:
+    """Pointwise agreement: the zones each rater put each comparison in.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points` with at least two raters.
+
+    Returns
+    -------
+    DataFrame
+        One row per comparison key (categories without the rater): one
+        column per rater holding its zone, ``n_raters`` (how many rated the
+        key), ``n_zones`` (distinct zones), ``pattern`` (``all agree``,
+        ``all different``, ``partial`` or ``incomplete`` when a rater has no
+        point for the key), ``zone`` (the shared zone when all agree) and
+        ``agreeing`` (the rater pairs that agree, ``E1|E2`` joined by ``;``).
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> ag = agreement(rrmap.points(rrmap.datasets.load_example_ratings()))
+    >>> len(ag), sorted(ag.pattern.unique())[:2]
+    (135, ['all agree', 'all different'])
+    """
+    keys = [k for k in key_columns(points) if k != "expert"]
+    raters = sorted(points["expert"].unique(), key=str)
+    if len(raters) < 2:
+        raise ValueError(f"pointwise agreement needs at least two raters, found {raters}")
+    wide = points.pivot(index=keys, columns="expert", values="quality")
+    wide = wide.reindex(columns=raters)
+    wide.columns = [str(c) for c in wide.columns]
+    vals = wide.to_numpy(dtype=object)
+    out = wide.reset_index()
+    present = ~pd.isna(vals)
+    n_raters = present.sum(axis=1)
+    n_zones = np.array([len({v for v in row if not pd.isna(v)}) for row in vals])
+    all_present = n_raters == len(raters)
+    pattern = np.where(
+        ~all_present,
+        "incomplete",
+        np.where(
+            n_zones == 1, "all agree", np.where(n_zones == n_raters, "all different", "partial")
+        ),
+    )
+    agreeing = []
+    for row in vals:
+        pairs = [
+            f"{raters[i]}|{raters[j]}"
+            for i, j in combinations(range(len(raters)), 2)
+            if not pd.isna(row[i]) and row[i] == row[j]
+        ]
+        agreeing.append(";".join(pairs))
+    out["n_raters"] = n_raters
+    out["n_zones"] = n_zones
+    out["pattern"] = pattern
+    out["zone"] = pd.Categorical(
+        [row[0] if p == "all agree" else None for row, p in zip(vals, pattern, strict=True)],
+        dtype=QUALITY_DTYPE,
+    )
+    out["agreeing"] = agreeing
+    for r in raters:
+        out[str(r)] = pd.Categorical(out[str(r)], dtype=QUALITY_DTYPE)
+    return out
+
+
+def agreement_summary(agreement_table: pd.DataFrame) -> pd.DataFrame:
+    """Summarise :func:`agreement`: how often raters agree, and where.
+
+    Rows: ``all agree`` (in total and per zone), ``all different``,
+    ``partial`` in total and per rater pair (the pair agrees, the others
+    do not), and ``incomplete`` keys. Shares are over all keys.
+
+    Parameters
+    ----------
+    agreement_table : DataFrame
+        Output of :func:`agreement`.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``pattern``, ``detail``, ``count``, ``share``.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> s = agreement_summary(agreement(rrmap.points(rrmap.datasets.load_example_ratings())))
+    >>> int(s.loc[s.detail == "", "count"].sum())
+    135
+    """
+    ag = agreement_table
+    total = len(ag)
+    rows: list[tuple[str, str, int]] = []
+    for pat in ("all agree", "all different", "partial", "incomplete"):
+        rows.append((pat, "", int((ag["pattern"] == pat).sum())))
+        if pat == "all agree":
+            for z in QUALITY_LEVELS:
+                rows.append((pat, z, int(((ag["pattern"] == pat) & (ag["zone"] == z)).sum())))
+        if pat == "partial":
+            part = ag.loc[ag["pattern"] == "partial", "agreeing"]
+            pairs = sorted({p for s in part for p in s.split(";") if p})
+            for p in pairs:
+                rows.append((pat, p, int(part.map(lambda s, p=p: p in s.split(";")).sum())))
+    out = pd.DataFrame(rows, columns=["pattern", "detail", "count"])
+    out["share"] = out["count"] / total if total else np.nan
+    return out

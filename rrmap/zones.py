@@ -1,0 +1,111 @@
+"""Quality zones of the RRMap (SPEC §2.4, paper §2.2.6)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from rrmap.comparison import bhattacharyya
+
+__all__ = ["QUALITY_DTYPE", "QUALITY_LEVELS", "Thresholds", "classify"]
+
+#: The four quality levels, in the order of the paper's tables.
+QUALITY_LEVELS: tuple[str, ...] = ("excellent", "fair", "stereotype", "bad")
+
+#: Ordered categorical dtype of the ``quality`` column.
+QUALITY_DTYPE = pd.CategoricalDtype(list(QUALITY_LEVELS), ordered=True)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Zone thresholds, with the paper's defaults.
+
+    Zones are checked in this order: **excellent** if ``BC > excellent_bc``;
+    **stereotype** if ``|Δ| < delta_bound`` and ``R < stereotype_r``;
+    **fair** if ``|Δ| < delta_bound`` and ``stereotype_r ≤ R ≤ fair_r``;
+    **bad** otherwise.
+
+    Parameters
+    ----------
+    excellent_bc : float, default 0.98
+        BC above which a point is an excellent match.
+    delta_bound : float, default 2.0
+        Half-width of the Δ band of the stereotype and fair zones (the paper
+        rounds Φ⁻¹(0.975) ≈ 1.96 to 2; pass ``1.96`` for the unrounded band).
+    stereotype_r : float, default 2/3
+        R below which a centred point is a stereotype.
+    fair_r : float, default 3/2
+        Upper R bound of the fair zone.
+
+    Examples
+    --------
+    >>> Thresholds()
+    Thresholds(excellent_bc=0.98, delta_bound=2.0, stereotype_r=0.6666666666666666, fair_r=1.5)
+    >>> Thresholds(delta_bound=1.96).delta_bound
+    1.96
+    """
+
+    excellent_bc: float = 0.98
+    delta_bound: float = 2.0
+    stereotype_r: float = 2.0 / 3.0
+    fair_r: float = 1.5
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not 0 < self.excellent_bc < 1:
+            problems.append(f"excellent_bc must lie in (0, 1), got {self.excellent_bc!r}")
+        if not self.delta_bound > 0:
+            problems.append(f"delta_bound must be positive, got {self.delta_bound!r}")
+        if not 0 < self.stereotype_r <= self.fair_r:
+            problems.append(
+                f"need 0 < stereotype_r <= fair_r, got {self.stereotype_r!r} and {self.fair_r!r}"
+            )
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    def to_dict(self) -> dict[str, float]:
+        """Return the thresholds as a plain dict (for result files)."""
+        return asdict(self)
+
+
+def classify(
+    delta: ArrayLike,
+    r: ArrayLike,
+    bc: ArrayLike | None = None,
+    thresholds: Thresholds | None = None,
+) -> pd.Categorical:
+    """Classify RRMap points into excellent / fair / stereotype / bad.
+
+    Parameters
+    ----------
+    delta, r : array_like
+        Relative shift and relative dispersion.
+    bc : array_like, optional
+        Bhattacharyya coefficients; computed from (Δ, R) if omitted.
+    thresholds : Thresholds, optional
+        Zone thresholds (paper defaults).
+
+    Returns
+    -------
+    pandas.Categorical
+        Ordered categorical with levels ``excellent < fair < stereotype < bad``.
+
+    Examples
+    --------
+    >>> list(classify([0.0, 0.0, 0.0, 3.0], [1.0, 0.5, 1.4, 1.0]))
+    ['excellent', 'stereotype', 'fair', 'bad']
+    """
+    th = thresholds or Thresholds()
+    d = np.asarray(delta, dtype=float)
+    rr = np.asarray(r, dtype=float)
+    b = bhattacharyya(d, rr) if bc is None else np.asarray(bc, dtype=float)
+    d, rr, b = np.broadcast_arrays(d, rr, b)
+    band = np.abs(d) < th.delta_bound
+    codes = np.full(d.shape, 3, dtype=np.int8)  # bad
+    codes[band & (rr >= th.stereotype_r) & (rr <= th.fair_r)] = 1  # fair
+    codes[band & (rr < th.stereotype_r)] = 2  # stereotype
+    codes[b > th.excellent_bc] = 0  # excellent wins over everything
+    return pd.Categorical.from_codes(codes.ravel(), dtype=QUALITY_DTYPE)
