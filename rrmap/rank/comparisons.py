@@ -1,0 +1,364 @@
+"""The comparisons table: tidy two-alternative forced-choice (2AFC) records.
+
+One row per judgement: in group ``instance`` (e.g. one content/style pair),
+a judge saw candidates ``left`` and ``right`` and chose ``winner`` — one of
+``"left"``, ``"right"`` or ``"tie"``. An ``annotator`` column is optional and
+any further columns are kept untouched. Human annotations, LLM judges and the
+designs of :mod:`rrmap.rank.designs` all use this one table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from rrmap.errors import InputError
+
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "WINNERS",
+    "FineArtBench",
+    "read_comparisons",
+    "read_fineartbench",
+    "validate_comparisons",
+    "write_comparisons",
+]
+
+#: The required columns, in output order.
+COMPARISON_COLUMNS: tuple[str, ...] = ("instance", "left", "right", "winner")
+#: The allowed values of ``winner``.
+WINNERS: tuple[str, ...] = ("left", "right", "tie")
+
+_STRING_COLUMNS = ("instance", "left", "right", "winner", "annotator")
+#: How many row numbers one problem lists before summarising.
+_MAX_ROWS = 20
+
+
+def _rows_text(rows: Sequence[int], unit: str) -> str:
+    shown = ", ".join(str(r) for r in rows[:_MAX_ROWS])
+    more = f" and {len(rows) - _MAX_ROWS} more" if len(rows) > _MAX_ROWS else ""
+    return f"{unit}{'s' if len(rows) > 1 else ''} {shown}{more}"
+
+
+def _raise_problems(source: str, problems: Sequence[str]) -> None:
+    if problems:
+        n = len(problems)
+        head = f"{source}: {n} problem{'s' if n != 1 else ''}: "
+        raise InputError(head + "; ".join(problems))
+
+
+def validate_comparisons(
+    df: pd.DataFrame, *, source: str = "<DataFrame>", line_offset: int | None = None
+) -> pd.DataFrame:
+    """Check a comparisons table and return a clean copy.
+
+    Values of ``instance``, ``left``, ``right``, ``winner`` and ``annotator``
+    become strings with surrounding blanks removed; ``winner`` is
+    lower-cased. Every problem is collected and reported at once.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Columns ``instance``, ``left``, ``right``, ``winner`` and optionally
+        ``annotator``; other columns are kept.
+    source : str, default "<DataFrame>"
+        Name used in error messages (the file name when reading a file).
+    line_offset : int, optional
+        If given, problems are reported as file lines ``position + line_offset``
+        (2 for a CSV file with one header line); otherwise as DataFrame rows
+        (0-based positions).
+
+    Returns
+    -------
+    DataFrame
+        The validated table, same rows and column order.
+
+    Raises
+    ------
+    rrmap.errors.InputError
+        Listing every missing column, empty cell, unknown winner and
+        self-comparison with its row or line numbers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"instance": ["a"], "left": ["x"], "right": ["y"],
+    ...                    "winner": [" Left "]})
+    >>> validate_comparisons(df)["winner"].tolist()
+    ['left']
+    >>> bad = df.assign(winner="maybe")
+    >>> validate_comparisons(bad)
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: <DataFrame>: 1 problem: column 'winner': value 'maybe' \
+is not one of left, right, tie (row 0)
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"{source}: expected a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in COMPARISON_COLUMNS if c not in df.columns]
+    if missing:
+        _raise_problems(
+            source,
+            [
+                f"missing column{'s' if len(missing) > 1 else ''} "
+                + ", ".join(repr(c) for c in missing)
+                + f" (found: {', '.join(map(str, df.columns))})"
+            ],
+        )
+    out = df.copy().reset_index(drop=True)
+    unit = "line" if line_offset is not None else "row"
+    offset = line_offset if line_offset is not None else 0
+    problems: list[str] = []
+    for col in _STRING_COLUMNS:
+        if col not in out.columns:
+            continue
+        values = out[col]
+        empty = values.isna() | (values.astype(str).str.strip() == "")
+        cleaned = values.astype(str).str.strip().where(~empty, None)
+        if col == "winner":
+            cleaned = cleaned.str.lower()
+        if empty.any() and col != "annotator":
+            rows = (empty[empty].index + offset).tolist()
+            problems.append(f"column {col!r}: empty value ({_rows_text(rows, unit)})")
+        out[col] = cleaned.astype("str") if not empty.any() else cleaned
+    winners = out["winner"]
+    bad = winners.notna() & ~winners.isin(WINNERS)
+    for value, idx in winners[bad].groupby(winners[bad], sort=True).groups.items():
+        rows = (pd.Index(idx) + offset).tolist()
+        problems.append(
+            f"column 'winner': value {value!r} is not one of {', '.join(WINNERS)} "
+            f"({_rows_text(rows, unit)})"
+        )
+    same = out["left"].notna() & (out["left"] == out["right"])
+    if same.any():
+        rows = (same[same].index + offset).tolist()
+        problems.append(
+            f"columns 'left' and 'right': a candidate compared with itself "
+            f"({_rows_text(rows, unit)})"
+        )
+    _raise_problems(source, problems)
+    return out
+
+
+def read_comparisons(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read and validate a comparisons CSV file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        CSV with a header line and columns ``instance``, ``left``, ``right``,
+        ``winner`` (``left``, ``right`` or ``tie``), optionally ``annotator``
+        and anything else.
+
+    Returns
+    -------
+    DataFrame
+        The validated table (see :func:`validate_comparisons`).
+
+    Raises
+    ------
+    FileNotFoundError
+        If *path* does not exist.
+    rrmap.errors.InputError
+        With every problem and its file line number (the header is line 1).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "prefs.csv"
+    >>> _ = p.write_text("instance,left,right,winner\\ni1,A,B,left\\ni1,B,C,tie\\n")
+    >>> read_comparisons(p)[["left", "right", "winner"]].values.tolist()
+    [['A', 'B', 'left'], ['B', 'C', 'tie']]
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    try:
+        df = pd.read_csv(
+            path,
+            dtype={c: str for c in _STRING_COLUMNS},
+            keep_default_na=False,
+            na_values={c: [""] for c in _STRING_COLUMNS},
+        )
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a readable CSV file ({exc})") from None
+    return validate_comparisons(df, source=str(path), line_offset=2)
+
+
+def write_comparisons(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+    """Validate *df* and write it as CSV (required columns first).
+
+    Parameters
+    ----------
+    df : DataFrame
+        A comparisons table.
+    path : str or path-like
+        Destination; it is overwritten (the command line refuses without
+        ``--force``).
+
+    Returns
+    -------
+    Path
+        The path written.
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, pathlib
+    >>> df = pd.DataFrame({"instance": ["i"], "left": ["A"], "right": ["B"],
+    ...                    "winner": ["right"], "seed": [7]})
+    >>> p = write_comparisons(df, pathlib.Path(tempfile.mkdtemp()) / "out.csv")
+    >>> print(p.read_text().strip())
+    instance,left,right,winner,seed
+    i,A,B,right,7
+    """
+    clean = validate_comparisons(df)
+    rest = [c for c in clean.columns if c not in COMPARISON_COLUMNS]
+    path = Path(path)
+    clean[[*COMPARISON_COLUMNS, *rest]].to_csv(path, index=False)
+    return path
+
+
+@dataclass(frozen=True)
+class FineArtBench:
+    """FineArtBench 2AFC annotations as a comparisons table plus what was left out.
+
+    Attributes
+    ----------
+    comparisons : DataFrame
+        One row per answered record: ``instance`` (``"c<content_index>-s<style_index>"``),
+        ``left``/``right`` (the stylization methods), ``winner``, and the
+        record's ``id``, ``content_index``, ``style_index`` and ``style_prompt``.
+    excluded : DataFrame
+        Columns ``reason`` (``"skipped"``: the annotator skipped the question;
+        ``"unannotated"``: no answer recorded) and ``n_records``; one row per
+        reason, zero counts included.
+    n_records : int
+        Records in the file; equals ``len(comparisons) + excluded.n_records.sum()``.
+    source : str
+        The file read.
+
+    Examples
+    --------
+    >>> from rrmap.rank import read_fineartbench
+    >>> fab = read_fineartbench("data/fineartbench/instance_annotation.json")
+    >>> bool(fab.n_records == len(fab.comparisons) + fab.excluded["n_records"].sum())
+    True
+    """
+
+    comparisons: pd.DataFrame
+    excluded: pd.DataFrame
+    n_records: int
+    source: str
+
+
+_FAB_KEYS = ("id", "content_index", "style_index", "method_left", "method_right", "winner")
+
+
+def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
+    """Read a FineArtBench annotation JSON file (``global_`` or ``instance_annotation.json``).
+
+    Records with ``skipped`` true are excluded with reason ``"skipped"``;
+    records with no winner (null or empty) and not skipped are excluded with
+    reason ``"unannotated"``. Both are counted in
+    :attr:`FineArtBench.excluded`. The group of a record is its content/style
+    pair, written ``"c<content_index>-s<style_index>"``: that pair is what
+    the candidates (stylization methods) were run on, so it is the instance
+    of the paper's per-instance rankings. The data has no annotator field.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The JSON file: a list of records with keys ``id``, ``content_index``,
+        ``style_index``, ``style_prompt``, ``method_left``, ``method_right``,
+        ``winner`` (``"left"``, ``"right"``, ``""`` or null) and ``skipped``.
+
+    Returns
+    -------
+    FineArtBench
+        ``.comparisons`` (the comparisons table) and ``.excluded`` (counts by
+        reason).
+
+    Raises
+    ------
+    rrmap.errors.InputError
+        Not JSON, not a list of records, or records with missing keys or
+        unknown winners (all listed, by record position and id).
+
+    Examples
+    --------
+    >>> fab = read_fineartbench("data/fineartbench/global_annotation.json")
+    >>> fab.n_records
+    5000
+    >>> fab.excluded.set_index("reason")["n_records"].to_dict()
+    {'skipped': 976, 'unannotated': 1908}
+    >>> fab.comparisons["winner"].value_counts().to_dict()
+    {'left': 1462, 'right': 654}
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a JSON file ({exc})") from None
+    if not isinstance(records, list):
+        raise InputError(f"{path}: expected a JSON list of records, got {type(records).__name__}")
+    problems: list[str] = []
+    missing: dict[str, list[int]] = {}
+    bad_winner: dict[str, list[int]] = {}
+    rows = []
+    counts = {"skipped": 0, "unannotated": 0}
+    for pos, rec in enumerate(records):
+        if not isinstance(rec, dict):
+            missing.setdefault("(not an object)", []).append(pos)
+            continue
+        absent = [k for k in _FAB_KEYS if k not in rec]
+        for k in absent:
+            missing.setdefault(k, []).append(pos)
+        if absent:
+            continue
+        winner = rec["winner"]
+        if rec.get("skipped") is True:
+            counts["skipped"] += 1
+            continue
+        if winner is None or (isinstance(winner, str) and winner.strip() == ""):
+            counts["unannotated"] += 1
+            continue
+        w = str(winner).strip().lower()
+        if w not in WINNERS:
+            bad_winner.setdefault(repr(winner), []).append(pos)
+            continue
+        rows.append(
+            {
+                "instance": f"c{rec['content_index']}-s{rec['style_index']}",
+                "left": str(rec["method_left"]),
+                "right": str(rec["method_right"]),
+                "winner": w,
+                "id": rec["id"],
+                "content_index": rec["content_index"],
+                "style_index": rec["style_index"],
+                "style_prompt": rec.get("style_prompt"),
+            }
+        )
+    for key, positions in missing.items():
+        problems.append(f"key {key!r} missing ({_rows_text(positions, 'record')})")
+    for value, positions in bad_winner.items():
+        problems.append(
+            f"key 'winner': value {value} is not left, right, tie, empty or null "
+            f"({_rows_text(positions, 'record')})"
+        )
+    _raise_problems(str(path), problems)
+    columns = [*COMPARISON_COLUMNS, "id", "content_index", "style_index", "style_prompt"]
+    table = pd.DataFrame(rows, columns=columns)
+    table = validate_comparisons(table, source=str(path))
+    excluded = pd.DataFrame(
+        {"reason": list(counts), "n_records": [int(v) for v in counts.values()]}
+    )
+    return FineArtBench(
+        comparisons=table, excluded=excluded, n_records=len(records), source=str(path)
+    )
