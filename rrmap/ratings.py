@@ -89,12 +89,18 @@ class RatingsSchema:
 def _lines(positions: Iterable[int], offset: int, word: str) -> str:
     nums = [int(p) + offset for p in positions]
     shown = ", ".join(str(n) for n in nums[:_MAX_LINES])
-    more = (
-        f" … and {len(nums) - _MAX_LINES} more ({len(nums)} in all)"
-        if len(nums) > _MAX_LINES
-        else ""
-    )
+    more = ""
+    if len(nums) > _MAX_LINES:
+        more = f" … and {len(nums) - _MAX_LINES} more ({len(nums)} in all)"
     return f"{word}{'s' if len(nums) != 1 else ''} {shown}{more}"
+
+
+def _intervals(idx: np.ndarray, lo: np.ndarray, hi: np.ndarray, offset: int, word: str) -> str:
+    """List offending intervals with their line numbers, summarising long lists."""
+    shown = ", ".join(f"[{lo[i]:g}, {hi[i]:g}] ({word} {i + offset})" for i in idx[:_MAX_LINES])
+    if len(idx) > _MAX_LINES:
+        shown += f" … and {len(idx) - _MAX_LINES} more ({len(idx)} in all)"
+    return shown
 
 
 def _read_table(source: str | os.PathLike[str] | pd.DataFrame, sep: str | None):
@@ -408,7 +414,7 @@ def load_ratings(
                 counts[side] = 0
         bad_keys = counts[(counts["ref"] != 1) | (counts["query"] != 1)]
         if len(bad_keys):
-            grouped = tmp.groupby(keys, sort=False, dropna=False)["_pos"].apply(list)
+            grouped = tmp.groupby(keys, sort=False)["_pos"].apply(list)
             listed = []
             for key_vals, row in bad_keys.iterrows():
                 key_vals = key_vals if isinstance(key_vals, tuple) else (key_vals,)

@@ -1,0 +1,40 @@
+"""Shared fixtures: the example ratings and a writer for small CSV files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+import rrmap
+
+STUDY_HEADER = (
+    "movement,expert,criterion,criterion group,origin,modality,modality name,"
+    "low rating,high rating,mean,sigma"
+)
+
+
+@pytest.fixture(scope="session")
+def example_ratings() -> pd.DataFrame:
+    return rrmap.datasets.load_example_ratings()
+
+
+@pytest.fixture(scope="session")
+def example_points(example_ratings: pd.DataFrame) -> pd.DataFrame:
+    return rrmap.points(example_ratings)
+
+
+@pytest.fixture
+def write_csv(tmp_path: Path):
+    """Write lines (header first) to a CSV and return its path."""
+
+    def _write(lines: list[str], name: str = "ratings.csv") -> Path:
+        path = tmp_path / name
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    return _write

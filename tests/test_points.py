@@ -1,0 +1,75 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+import rrmap
+from rrmap.comparison import compare_intervals
+from rrmap.zones import Thresholds
+
+
+def test_one_point_per_comparison(example_points):
+    pts = example_points
+    assert len(pts) == 405
+    assert pts.groupby("expert").size().tolist() == [135, 135, 135]
+    keys = ["expert", "movement", "criterion", "criterion_group", "modality", "modality_name"]
+    assert list(pts.columns[: len(keys)]) == keys
+    assert not pts.duplicated(keys).any()
+    assert pts.quality.cat.ordered
+    assert list(pts.quality.cat.categories) == ["excellent", "fair", "stereotype", "bad"]
+
+
+def test_values_equal_the_scalar_closed_form(example_points):
+    sample = example_points.sample(25, random_state=1)
+    for rec in sample.itertuples():
+        d, r, bc = compare_intervals((rec.low_ref, rec.high_ref), (rec.low_query, rec.high_query))
+        assert (rec.delta, rec.r, rec.bc) == pytest.approx((d, r, bc), rel=1e-12)
+
+
+def test_points_trace_back_to_the_file_lines(example_ratings, example_points):
+    rec = example_points.iloc[0]
+    by_line = example_ratings.set_index("line")
+    assert by_line.loc[rec.line_ref, "origin"] == "real"
+    assert by_line.loc[rec.line_query, "origin"] == "generated"
+    assert by_line.loc[rec.line_ref, "low"] == rec.low_ref
+
+
+def test_paper_rounding_and_options(example_ratings):
+    exact = rrmap.points(example_ratings)
+    paper = rrmap.points(example_ratings, z=1.96)
+    np.testing.assert_allclose(paper.delta / exact.delta, 1.96 / rrmap.Z_95)
+    np.testing.assert_allclose(paper.r, exact.r, rtol=1e-14)
+    strict = rrmap.points(example_ratings, thresholds=Thresholds(delta_bound=1.96))
+    assert (strict.quality == "bad").sum() >= (exact.quality == "bad").sum()
+    assert paper.attrs["rrmap"]["z"] == 1.96
+
+
+def test_accepts_a_path_and_a_raw_frame(tmp_path, example_ratings):
+    from_path = rrmap.points(rrmap.datasets.example_ratings_path())
+    raw = pd.read_csv(rrmap.datasets.example_ratings_path())
+    from_raw = rrmap.points(raw)
+    pd.testing.assert_frame_equal(
+        from_path.drop(columns=["line_ref", "line_query"]),
+        from_raw.drop(columns=["line_ref", "line_query"]),
+    )
+
+
+def test_vectorised_on_many_comparisons():
+    rng = np.random.default_rng(0)
+    n = 20_000
+    lo1 = rng.uniform(0, 50, n)
+    lo2 = rng.uniform(0, 50, n)
+    w1 = rng.uniform(1, 50, n)
+    w2 = rng.uniform(1, 50, n)
+    df = pd.DataFrame(
+        {
+            "expert": np.repeat(["A"], 2 * n),
+            "origin": np.tile(["real", "generated"], n),
+            "item": np.repeat(np.arange(n).astype(str), 2),
+            "low rating": np.ravel(np.column_stack([lo1, lo2])),
+            "high rating": np.ravel(np.column_stack([lo1 + w1, lo2 + w2])),
+        }
+    )
+    pts = rrmap.points(rrmap.load_ratings(df))
+    assert len(pts) == n
+    pts = pts.set_index(pts["item"].astype(int)).sort_index()
+    np.testing.assert_allclose(pts.r.to_numpy(), w2 / w1, rtol=1e-12)

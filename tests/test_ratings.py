@@ -1,0 +1,235 @@
+import warnings
+
+import pandas as pd
+import pytest
+
+import rrmap
+from rrmap.errors import RatingsError
+from rrmap.ratings import RatingsSchema, RatingsWarning, load_ratings
+
+H = "movement,expert,criterion,criterion group,origin,modality,modality name,low rating,high rating"
+
+
+def row(
+    expert="E1", origin="real", low="30", high="50", criterion="left-right", modality="movement"
+):
+    return f"cubism,{expert},{criterion},topological,{origin},{modality},Cubism,{low},{high}"
+
+
+def good_pair(**kw):
+    return [row(origin="real", **kw), row(origin="generated", low="35", high="45", **kw)]
+
+
+def test_study_file_loads_with_no_options(example_ratings):
+    df = example_ratings
+    assert df.shape == (810, 10)
+    assert list(df.columns) == [
+        "expert",
+        "origin",
+        "movement",
+        "criterion",
+        "criterion_group",
+        "modality",
+        "modality_name",
+        "low",
+        "high",
+        "line",
+    ]
+    assert df.attrs["rrmap"]["categories"] == [
+        "movement",
+        "criterion",
+        "criterion_group",
+        "modality",
+        "modality_name",
+    ]
+    assert df["line"].tolist() == list(range(2, 812))
+
+
+def test_example_mean_sigma_are_consistent_so_no_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_ratings(rrmap.datasets.example_ratings_path())
+
+
+def test_headers_match_case_and_separator_insensitively(write_csv):
+    header = "MOVEMENT,Expert,criterion,Criterion_Group,ORIGIN,modality,modality-name,Low_Rating,high-RATING"
+    df = load_ratings(write_csv([header, *good_pair()]))
+    assert list(df.columns)[:2] == ["expert", "origin"]
+    assert "modality_name" in df.columns and "criterion_group" in df.columns
+
+
+def test_other_schema_by_naming_roles(write_csv):
+    path = write_csv(
+        [
+            "annotator,item,corpus,lo,hi",
+            "A,faces,human,2,5",
+            "A,faces,model,3,4.5",
+            "B,faces,human,1.5,6",
+            "B,faces,model,1,7",
+        ]
+    )
+    df = load_ratings(
+        path,
+        rater="annotator",
+        origin="corpus",
+        low="lo",
+        high="hi",
+        reference="human",
+        query="model",
+        scale=(1, 7),
+    )
+    assert df["expert"].tolist() == ["A", "A", "B", "B"]
+    assert df.attrs["rrmap"]["categories"] == ["item"]
+    pts = rrmap.points(df)
+    assert len(pts) == 2
+    assert pts["r"].iloc[0] == pytest.approx(1.5 / 3)
+
+
+def test_schema_object_and_keyword_override(write_csv):
+    path = write_csv(["annotator,item,corpus,lo,hi", "A,x,human,2,5", "A,x,model,3,4"])
+    sch = RatingsSchema(
+        rater="annotator",
+        origin="corpus",
+        low="lo",
+        high="hi",
+        reference="human",
+        query="model",
+        scale=(1, 7),
+    )
+    assert len(load_ratings(path, schema=sch)) == 2
+    with pytest.raises(RatingsError, match=r"outside the scale \[3, 7\]"):
+        load_ratings(path, schema=sch, scale=(3, 7))
+
+
+def test_missing_role_columns_names_them_and_the_headers_found(write_csv):
+    path = write_csv(["who,origin,lo,hi", "A,real,1,2"])
+    with pytest.raises(RatingsError) as exc:
+        load_ratings(path)
+    msg = str(exc.value)
+    assert (
+        "missing rater column 'expert', low column 'low rating', high column 'high rating'" in msg
+    )
+    assert "headers found: 'who', 'origin', 'lo', 'hi'" in msg
+    assert str(path) in msg
+
+
+def test_all_value_problems_are_reported_at_once_with_file_lines(write_csv):
+    lines = [
+        H,
+        *good_pair(),  # lines 2-3 fine
+        row(criterion="top-bottom", low="abc"),  # 4 non-numeric
+        row(criterion="top-bottom", origin="generated", high=""),  # 5 missing
+        row(criterion="sharp-blurry", low="60", high="40"),  # 6 low > high
+        row(criterion="sharp-blurry", origin="generated", low="40", high="40"),  # 7 zero width
+        row(criterion="dense-sparse", low="-5", high="20"),  # 8 outside
+        row(criterion="dense-sparse", origin="synthetic"),  # 9 bad origin
+    ]
+    with pytest.raises(RatingsError) as exc:
+        load_ratings(write_csv(lines))
+    err = exc.value
+    msg = str(err)
+    assert "column 'low rating': not a number: 'abc' (line 4)" in msg
+    assert "column 'high rating': missing value on line 5" in msg
+    assert "low > high ('low rating' above 'high rating'): [60, 40] (line 6)" in msg
+    assert "zero-width interval" in msg and "[40, 40] (line 7)" in msg
+    assert "interval outside the scale [0, 100]: [-5, 20] (line 8)" in msg
+    assert (
+        "value neither the reference 'real' nor the query 'generated': 'synthetic' on line 9" in msg
+    )
+    assert len(err.problems) >= 6
+
+
+def test_unpaired_and_duplicated_keys_are_listed(write_csv):
+    lines = [
+        H,
+        *good_pair(),
+        row(criterion="top-bottom"),  # 4 reference without query
+        row(criterion="dense-sparse", origin="generated"),  # 5 query without reference
+        *good_pair(criterion="sharp-blurry"),  # 6-7
+        row(criterion="sharp-blurry", low="31"),  # 8 duplicate reference
+    ]
+    with pytest.raises(RatingsError) as exc:
+        load_ratings(write_csv(lines))
+    msg = str(exc.value)
+    assert "3 comparison key(s) without exactly one 'real' and one 'generated'" in msg
+    assert (
+        "criterion=top-bottom" in msg
+        and "a reference but no query interval (1 reference) on line 4" in msg
+    )
+    assert "a query but no reference interval (1 query) on line 5" in msg
+    assert "duplicated intervals (2 reference, 1 query) on lines 6, 7, 8" in msg
+
+
+def test_missing_category_value_is_reported(write_csv):
+    bad = "cubism,E1,,topological,real,movement,Cubism,30,50"
+    with pytest.raises(RatingsError, match="column 'criterion': missing value on line 4"):
+        load_ratings(write_csv([H, *good_pair(), bad]))
+
+
+def test_inconsistent_mean_sigma_warns_and_interval_wins(write_csv):
+    header = H + ",mean,sigma"
+    lines = [header, row() + ",40,5.1", row(origin="generated", low="35", high="45") + ",99,2.55"]
+    with pytest.warns(RatingsWarning, match=r"column 'mean' disagrees with the interval on line 3"):
+        df = load_ratings(write_csv(lines))
+    pts = rrmap.points(df, z=1.96)
+    assert pts["m_query"].iloc[0] == 40.0
+
+
+def test_min_width_floors_explicitly_and_reports(write_csv):
+    lines = [H, row(), row(origin="generated", low="40", high="40")]
+    with pytest.raises(RatingsError, match="zero-width"):
+        load_ratings(write_csv(lines))
+    with pytest.warns(
+        RatingsWarning, match=r"1 interval\(s\) narrower than min_width=2 were widened"
+    ):
+        df = load_ratings(write_csv(lines), min_width=2)
+    assert df.loc[1, ["low", "high"]].tolist() == [39.0, 41.0]
+    assert df.attrs["rrmap"]["widened"] == 1
+
+
+def test_min_width_stays_inside_the_scale(write_csv):
+    lines = [H, row(), row(origin="generated", low="100", high="100")]
+    with pytest.warns(RatingsWarning):
+        df = load_ratings(write_csv(lines), min_width=4)
+    assert df.loc[1, ["low", "high"]].tolist() == [96.0, 100.0]
+
+
+def test_dataframe_input_uses_row_positions():
+    df = pd.DataFrame(
+        {
+            "expert": ["A", "A"],
+            "origin": ["real", "generated"],
+            "item": ["x", "x"],
+            "low rating": [10, 30],
+            "high rating": [20, 25],
+        }
+    )
+    with pytest.raises(RatingsError, match=r"<DataFrame>: 1 problem: low > high .*\(row 1\)"):
+        load_ratings(df)
+
+
+def test_long_problem_lists_are_summarised_but_counted(write_csv):
+    lines = [H]
+    for i in range(40):
+        lines += [row(criterion=f"c{i}", low="x"), row(criterion=f"c{i}", origin="generated")]
+    with pytest.raises(RatingsError, match=r"… and 10 more"):
+        load_ratings(write_csv(lines))
+
+
+def test_empty_and_missing_files(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(RatingsError, match=r"empty\.csv: 1 problem: the file is empty"):
+        load_ratings(empty)
+    with pytest.raises(FileNotFoundError):
+        load_ratings(tmp_path / "nope.csv")
+
+
+def test_reference_equal_to_query_is_rejected(write_csv):
+    with pytest.raises(RatingsError, match="both 'real'"):
+        load_ratings(write_csv([H, *good_pair()]), query="real")
+
+
+def test_nothing_is_dropped(example_ratings):
+    assert len(example_ratings) == 810
+    assert example_ratings.groupby("expert").size().tolist() == [270, 270, 270]

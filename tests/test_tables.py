@@ -1,0 +1,109 @@
+import pandas as pd
+import pytest
+
+import rrmap
+from rrmap.tables import agreement, agreement_summary, proportions
+
+
+def _pts(rows):
+    """Points table from (expert, item, delta, r) rows."""
+    df = pd.DataFrame(rows, columns=["expert", "item", "delta", "r"])
+    df["quality"] = rrmap.classify(df.delta, df.r)
+    df.attrs["rrmap"] = {"categories": ["item"]}
+    return df
+
+
+EXC, FAIR, STEREO, BAD = (0.0, 1.0), (1.0, 1.4), (0.0, 0.3), (5.0, 1.0)
+
+
+def test_proportions_count_every_level_in_order(example_points):
+    tab = proportions(example_points)
+    assert tab.groupby("expert").size().tolist() == [4, 4, 4]
+    assert tab.quality.astype(str).tolist()[:4] == ["excellent", "fair", "stereotype", "bad"]
+    counts = example_points.groupby("expert").quality.value_counts()
+    for rec in tab.itertuples():
+        assert rec.count == counts.loc[(rec.expert, rec.quality)]
+        assert rec.share == pytest.approx(rec.count / 135)
+
+
+def test_proportions_by_category_and_wide(example_points):
+    tab = proportions(example_points, by="movement")
+    assert len(tab) == 3 * 5 * 4
+    assert (tab.groupby(["expert", "movement"])["n"].first() == 27).all()
+    wide = proportions(example_points, by="criterion_group", wide=True)
+    assert list(wide.columns) == [
+        "expert",
+        "criterion_group",
+        "n",
+        "excellent",
+        "fair",
+        "stereotype",
+        "bad",
+    ]
+    assert wide[["excellent", "fair", "stereotype", "bad"]].sum(axis=1).round(12).eq(1).all()
+
+
+def test_zero_counts_are_kept():
+    pts = _pts([("A", "x", *EXC), ("A", "y", *EXC), ("B", "x", *BAD), ("B", "y", *BAD)])
+    wide = proportions(pts, wide=True).set_index("expert")
+    assert wide.loc["A"].tolist() == [2, 1.0, 0.0, 0.0, 0.0]
+    assert wide.loc["B"].tolist() == [2, 0.0, 0.0, 0.0, 1.0]
+
+
+def test_agreement_patterns_on_a_hand_made_case():
+    rows = [
+        ("A", "k1", *EXC),
+        ("B", "k1", *EXC),
+        ("C", "k1", *EXC),  # all agree (excellent)
+        ("A", "k2", *EXC),
+        ("B", "k2", *FAIR),
+        ("C", "k2", *BAD),  # all different
+        ("A", "k3", *STEREO),
+        ("B", "k3", *STEREO),
+        ("C", "k3", *BAD),  # A|B partial
+        ("A", "k4", *BAD),
+        ("B", "k4", *FAIR),
+        ("C", "k4", *BAD),  # A|C partial
+        ("A", "k5", *BAD),
+        ("B", "k5", *BAD),  # C missing
+    ]
+    ag = agreement(_pts(rows)).set_index("item")
+    assert ag.pattern.to_dict() == {
+        "k1": "all agree",
+        "k2": "all different",
+        "k3": "partial",
+        "k4": "partial",
+        "k5": "incomplete",
+    }
+    assert ag.loc["k1", "zone"] == "excellent"
+    assert ag.loc["k3", "agreeing"] == "A|B" and ag.loc["k4", "agreeing"] == "A|C"
+    assert ag.loc["k2", "B"] == "fair"
+    summary = agreement_summary(ag.reset_index()).set_index(["pattern", "detail"])["count"]
+    assert summary[("all agree", "")] == 1 and summary[("all agree", "excellent")] == 1
+    assert summary[("all different", "")] == 1
+    assert summary[("partial", "")] == 2
+    assert summary[("partial", "A|B")] == 1 and summary[("partial", "A|C")] == 1
+    assert summary[("incomplete", "")] == 1
+
+
+def test_agreement_on_the_example(example_points):
+    ag = agreement(example_points)
+    assert len(ag) == 135
+    s = agreement_summary(ag)
+    totals = s[s.detail == ""].set_index("pattern")["count"]
+    assert totals.sum() == 135
+    manual_all_diff = sum(
+        len(set(g.quality)) == 3
+        for _, g in example_points.groupby(["movement", "criterion", "modality"])
+    )
+    assert totals["all different"] == manual_all_diff
+
+
+def test_agreement_needs_two_raters():
+    with pytest.raises(ValueError, match="at least two raters"):
+        agreement(_pts([("A", "x", *EXC)]))
+
+
+def test_unknown_column_is_named(example_points):
+    with pytest.raises(KeyError, match="column 'style' not in the points table"):
+        proportions(example_points, by="style")
