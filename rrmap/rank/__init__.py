@@ -1,5 +1,13 @@
-"""rrmap.rank: pairwise preferences → rankings, and alignment with humans."""
+"""rrmap.rank: pairwise preferences → rankings, and alignment with humans.
 
+Read 2AFC comparisons (:func:`read_comparisons`, :func:`read_fineartbench`),
+design what to ask (:mod:`rrmap.rank.designs`), filter subjective pairs and
+instances (:mod:`rrmap.rank.filters`), rank candidates with Bradley–Terry
+(:func:`fit_bradley_terry`) or Elo (:func:`fit_elo`), and measure how well a
+model's ranking agrees with the human one (:mod:`rrmap.rank.alignment`).
+"""
+
+from rrmap.rank.bradley_terry import BradleyTerryFit, fit_bradley_terry, mle_existence
 from rrmap.rank.comparisons import (
     COMPARISON_COLUMNS,
     WINNERS,
@@ -9,11 +17,18 @@ from rrmap.rank.comparisons import (
     validate_comparisons,
     write_comparisons,
 )
+from rrmap.rank.elo import EloFit, elo_ratings, fit_elo
 
 __all__ = [
     "COMPARISON_COLUMNS",
     "WINNERS",
+    "BradleyTerryFit",
+    "EloFit",
     "FineArtBench",
+    "elo_ratings",
+    "fit_bradley_terry",
+    "fit_elo",
+    "mle_existence",
     "read_comparisons",
     "read_fineartbench",
     "validate_comparisons",
