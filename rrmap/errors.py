@@ -13,6 +13,11 @@ class InputError(ValueError):
     Subclasses :class:`ValueError`, so ``except ValueError`` keeps working.
     The command-line interface turns it into a one-line message and exit
     code 1.
+
+    Examples
+    --------
+    >>> isinstance(InputError("column 'x' not found"), ValueError)
+    True
     """
 
 

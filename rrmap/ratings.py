@@ -30,7 +30,17 @@ _MAX_LINES = 30
 
 
 class RatingsWarning(UserWarning):
-    """A ratings file loaded, but something in it deserves a look."""
+    """A ratings file loaded, but something in it deserves a look.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("column 'mean' disagrees with the interval", RatingsWarning)
+    >>> caught[0].category.__name__
+    'RatingsWarning'
+    """
 
 
 @dataclass(frozen=True)
@@ -213,7 +223,7 @@ def load_ratings(
     >>> import rrmap
     >>> df = rrmap.load_ratings(rrmap.datasets.example_ratings_path())
     >>> df.shape
-    (810, 9)
+    (810, 10)
     >>> list(df.columns[:4])
     ['expert', 'origin', 'movement', 'criterion']
     """

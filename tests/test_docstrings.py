@@ -1,0 +1,47 @@
+"""Every public object documents itself with a runnable example, and the examples run."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+
+import rrmap
+
+MODULES = sorted(
+    m.name
+    for m in pkgutil.walk_packages(rrmap.__path__, "rrmap.")
+    if not m.name.rsplit(".", 1)[-1].startswith("_") or m.name.endswith("__init__")
+)
+
+
+def _public_objects(module):
+    for name in getattr(module, "__all__", []):
+        obj = getattr(module, name)
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            if getattr(obj, "__module__", "") == module.__name__:
+                yield name, obj
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_public_api_has_numpydoc_examples(name):
+    module = importlib.import_module(name)
+    missing = [
+        n for n, obj in _public_objects(module)
+        if "Examples\n" not in (inspect.getdoc(obj) or "")
+    ]
+    assert not missing, f"{name}: no Examples section in {missing}"
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples_run(name):
+    module = importlib.import_module(name)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for test in finder.find(module, name):
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} failing example(s) in {name}"
