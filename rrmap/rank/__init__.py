@@ -17,6 +17,7 @@ from rrmap.rank.comparisons import (
     validate_comparisons,
     write_comparisons,
 )
+from rrmap.rank.designs import degree_uniform_subgraph, sample_global, sample_per_instance
 from rrmap.rank.elo import EloFit, elo_ratings, fit_elo
 
 __all__ = [
@@ -25,12 +26,15 @@ __all__ = [
     "BradleyTerryFit",
     "EloFit",
     "FineArtBench",
+    "degree_uniform_subgraph",
     "elo_ratings",
     "fit_bradley_terry",
     "fit_elo",
     "mle_existence",
     "read_comparisons",
     "read_fineartbench",
+    "sample_global",
+    "sample_per_instance",
     "validate_comparisons",
     "write_comparisons",
 ]
