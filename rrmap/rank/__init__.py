@@ -19,18 +19,36 @@ from rrmap.rank.comparisons import (
 )
 from rrmap.rank.designs import degree_uniform_subgraph, sample_global, sample_per_instance
 from rrmap.rank.elo import EloFit, elo_ratings, fit_elo
+from rrmap.rank.filters import (
+    EXACT_FAS_LIMIT,
+    FeedbackArcSet,
+    FilterResult,
+    filter_nontransitive,
+    filter_subjective,
+    filter_ties,
+    minimum_feedback_arc_set,
+    pair_preferences,
+)
 
 __all__ = [
     "COMPARISON_COLUMNS",
+    "EXACT_FAS_LIMIT",
     "WINNERS",
     "BradleyTerryFit",
     "EloFit",
+    "FeedbackArcSet",
+    "FilterResult",
     "FineArtBench",
     "degree_uniform_subgraph",
     "elo_ratings",
+    "filter_nontransitive",
+    "filter_subjective",
+    "filter_ties",
     "fit_bradley_terry",
     "fit_elo",
+    "minimum_feedback_arc_set",
     "mle_existence",
+    "pair_preferences",
     "read_comparisons",
     "read_fineartbench",
     "sample_global",
