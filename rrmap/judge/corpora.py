@@ -1,0 +1,203 @@
+"""Corpora for a model rater: what to rate, and the meta-images that show it.
+
+A corpora file (CSV) has one row per query corpus, in the RRMap study's
+terms:
+
+==================  =========================================================
+column              meaning
+==================  =========================================================
+``movement``        the rating sheet the corpus belongs to (study: movement)
+``modality``        e.g. ``movement``, ``male painter``, ``female painter``
+``modality name``   e.g. ``Cubism``, ``Pablo Picasso``
+``query``           folder of the query images (e.g. generated), relative
+                    to the corpora file
+``reference``       how to name the reference corpus when the model rates it
+                    from knowledge, e.g. ``the historical paintings of
+                    Pablo Picasso``
+``reference images``  optional folder of reference images; when given, the
+                    model sees their meta-image instead of rating from
+                    knowledge
+==================  =========================================================
+
+Headers match case-insensitively with spaces, underscores and hyphens alike.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from rrmap._headers import snake
+from rrmap.errors import InputError
+from rrmap.judge.images import grid_image
+
+__all__ = ["IMAGE_SUFFIXES", "Corpus", "image_files", "load_corpora", "meta_image"]
+
+#: File suffixes read as images.
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff"})
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """One query corpus and the reference it is compared with.
+
+    Examples
+    --------
+    >>> c = Corpus("cubism", "male painter", "Pablo Picasso", Path("gen/picasso"),
+    ...            "the historical paintings of Pablo Picasso")
+    >>> c.key
+    ('cubism', 'male painter', 'Pablo Picasso')
+    """
+
+    movement: str
+    modality: str
+    modality_name: str
+    query: Path
+    reference: str
+    reference_images: Path | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """(movement, modality, modality name)."""
+        return (self.movement, self.modality, self.modality_name)
+
+
+def image_files(folder: str | os.PathLike[str]) -> list[Path]:
+    """The image files of *folder*, sorted by name (not recursive).
+
+    Examples
+    --------
+    >>> image_files(".") == sorted(image_files("."))
+    True
+    """
+    p = Path(folder)
+    if not p.is_dir():
+        raise InputError(f"image folder not found: {p}")
+    return sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES)
+
+
+def meta_image(
+    folder: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    limit: int | None = 20,
+    columns: int = 5,
+    cell: int = 256,
+    rng: int | np.random.Generator | None = None,
+) -> Any:
+    """A meta-image: a grid of a corpus's images, as the study showed its raters.
+
+    Parameters
+    ----------
+    folder : path or sequence of paths
+        A folder of images, or the image files themselves.
+    limit : int or None, default 20
+        At most this many images (the study used 20 per prompt). With
+        *rng*, a seeded random sample; without, the first ones by name.
+    columns : int, default 5
+    cell : int, default 256
+        Side of each grid cell in pixels.
+    rng : int or Generator, optional
+
+    Returns
+    -------
+    PIL.Image.Image
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> d = Path(tempfile.mkdtemp())
+    >>> for i in range(6):
+    ...     Image.new("RGB", (8, 8), (40 * i, 0, 0)).save(d / f"{i}.png")
+    >>> meta_image(d, columns=3, cell=10).size
+    (38, 24)
+    """
+    if isinstance(folder, str | os.PathLike):
+        files = image_files(folder)
+        where = str(folder)
+    else:
+        files = [Path(f) for f in folder]
+        where = "the given files"
+    if not files:
+        raise InputError(f"no images in {where} (looked for {', '.join(sorted(IMAGE_SUFFIXES))})")
+    if limit is not None and len(files) > limit:
+        if rng is not None:
+            idx = np.sort(np.random.default_rng(rng).choice(len(files), limit, replace=False))
+            files = [files[i] for i in idx]
+        else:
+            files = files[:limit]
+    return grid_image(files, columns=min(columns, len(files)), cell=cell)
+
+
+_REQUIRED = ("movement", "modality", "modality_name", "query", "reference")
+
+
+def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
+    """Read and validate a corpora file, reporting every problem at once.
+
+    Parameters
+    ----------
+    path : path
+        CSV with the columns described in this module's documentation;
+        folders are relative to the file.
+
+    Returns
+    -------
+    list of Corpus
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> d = Path(tempfile.mkdtemp()); (d / "gen").mkdir()
+    >>> Image.new("RGB", (8, 8)).save(d / "gen" / "1.png")
+    >>> _ = (d / "c.csv").write_text("movement,modality,modality name,query,reference\\n"
+    ...                             "cubism,movement,Cubism,gen,the historical Cubist paintings\\n")
+    >>> [c.modality_name for c in load_corpora(d / "c.csv")]
+    ['Cubism']
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(2, "no such corpora file", str(p))
+    df = pd.read_csv(p, dtype=str, keep_default_na=False)
+    df.columns = [snake(c) for c in df.columns]
+    missing = [c for c in _REQUIRED if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"{p}: missing column(s) {', '.join(repr(m.replace('_', ' ')) for m in missing)}; "
+            f"headers found: {', '.join(repr(c) for c in df.columns)}"
+        )
+    problems: list[str] = []
+    out: list[Corpus] = []
+    seen: dict[tuple[str, str, str], int] = {}
+    for i, rec in enumerate(df.to_dict("records")):
+        line = i + 2
+        vals = {k: str(rec.get(k, "")).strip() for k in [*_REQUIRED, "reference_images"]}
+        for k in _REQUIRED:
+            if not vals[k]:
+                problems.append(f"line {line}: column {k.replace('_', ' ')!r} is empty")
+        query = (p.parent / vals["query"]) if vals["query"] else None
+        if query is not None and not query.is_dir():
+            problems.append(f"line {line}: query folder not found: {query}")
+        elif query is not None and not image_files(query):
+            problems.append(f"line {line}: no images in query folder {query}")
+        ref_dir = (p.parent / vals["reference_images"]) if vals["reference_images"] else None
+        if ref_dir is not None and not ref_dir.is_dir():
+            problems.append(f"line {line}: reference images folder not found: {ref_dir}")
+        key = (vals["movement"], vals["modality"], vals["modality_name"])
+        if key in seen:
+            problems.append(f"line {line}: duplicates line {seen[key]} ({', '.join(key)})")
+        seen[key] = line
+        if query is not None:
+            out.append(
+                Corpus(*key, query=query, reference=vals["reference"], reference_images=ref_dir)
+            )
+    if problems:
+        raise InputError(f"{p}: {len(problems)} problem(s): " + "; ".join(problems))
+    return out

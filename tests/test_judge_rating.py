@@ -1,0 +1,273 @@
+"""The model rater, against the local chat-completions server over real HTTP."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from chat_server import API_KEY, MODEL, ChatServer
+from PIL import Image
+
+import rrmap
+from rrmap.errors import InputError
+from rrmap.judge.client import ChatClient, Endpoint
+from rrmap.judge.corpora import load_corpora, meta_image
+from rrmap.judge.criteria import study_criteria
+from rrmap.judge.rating import merge_ratings, parse_intervals, rate_corpora
+
+MOVEMENTS = {
+    "abstract art": ("Abstract Art", "Wassily Kandinsky", "Hilma af Klint"),
+    "cubism": ("Cubism", "Pablo Picasso", "Marie Laurencin"),
+    "expressionism": ("Expressionism", "Ernst Ludwig Kirchner", "Gabriele Münter"),
+    "impressionism": ("Impressionism", "Claude Monet", "Mary Cassatt"),
+    "surrealism": ("Surrealism", "Joan Miró", "Dorothea Tanning"),
+}
+
+
+def _text(body) -> str:
+    parts = []
+    for m in body["messages"]:
+        c = m["content"]
+        parts.append(
+            c
+            if isinstance(c, str)
+            else " ".join(p.get("text", "") for p in c if p.get("type") == "text")
+        )
+    return "\n".join(parts)
+
+
+def interval_model(body) -> str:
+    """A recorded-style rater: intervals from a hash of the sheet, criterion and seed.
+
+    'left-right' is first answered in prose (no JSON), then properly after the
+    re-ask; 'top-bottom' always answers outside the scale.
+    """
+    text = _text(body)
+    crit = re.search(r"Criterion: (\S+)", text).group(1)
+    labels = sorted(set(re.findall(r"Corpus ([A-Z]):", text)))
+    last = body["messages"][-1]["content"]
+    last = last if isinstance(last, str) else ""
+    if crit == "left-right" and "could not be used" not in last:
+        return "The generated images are a bit more symmetric than the historical works."
+    out = {}
+    for lab in labels:
+        h = hashlib.sha256(f"{crit}{text[:200]}{lab}{body.get('seed')}".encode()).digest()
+        c = 25 + h[0] % 50
+        w = 10 + h[1] % 20
+        if crit == "top-bottom":
+            out[lab] = {"reference": [-10, 120], "generated": [c - w / 4, c + w / 4]}
+        else:
+            out[lab] = {"reference": [c - w, c + w], "generated": [c - w / 2 + h[2] % 5, c + w / 2]}
+    return "```json\n" + json.dumps(out) + "\n```"
+
+
+@pytest.fixture
+def corpora_file(tmp_path):
+    rows = ["movement,modality,modality name,query,reference"]
+    rng = np.random.default_rng(0)
+    for mov, names in MOVEMENTS.items():
+        for modality, name in zip(
+            ("movement", "male painter", "female painter"), names, strict=True
+        ):
+            folder = tmp_path / "gen" / name.replace(" ", "_")
+            folder.mkdir(parents=True)
+            for i in range(3):
+                arr = rng.integers(0, 255, (12, 12, 3), dtype=np.uint8)
+                Image.fromarray(arr).save(folder / f"{i}.png")
+            rows.append(f"{mov},{modality},{name},gen/{folder.name},the historical works of {name}")
+    path = tmp_path / "corpora.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@pytest.fixture
+def server():
+    with ChatServer(interval_model) as srv:
+        yield srv
+
+
+def client(server, tmp_path, temperature=0.0, **kw):
+    ep = Endpoint(
+        server.base_url,
+        MODEL,
+        api_key_env="RRMAP_TEST_KEY",
+        temperature=temperature,
+        max_retries=2,
+        backoff=0.01,
+        **kw,
+    )
+    return ChatClient(ep, cache=tmp_path / "cache")
+
+
+def test_parse_intervals_formats_and_problems():
+    ok, _ = parse_intervals(
+        "Here: {'A': {'real': {'low': 10, 'high': 30}, 'query': [12, 20]}}", ["A"], (0, 100)
+    )
+    assert ok == {"A": {"reference": (10.0, 30.0), "generated": (12.0, 20.0)}}
+    single, _ = parse_intervals('{"reference": [1, 2], "generated": [1.5, 1.8]}', ["A"], (1, 7))
+    assert single == {"A": {"reference": (1.0, 2.0), "generated": (1.5, 1.8)}}
+    bad, problems = parse_intervals(
+        '{"A": {"reference": [10, 10], "generated": ["x", 3]}}', ["A", "B"], (0, 100)
+    )
+    assert bad is None
+    assert problems == [
+        "A reference: low 10 is not below high 10",
+        "A generated: expected two numbers, got ['x', 3]",
+        "corpus B is missing",
+    ]
+    assert parse_intervals("no numbers here", ["A"], (0, 100)) == (
+        None,
+        ["no JSON object found in the answer"],
+    )
+
+
+def test_meta_image_limits_and_samples(corpora_file):
+    folder = corpora_file.parent / "gen" / "Cubism"
+    assert meta_image(folder, columns=2, cell=10).size == (24, 24)  # 2 × 10 px + a 4 px gap
+    assert meta_image(folder, limit=2, columns=2, cell=10).size == (24, 10)
+    a = np.asarray(meta_image(folder, limit=2, cell=10, rng=1))
+    b = np.asarray(meta_image(folder, limit=2, cell=10, rng=1))
+    assert (a == b).all()
+
+
+def test_corpora_file_problems_listed_at_once(tmp_path):
+    (tmp_path / "empty").mkdir()
+    path = tmp_path / "c.csv"
+    path.write_text(
+        "movement,modality,modality name,query,reference\n"
+        "cubism,movement,Cubism,nope,the works\n"
+        "cubism,movement,Cubism,empty,\n"
+    )
+    with pytest.raises(InputError) as exc:
+        load_corpora(path)
+    msg = str(exc.value)
+    assert "line 2: query folder not found" in msg
+    assert "line 3: column 'reference' is empty" in msg
+    assert "line 3: no images in query folder" in msg
+    assert "line 3: duplicates line 2 (cubism, movement, Cubism)" in msg
+
+
+def test_rating_over_http_with_reask_and_failures(server, tmp_path, corpora_file, monkeypatch):
+    monkeypatch.setenv("RRMAP_TEST_KEY", API_KEY)
+    crits = [
+        c for c in study_criteria() if c.name in ("centered-edges", "left-right", "top-bottom")
+    ]
+    out = rate_corpora(
+        client(server, tmp_path),
+        load_corpora(corpora_file),
+        crits,
+        progress=False,
+        rater="judge-model",
+        max_reasks=1,
+    )
+    # relative setup: 5 sheets × 3 criteria; left-right needs a re-ask; top-bottom fails twice
+    assert server.received == 5 * 1 + 5 * 2 + 5 * 2
+    assert len(out.failures) == 5
+    assert set(out.failures.criterion) == {"top-bottom"}
+    assert (out.failures.attempts == 2).all()
+    assert out.failures.problems.str.contains("outside the scale").all()
+    assert out.failures.raw.str.contains("-10").all()
+    assert len(out.ratings) == 5 * 3 * 2 * 2  # sheets × corpora × valid criteria × origins
+    assert list(out.ratings.columns) == [
+        "movement",
+        "expert",
+        "criterion",
+        "criterion group",
+        "origin",
+        "modality",
+        "modality name",
+        "low rating",
+        "high rating",
+        "mean",
+        "sigma",
+    ]
+    # each sheet holds the three modalities of one movement, as in the study
+    first = server.answered[0]
+    assert len(re.findall(r"Corpus [A-C]:", _text(first))) == 3
+    n_images = sum(p.get("type") == "image_url" for p in first["messages"][1]["content"])
+    assert n_images == 3
+    loaded = rrmap.load_ratings(out.ratings)
+    assert len(rrmap.points(loaded)) == 30
+    assert API_KEY not in json.dumps(out.settings)
+
+
+def test_cache_resumes_without_new_calls(server, tmp_path, corpora_file, monkeypatch):
+    monkeypatch.setenv("RRMAP_TEST_KEY", API_KEY)
+    crits = study_criteria()[:1]
+    first = rate_corpora(
+        client(server, tmp_path), load_corpora(corpora_file), crits, progress=False
+    )
+    n = server.received
+    again = rate_corpora(
+        client(server, tmp_path), load_corpora(corpora_file), crits, progress=False
+    )
+    assert server.received == n
+    pd.testing.assert_frame_equal(first.ratings, again.ratings)
+
+
+def test_repeats_show_the_models_variability(server, tmp_path, corpora_file, monkeypatch):
+    monkeypatch.setenv("RRMAP_TEST_KEY", API_KEY)
+    crits = study_criteria()[:1]
+    out = rate_corpora(
+        client(server, tmp_path, temperature=0.7),
+        load_corpora(corpora_file),
+        crits,
+        repeats=3,
+        rng=7,
+        progress=False,
+    )
+    assert out.runs.run.nunique() == 3 and len(set(out.settings["seeds"])) == 3
+    seeds_sent = {b["seed"] for b in server.answered}
+    assert seeds_sent == set(out.settings["seeds"])
+    med = out.runs.groupby(["modality name", "origin"])["low rating"].median()
+    got = out.ratings.set_index(["modality name", "origin"])["low rating"]
+    assert np.allclose(got.loc[med.index].to_numpy(), med.to_numpy())
+    v = out.variability
+    assert (v.n_runs == 3).all() and (v.low_max >= v.low_min).all()
+    assert (v.low_max > v.low_min).any()  # the seeds make the runs differ
+
+
+def test_single_setup_sends_one_corpus_per_request(server, tmp_path, corpora_file, monkeypatch):
+    monkeypatch.setenv("RRMAP_TEST_KEY", API_KEY)
+    out = rate_corpora(
+        client(server, tmp_path),
+        load_corpora(corpora_file),
+        study_criteria()[:1],
+        setup="single",
+        progress=False,
+    )
+    assert server.received == 15
+    assert len(out.ratings) == 30
+
+
+def test_end_to_end_model_beside_the_human_raters(server, tmp_path, corpora_file, monkeypatch):
+    monkeypatch.setenv("RRMAP_TEST_KEY", API_KEY)
+    out = rate_corpora(
+        client(server, tmp_path),
+        load_corpora(corpora_file),
+        study_criteria(),
+        progress=False,
+        rater="judge-model",
+    )
+    assert len(out.failures) == 5  # top-bottom, reported
+    merged = merge_ratings(rrmap.datasets.example_ratings_path(), out)
+    ratings = rrmap.load_ratings(merged)
+    pts = rrmap.points(ratings)
+    assert pts.groupby("expert").size().to_dict() == {
+        "E1": 135,
+        "E2": 135,
+        "E3": 135,
+        "judge-model": 120,
+    }
+    props = rrmap.proportions(pts, wide=True).set_index("expert")
+    assert props.loc["judge-model", ["excellent", "fair", "stereotype", "bad"]].sum() == 1
+    if hasattr(rrmap, "analyze"):
+        res = rrmap.analyze(ratings, by=["movement"], n_perm=199, rng=0)
+        overall = res.tests[(res.tests.by == "expert") & (res.tests.within == "all")]
+        assert "judge-model" in "|".join(overall.groups)
+    with pytest.raises(InputError, match="already human raters"):
+        merge_ratings(rrmap.datasets.example_ratings_path(), out.ratings.assign(expert="E1"))
