@@ -57,6 +57,12 @@ def _register() -> None:
     from rrmap._cli_points import points_command
 
     main.add_command(points_command)
+    from rrmap.judge._cli import judge_group
+    from rrmap.judge._cli_rate import rate_command
+
+    judge_group.add_command(rate_command)
+
+    main.add_command(judge_group)
 
 
 _register()

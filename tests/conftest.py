@@ -29,6 +29,14 @@ def example_points(example_ratings: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.fixture
+def corpora_file(tmp_path: Path) -> Path:
+    """15 small corpora (5 movements × 3 modalities) of random images and their CSV."""
+    from rating_model import make_corpora
+
+    return make_corpora(tmp_path)
+
+
+@pytest.fixture
 def write_csv(tmp_path: Path):
     """Write lines (header first) to a CSV and return its path."""
 

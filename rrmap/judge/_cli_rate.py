@@ -1,0 +1,162 @@
+"""``rrmap judge rate``: a multimodal model rates corpora like the study's experts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from rrmap.cli import CONTEXT_SETTINGS
+from rrmap.judge._cli import _backend_options, _client, _dry_run
+
+
+@click.command("rate", context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--corpus",
+    "corpus_file",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Corpora CSV: movement, modality, modality name, query (image folder), "
+    "reference (text), optional reference images (folder).",
+)
+@click.option(
+    "--criteria",
+    "criteria_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Criteria YAML/JSON [default: the study's nine criteria].",
+)
+@click.option(
+    "--setup",
+    type=click.Choice(["relative", "single"]),
+    default="relative",
+    help="relative: all corpora of a movement on one sheet (the study's protocol); "
+    "single: one corpus per request.",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(1),
+    default=1,
+    help="Independent seeded runs (use --temperature > 0 to see variability).",
+)
+@click.option("--rater", default=None, help="Rater name in the output [default: the model].")
+@click.option(
+    "--max-reasks",
+    type=click.IntRange(0),
+    default=2,
+    help="Re-asks of an invalid answer before it is recorded as a failure.",
+)
+@click.option(
+    "--grid-limit",
+    type=click.IntRange(1),
+    default=20,
+    help="Images per meta-image (the study used 20).",
+)
+@click.option("--grid-columns", type=click.IntRange(1), default=5, help="Meta-image columns.")
+@click.option("--cell", type=click.IntRange(16), default=256, help="Meta-image cell size (px).")
+@click.option(
+    "--merge-with",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Human ratings (study schema) to stack with the model's.",
+)
+@click.option(
+    "--merged-output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the merged ratings [default: OUTPUT with .merged.csv].",
+)
+@_backend_options
+def rate_command(
+    corpus_file: Path,
+    criteria_file: Path | None,
+    setup: str,
+    repeats: int,
+    rater: str | None,
+    max_reasks: int,
+    grid_limit: int,
+    grid_columns: int,
+    cell: int,
+    merge_with: Path | None,
+    merged_output: Path | None,
+    **o: Any,
+) -> None:
+    """Ask a multimodal model for 95 % intervals per criterion, as one more RRMap rater.
+
+    Writes OUTPUT (ratings in the study's schema, the model as the rater) with
+    sidecars OUTPUT.runs.csv, .variability.csv, .failures.csv and .json
+    (settings and seeds). `rrmap analyze` takes it merged with human ratings.
+    A model rating from knowledge is not an expert: this measures agreement,
+    not truth.
+    """
+    from rrmap.judge.corpora import load_corpora
+    from rrmap.judge.criteria import load_criteria, study_criteria
+    from rrmap.judge.rating import _sheet_messages, merge_ratings, rate_corpora
+
+    corpora = load_corpora(corpus_file)
+    criteria = load_criteria(criteria_file) if criteria_file else study_criteria()
+    client = _client(o)
+    if o["dry_run"]:
+        from rrmap.judge.corpora import meta_image
+        from rrmap.judge.images import data_url
+
+        sheet = [c for c in corpora if c.movement == corpora[0].movement]
+        sheet = sheet if setup == "relative" else sheet[:1]
+        images = {
+            f: data_url(meta_image(f, limit=grid_limit, columns=grid_columns, cell=cell))
+            for c in sheet
+            for f in (c.query, c.reference_images)
+            if f is not None
+        }
+        messages, _ = _sheet_messages(sheet, criteria[0], _prompts(), images)
+        _dry_run(client, messages, f"{len(corpora)} corpora × {len(criteria)} criteria")
+        return
+    if o["output"] is None:
+        raise click.UsageError(
+            "give -o/--output: the ratings file (sidecars are written beside it)"
+        )
+    out = o["output"]
+    merged_path = merged_output or (
+        out.with_suffix("").with_name(out.stem + ".merged.csv") if merge_with else None
+    )
+    if merged_path is not None and merged_path.exists() and not o["force"]:
+        raise click.ClickException(f"{merged_path} exists; use --force to overwrite it")
+    result = rate_corpora(
+        client,
+        corpora,
+        criteria,
+        setup=setup,
+        repeats=repeats,
+        rng=o["seed"],
+        rater=rater,
+        max_reasks=max_reasks,
+        grid_limit=grid_limit,
+        grid_columns=grid_columns,
+        cell=cell,
+        concurrency=o["concurrency"],
+        progress=not o["quiet"],
+    )
+    paths = result.write(out, force=o["force"])
+    click.echo(
+        f"wrote {len(result.ratings)} intervals to {paths[0]} "
+        f"(runs, variability, failures and settings beside it)",
+        err=True,
+    )
+    if len(result.failures):
+        click.echo(
+            f"{len(result.failures)} sheet(s) stayed invalid after {max_reasks} re-ask(s); "
+            f"see {paths[3]}",
+            err=True,
+        )
+    click.echo(client.stats.summary(), err=True)
+    if merge_with is not None:
+        merged = merge_ratings(merge_with, result)
+        merged.to_csv(merged_path, index=False)
+        click.echo(f"wrote {len(merged)} human + model ratings to {merged_path}", err=True)
+
+
+def _prompts() -> Any:
+    from rrmap.judge.rating import RATING_PROMPTS
+
+    return RATING_PROMPTS
