@@ -7,6 +7,13 @@ instances (:mod:`rrmap.rank.filters`), rank candidates with Bradley–Terry
 model's ranking agrees with the human one (:mod:`rrmap.rank.alignment`).
 """
 
+from rrmap.rank.alignment import (
+    EXACT_SPEARMAN_LIMIT,
+    Alignment,
+    align_rankings,
+    spearman_test,
+    split_half_alignment,
+)
 from rrmap.rank.bradley_terry import BradleyTerryFit, fit_bradley_terry, mle_existence
 from rrmap.rank.comparisons import (
     COMPARISON_COLUMNS,
@@ -33,12 +40,15 @@ from rrmap.rank.filters import (
 __all__ = [
     "COMPARISON_COLUMNS",
     "EXACT_FAS_LIMIT",
+    "EXACT_SPEARMAN_LIMIT",
     "WINNERS",
+    "Alignment",
     "BradleyTerryFit",
     "EloFit",
     "FeedbackArcSet",
     "FilterResult",
     "FineArtBench",
+    "align_rankings",
     "degree_uniform_subgraph",
     "elo_ratings",
     "filter_nontransitive",
@@ -53,6 +63,8 @@ __all__ = [
     "read_fineartbench",
     "sample_global",
     "sample_per_instance",
+    "spearman_test",
+    "split_half_alignment",
     "validate_comparisons",
     "write_comparisons",
 ]
