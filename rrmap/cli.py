@@ -57,6 +57,9 @@ def _register() -> None:
     from rrmap._cli_points import points_command
 
     main.add_command(points_command)
+    from rrmap._cli_plot import plot_command
+
+    main.add_command(plot_command)
     from rrmap.judge._cli import judge_group
     from rrmap.judge._cli_rate import rate_command
 

@@ -1,0 +1,105 @@
+"""Tests of ``rrmap plot`` through click's CliRunner."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import rrmap
+from rrmap.cli import main
+
+EXAMPLE = str(rrmap.datasets.example_ratings_path())
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def n_outside(xlim=(-4, 4), ylim=(0, 2.5)):
+    pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    return int((~pts.delta.between(*xlim) | ~pts.r.between(*ylim)).sum())
+
+
+@pytest.mark.parametrize(
+    ("facet", "name", "magic"),
+    [
+        ("expert", "fig.pdf", b"%PDF"),
+        ("grid", "fig.svg", b"<?xml"),
+        ("none", "fig.png", b"\x89PNG"),
+    ],
+)
+def test_plot_writes_each_format(runner, tmp_path, facet, name, magic):
+    out = tmp_path / name
+    res = runner.invoke(main, ["plot", EXAMPLE, "--facet", facet, "-o", str(out), "--dpi", "50"])
+    assert res.exit_code == 0, res.output
+    assert out.read_bytes().startswith(magic)
+    assert f"wrote {out} (405 points, {n_outside()} clipped to the edge of the view)" in res.stderr
+
+
+def test_plot_pdf_text_is_truetype(runner, tmp_path):
+    out = tmp_path / "fig.pdf"
+    res = runner.invoke(main, ["plot", EXAMPLE, "-o", str(out), "--color", "quality"])
+    assert res.exit_code == 0, res.output
+    data = out.read_bytes()
+    assert b"/FontFile2" in data and b"/Subtype /Type3" not in data
+
+
+def test_plot_limits_and_no_clip_change_the_count(runner, tmp_path):
+    out = tmp_path / "fig.png"
+    res = runner.invoke(
+        main,
+        ["plot", EXAMPLE, "-o", str(out), "--dpi", "30", "--xlim", "-2", "2", "--no-clip"],
+    )
+    assert res.exit_code == 0, res.output
+    expected = n_outside(xlim=(-2, 2))
+    assert expected > n_outside()
+    assert f"{expected} outside the view, not shown" in res.stderr
+
+
+def test_plot_refuses_to_overwrite(runner, tmp_path):
+    out = tmp_path / "fig.png"
+    out.write_bytes(b"keep")
+    res = runner.invoke(main, ["plot", EXAMPLE, "-o", str(out)])
+    assert res.exit_code == 1
+    assert "exists; use --force to overwrite it" in res.output
+    assert out.read_bytes() == b"keep"
+    res = runner.invoke(main, ["plot", EXAMPLE, "-o", str(out), "--force", "--dpi", "30"])
+    assert res.exit_code == 0 and out.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--color", "colour"], "Error: --color 'colour': no such column; use one of expert,"),
+        (["--facet", "grid", "--row", "era"], "Error: --row 'era': no such column"),
+        (["-o", "fig.docx"], "fig.docx: unknown figure format 'docx'; use one of"),
+        (["--xlim", "3", "-3"], "Error: xlim must be two finite increasing numbers"),
+    ],
+)
+def test_plot_bad_options_one_line_error(runner, tmp_path, args, message):
+    res = runner.invoke(main, ["plot", EXAMPLE, "-o", str(tmp_path / "fig.pdf"), *args])
+    assert res.exit_code == 1
+    assert message in res.output
+    assert "Traceback" not in res.output
+
+
+def test_plot_bad_ratings_file_one_line_error(runner, tmp_path):
+    bad = tmp_path / "r.csv"
+    raw = pd.read_csv(EXAMPLE, dtype=str).head(4)
+    raw.loc[1, "low rating"] = "abc"
+    raw.to_csv(bad, index=False)
+    res = runner.invoke(main, ["plot", str(bad), "-o", str(tmp_path / "f.png")])
+    assert res.exit_code == 1
+    assert res.output.startswith("Error: ") and "low rating" in res.output
+    assert not (tmp_path / "f.png").exists()
+
+
+def test_plot_missing_file(runner, tmp_path):
+    res = runner.invoke(main, ["plot", str(tmp_path / "nope.csv"), "-o", str(tmp_path / "f.pdf")])
+    assert res.exit_code == 1 and "nope.csv" in res.output
