@@ -145,8 +145,61 @@ def _chunk(n: int, k: int, n_perm: int, chunk_size: int | None) -> int:
         if isinstance(chunk_size, bool) or int(chunk_size) < 1:
             raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
         return min(int(chunk_size), max(n_perm, 1))
-    per_perm = 8 * n * (2 * max(k - 1, 1) + 2)  # labels, one-hot, D @ L
+    per_perm = 8 * n * (3 * max(k - 1, 1) + 2)  # keys, one-hot, D @ L (+ copies)
     return int(max(1, min(n_perm, DEFAULT_CHUNK_BYTES // per_perm)))
+
+
+def _draw_relabellings(codes: np.ndarray, c: int, rng: np.random.Generator) -> np.ndarray:
+    """*c* uniform random permutations of *codes*, shape (n, c) (one per column).
+
+    The labels are sorted on random keys of at least 50 bits (ties have
+    probability < 1e-8 for n ≤ 10⁴); labels and keys are packed into one
+    int64 so that a single vectorised sort permutes every row.
+    """
+    bits = max(1, int(codes.max(initial=0)).bit_length())
+    keys = (rng.integers(0, 1 << (62 - bits), size=(c, len(codes))) << bits) | codes.astype(
+        np.int64
+    )
+    keys.sort(axis=1)
+    return (keys & ((1 << bits) - 1)).T
+
+
+def _relabelled_statistics(
+    d: np.ndarray, perm_codes: np.ndarray, sizes: np.ndarray, rowsum: np.ndarray, total: float
+) -> np.ndarray:
+    """E for each relabelling (column) of *perm_codes* (n, c): G = Lᵀ D L as matrix products.
+
+    Only the first ``k − 1`` one-hot columns enter the product: the last
+    row/column of ``G`` follows from the row sums ``u = Lᵀ (D 1)`` and the
+    total ``1ᵀ D 1``.
+    """
+    n, c = perm_codes.shape
+    k = len(sizes)
+    km = k - 1
+    onehot = np.empty((n, km, c))
+    for j in range(km):
+        np.equal(perm_codes, j, out=onehot[:, j, :])
+    flat = onehot.reshape(n, km * c)
+    dl = (d @ flat).reshape(n, km, c)
+    g = np.empty((c, k, k))
+    if km <= 3:
+        for j in range(km):
+            for jj in range(j, km):
+                v = np.einsum("ib,ib->b", onehot[:, j, :], dl[:, jj, :])
+                g[:, j, jj] = v
+                g[:, jj, j] = v
+    else:
+        # segmented sums: G[b, j, j'] = Σ_i [label_b(i) = j] (D L_b)[i, j']
+        seg = (perm_codes * c + np.arange(c)).ravel()
+        for jj in range(km):
+            col = np.bincount(seg, weights=dl[:, jj, :].ravel(), minlength=k * c)
+            g[:, :km, jj] = col.reshape(k, c)[:km].T
+    u = (rowsum @ flat).reshape(km, c).T  # (c, km)
+    last = u - g[:, :km, :km].sum(axis=2)
+    g[:, :km, km] = last
+    g[:, km, :km] = last
+    g[:, km, km] = (total - u.sum(axis=1)) - last.sum(axis=1)
+    return _statistic_from_blocks(g, sizes)
 
 
 def _permutation_statistics(
@@ -157,39 +210,16 @@ def _permutation_statistics(
     rng: np.random.Generator,
     chunk_size: int | None = None,
 ) -> np.ndarray:
-    """Energy statistics of *n_perm* random relabellings, chunk by chunk.
-
-    Only the first ``k − 1`` one-hot columns enter the matrix product: the
-    last row/column of ``G`` follows from the row sums ``u = Lᵀ (D 1)`` and
-    the total ``1ᵀ D 1``, which do not depend on the matrix product.
-    """
-    n, k = len(codes), len(sizes)
-    km = k - 1
+    """Energy statistics of *n_perm* random relabellings, chunk by chunk."""
     out = np.empty(n_perm)
-    step = _chunk(n, k, n_perm, chunk_size)
+    step = _chunk(len(codes), len(sizes), n_perm, chunk_size)
     rowsum = d.sum(axis=1)
-    total = rowsum.sum()
-    codes_small = codes.astype(np.int16 if k < 2**15 else np.int64)
+    total = float(rowsum.sum())
     done = 0
     while done < n_perm:
         c = min(step, n_perm - done)
-        perm_codes = rng.permuted(np.broadcast_to(codes_small, (c, n)), axis=1).T  # (n, c)
-        size = n * c * km
-        flat = np.zeros(size + 1)  # the extra slot absorbs the dropped last group
-        idx = np.arange(n)[:, None] * (c * km) + np.arange(c)[None, :] * km + perm_codes
-        idx[perm_codes == km] = size
-        flat[idx.ravel()] = 1.0
-        onehot = flat[:size].reshape(n, c, km)
-        dl = (d @ onehot.reshape(n, c * km)).reshape(n, c, km)
-        lt = onehot.transpose(1, 2, 0)  # (c, km, n)
-        g = np.empty((c, k, k))
-        g[:, :km, :km] = np.matmul(lt, dl.transpose(1, 0, 2))
-        u = lt @ rowsum  # (c, km)
-        last = u - g[:, :km, :km].sum(axis=2)
-        g[:, :km, km] = last
-        g[:, km, :km] = last
-        g[:, km, km] = (total - u.sum(axis=1)) - last.sum(axis=1)
-        out[done : done + c] = _statistic_from_blocks(g, sizes)
+        perm_codes = _draw_relabellings(codes, c, rng)
+        out[done : done + c] = _relabelled_statistics(d, perm_codes, sizes, rowsum, total)
         done += c
     return out
 
@@ -339,10 +369,26 @@ def energy_tests(
     lab = pd.Series(np.asarray(labels, dtype=object))
     if len(lab) != len(pts):
         raise InputError(f"{len(lab)} labels for {len(pts)} points")
-    gen = np.random.default_rng(rng)
-    names = sorted(lab.unique(), key=str)
-    d = pairwise_distances(pts)
-    lab_arr = lab.to_numpy()
+    return _tests_from_distances(
+        pairwise_distances(pts),
+        lab.to_numpy(),
+        n_perm,
+        np.random.default_rng(rng),
+        pairwise,
+        chunk_size,
+    )
+
+
+def _tests_from_distances(
+    d: np.ndarray,
+    lab_arr: np.ndarray,
+    n_perm: int,
+    gen: np.random.Generator,
+    pairwise: bool = True,
+    chunk_size: int | None = None,
+) -> pd.DataFrame:
+    """:func:`energy_tests` on a precomputed distance matrix."""
+    names = sorted(pd.unique(lab_arr), key=str)
     rows: list[dict] = []
     sets: list[tuple] = [tuple(names)]
     if pairwise and len(names) > 2:

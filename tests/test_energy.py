@@ -74,25 +74,35 @@ def test_pvalue_matches_dcor_within_monte_carlo_error(sizes, shift):
     assert ours.statistic == pytest.approx(float(ref.statistic), rel=1e-10)
 
 
-def test_permutation_statistics_equal_dcor_on_the_same_permutations():
-    from rrmap.energy import _permutation_statistics
+@pytest.mark.parametrize("sizes", [(5, 10, 8), (7, 4), (3, 4, 5, 6, 2)])
+def test_relabelled_statistics_equal_dcor_on_the_same_relabellings(sizes):
+    from rrmap.energy import _draw_relabellings, _relabelled_statistics
 
     g = np.random.default_rng(3)
-    x = g.normal(size=(23, 2))
-    codes = np.repeat([0, 1, 2], [5, 10, 8])
-    sizes = np.array([5, 10, 8])
-    perm = _permutation_statistics(
-        pairwise_distances(x), codes, sizes, 12, np.random.default_rng(9), chunk_size=5
-    )
-    g2 = np.random.default_rng(9)
-    labels = np.vstack(
-        [g2.permuted(np.broadcast_to(codes.astype(np.int16), (c, 23)), axis=1) for c in (5, 5, 2)]
-    )
+    n = sum(sizes)
+    x = g.normal(size=(n, 2))
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    d = pairwise_distances(x)
+    labels = _draw_relabellings(codes, 12, np.random.default_rng(9))  # (n, 12)
+    ours = _relabelled_statistics(d, labels, np.array(sizes), d.sum(axis=1), d.sum())
     ref = [
-        float(dcor.homogeneity.energy_test(*[x[lab == i] for i in range(3)]).statistic)
-        for lab in labels
+        float(dcor.homogeneity.energy_test(*[x[lab == i] for i in range(len(sizes))]).statistic)
+        for lab in labels.T
     ]
-    np.testing.assert_allclose(perm, ref, rtol=1e-10)
+    np.testing.assert_allclose(ours, ref, rtol=1e-10)
+
+
+def test_relabellings_are_uniform_permutations():
+    from rrmap.energy import _draw_relabellings
+
+    codes = np.array([0, 0, 1, 2])
+    labels = _draw_relabellings(codes, 12000, np.random.default_rng(0))
+    # every column is a permutation of the labels
+    assert (np.sort(labels, axis=0) == codes[:, None]).all()
+    # the 12 distinct arrangements are equally likely
+    _, counts = np.unique(labels.T, axis=0, return_counts=True)
+    assert len(counts) == 12
+    assert stats.chisquare(counts).pvalue > 0.001
 
 
 @pytest.mark.parametrize("chunk_size", [1, 7, 100, None])
