@@ -66,6 +66,9 @@ def _register() -> None:
     judge_group.add_command(rate_command)
 
     main.add_command(judge_group)
+    from rrmap.rank._cli import rank_group
+
+    main.add_command(rank_group)
 
 
 _register()
