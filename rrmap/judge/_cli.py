@@ -1,0 +1,281 @@
+"""``rrmap judge``: 2AFC, multiple-choice and interpretation judging from the shell."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+# the same settings as rrmap.cli.CONTEXT_SETTINGS (not imported: ``python -m rrmap.cli``
+# would import that module twice)
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "show_default": True}
+_ABBREV = 48
+
+
+def _backend_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    opts = [
+        click.option(
+            "--base-url",
+            default=None,
+            metavar="URL",
+            help="Chat-completions base URL, e.g. https://api.openai.com/v1.",
+        ),
+        click.option("--model", default=None, metavar="NAME", help="Model name at the endpoint."),
+        click.option(
+            "--api-key-env",
+            default=None,
+            metavar="VAR",
+            help="Environment variable holding the API key (none: no key sent).",
+        ),
+        click.option(
+            "--concurrency", type=click.IntRange(1), default=8, help="Requests in flight at most."
+        ),
+        click.option(
+            "--cache",
+            "cache_dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="Cache directory: a rerun resumes without repeating finished calls.",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=120.0,
+            help="Seconds per HTTP request.",
+        ),
+        click.option("--temperature", type=float, default=0.0, help="Sampling temperature."),
+        click.option(
+            "--max-tokens", type=click.IntRange(1), default=1024, help="Longest reply in tokens."
+        ),
+        click.option(
+            "--max-retries",
+            type=click.IntRange(0),
+            default=6,
+            help="Retries of a call after 429/5xx/timeouts/dropped connections.",
+        ),
+        click.option(
+            "--seed",
+            type=int,
+            default=0,
+            help="Seed of the random steps (backoff jitter, random baseline).",
+        ),
+        click.option(
+            "-o",
+            "--output",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Write the result table here instead of stdout.",
+        ),
+        click.option("--force", is_flag=True, help="Overwrite existing output files."),
+        click.option(
+            "--dry-run",
+            is_flag=True,
+            help="Print the first request (images abbreviated) and send nothing.",
+        ),
+        click.option("--quiet", is_flag=True, help="No progress bar."),
+    ]
+    return functools.reduce(lambda f, o: o(f), reversed(opts), func)
+
+
+def _client(o: dict[str, Any]) -> Any:
+    from rrmap.judge.client import ChatClient, Endpoint
+
+    missing = [f"--{k.replace('_', '-')}" for k in ("base_url", "model") if not o[k]]
+    if missing:
+        raise click.UsageError(f"missing option(s) {', '.join(missing)}")
+    ep = Endpoint(
+        o["base_url"],
+        o["model"],
+        api_key_env=o["api_key_env"],
+        temperature=o["temperature"],
+        max_tokens=o["max_tokens"],
+        timeout=o["timeout"],
+        concurrency=o["concurrency"],
+        max_retries=o["max_retries"],
+    )
+    if o["cache_dir"] is None and not o["dry_run"]:
+        click.echo("note: no --cache given; answers are not kept for a rerun", err=True)
+    return ChatClient(ep, cache=None if o["dry_run"] else o["cache_dir"], rng=o["seed"])
+
+
+def _abbreviate(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _abbreviate(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_abbreviate(v) for v in obj]
+    if isinstance(obj, str) and obj.startswith("data:") and len(obj) > _ABBREV:
+        head = obj.split(",", 1)[0]
+        return f"{head},<{len(obj) - len(head) - 1} base64 characters>"
+    return obj
+
+
+def _dry_run(client: Any, messages: list[dict[str, Any]], note: str) -> None:
+    ep = client.endpoint
+    auth = f"Bearer ${ep.api_key_env} (not shown)" if ep.api_key_env else "(none)"
+    click.echo(f"POST {ep.url}\nAuthorization: {auth}", err=False)
+    click.echo(json.dumps(_abbreviate(client.request_body(messages)), indent=2, ensure_ascii=False))
+    click.echo(f"dry run: nothing sent; {note}", err=True)
+
+
+def _emit(
+    table: pd.DataFrame, output: Path | None, what: str, writer: Callable | None = None
+) -> None:
+    if output is None:
+        sys.stdout.write(table.to_csv(index=False))
+        return
+    if writer is not None:
+        writer(table, output)
+    else:
+        table.to_csv(output, index=False)
+    click.echo(f"wrote {len(table)} {what} to {output}", err=True)
+
+
+def _check_outputs(force: bool, *paths: Path | None) -> None:
+    from rrmap.cli import refuse_overwrite
+
+    for p in paths:
+        if p is not None:
+            refuse_overwrite(p, force)
+
+
+@click.group("judge", context_settings=CONTEXT_SETTINGS)
+def judge_group() -> None:
+    """Multimodal LLMs as aesthetic judges (any OpenAI-compatible endpoint).
+
+    Every command shares the backend options (--base-url, --model,
+    --api-key-env, --concurrency, --cache, --timeout); the key is read from
+    the named environment variable and never written anywhere.
+    """
+
+
+@judge_group.command("2afc", context_settings=CONTEXT_SETTINGS)
+@click.argument("pairs", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--mode", type=click.Choice(["base", "cot", "artcot"]), default="artcot", help="Prompting mode."
+)
+@click.option(
+    "--orders",
+    type=click.Choice(["both", "ab"]),
+    default="both",
+    help="Judge each pair in both left/right orders, or only as listed.",
+)
+@click.option(
+    "--prompts",
+    "prompts_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="YAML/JSON file replacing some prompts.",
+)
+@click.option(
+    "--max-side",
+    type=click.IntRange(16),
+    default=512,
+    help="Downscale each image to this longer side.",
+)
+@click.option(
+    "--separate-images",
+    is_flag=True,
+    help="Send source, left and right as three images instead of one composite.",
+)
+@click.option("--image-format", type=click.Choice(["PNG", "JPEG", "WEBP"]), default="PNG")
+@click.option(
+    "--format-retries",
+    type=click.IntRange(0),
+    default=1,
+    help="Re-asks with a format reminder when the final answer is unreadable.",
+)
+@click.option(
+    "--baseline",
+    type=click.Choice(["random"]),
+    default=None,
+    help="Use a seeded random judge instead of an endpoint.",
+)
+@click.option(
+    "--per-order",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write one row per pair and order (with raw answers) here.",
+)
+@click.option(
+    "--bias",
+    "bias_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the position-bias table here.",
+)
+@_backend_options
+def twoafc_command(
+    pairs: Path,
+    mode: str,
+    orders: str,
+    prompts_file: Path | None,
+    max_side: int,
+    separate_images: bool,
+    image_format: str,
+    format_retries: int,
+    baseline: str | None,
+    per_order: Path | None,
+    bias_out: Path | None,
+    **o: Any,
+) -> None:
+    """Judge the image pairs of PAIRS (CSV) and write a comparisons table.
+
+    PAIRS has one row per pair: instance, style, source_image, candidate_a,
+    image_a, candidate_b, image_b (image paths relative to the file). The
+    output (instance, left, right, winner, ...) is what `rrmap rank align`
+    reads.
+    """
+    from rrmap.judge.judges import RandomJudge
+    from rrmap.judge.pairwise import first_messages, judge_pairs, read_pairs
+    from rrmap.judge.prompts import load_prompts
+    from rrmap.rank.comparisons import write_comparisons
+
+    table = read_pairs(pairs)
+    prompts = load_prompts(prompts_file)
+    settings = dict(
+        mode=mode,
+        prompts=prompts,
+        composite=not separate_images,
+        max_side=max_side,
+        image_format=image_format,
+    )
+    if baseline == "random":
+        judge: Any = RandomJudge(rng=o["seed"])
+    else:
+        judge = _client(o)
+        if o["dry_run"]:
+            _dry_run(
+                judge, first_messages(table, **settings), f"{len(table)} pair(s) would be judged"
+            )
+            return
+    _check_outputs(o["force"], o["output"], per_order, bias_out)
+    result = judge_pairs(
+        table,
+        judge,
+        orders=orders,
+        format_retries=format_retries,
+        progress=not o["quiet"],
+        **settings,
+    )
+    seed = o["seed"]
+    comps = result.comparisons.assign(seed=seed)
+    _emit(comps, o["output"], "comparisons", write_comparisons)
+    if per_order is not None:
+        result.per_order.assign(seed=seed).to_csv(per_order, index=False)
+        click.echo(f"wrote {len(result.per_order)} per-order answers to {per_order}", err=True)
+    if bias_out is not None:
+        result.bias.assign(seed=seed).to_csv(bias_out, index=False)
+    for line in result.summary().splitlines():
+        click.echo(line, err=True)
+    for r in result.excluded.itertuples(index=False):
+        click.echo(
+            f"excluded: {r.instance} {r.candidate_a} vs {r.candidate_b}: {r.reason}", err=True
+        )
+    if hasattr(judge, "stats"):
+        click.echo(judge.stats.summary(), err=True)

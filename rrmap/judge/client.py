@@ -1,0 +1,433 @@
+"""Async client for any OpenAI-compatible chat-completions endpoint.
+
+OpenAI, vLLM, Ollama, LM Studio and Gemini's OpenAI-compatible endpoint all
+accept ``POST {base_url}/chat/completions`` with a ``model`` and a list of
+``messages``. :class:`ChatClient` sends such requests with a concurrency
+limit, retries transient failures (HTTP 429, 408, 5xx, timeouts, dropped
+connections) with exponential backoff and jitter while honouring
+``Retry-After``, and stops at once with :class:`EndpointError` on a wrong key
+(401/403), a wrong model or URL (404) or a request the server rejects (400,
+422). The API key is read from a named environment variable at request time
+and is never logged, cached or written anywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rrmap.errors import InputError
+from rrmap.judge.cache import ResponseCache, cache_key
+
+__all__ = [
+    "CallFailedError",
+    "ChatClient",
+    "ChatResult",
+    "Endpoint",
+    "EndpointError",
+    "UsageStats",
+]
+
+_TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+
+
+class EndpointError(InputError):
+    """The endpoint refused the configuration (key, model, URL or request).
+
+    Raised without retrying for HTTP 401/403 (key), 404 (model or URL) and
+    other 4xx answers other than 408/409/425/429.
+
+    Examples
+    --------
+    >>> err = EndpointError("HTTP 404: model 'x' not found", status=404)
+    >>> err.status
+    404
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class CallFailedError(RuntimeError):
+    """A call still failed after every allowed retry (the last error is in the message).
+
+    Examples
+    --------
+    >>> str(CallFailedError("HTTP 503 after 7 attempts"))
+    'HTTP 503 after 7 attempts'
+    """
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where and how to call a chat-completions model.
+
+    Parameters
+    ----------
+    base_url : str
+        E.g. ``"https://api.openai.com/v1"`` or ``"http://localhost:11434/v1"``;
+        ``/chat/completions`` is appended.
+    model : str
+        Model name as the endpoint knows it.
+    api_key_env : str or None
+        Name of the environment variable holding the key; ``None`` sends no
+        ``Authorization`` header (local servers).
+    temperature, max_tokens : float, int
+        Sampling parameters sent with every request (part of the cache key).
+    timeout : float
+        Seconds allowed for one HTTP request.
+    concurrency : int
+        Requests in flight at most.
+    max_retries : int
+        Retries after the first attempt for transient failures.
+    backoff, backoff_cap : float
+        First backoff wait in seconds and its ceiling; the wait doubles per
+        retry and is multiplied by a random factor in [0.5, 1).
+    retry_after_cap : float
+        Longest ``Retry-After`` honoured, in seconds.
+    extra : mapping
+        Further body parameters (e.g. ``{"seed": 0}``), part of the cache key.
+
+    Examples
+    --------
+    >>> ep = Endpoint("http://127.0.0.1:8000/v1", "qwen2-vl", api_key_env=None)
+    >>> ep.url
+    'http://127.0.0.1:8000/v1/chat/completions'
+    >>> ep.params()
+    {'temperature': 0.0, 'max_tokens': 1024}
+    """
+
+    base_url: str
+    model: str
+    api_key_env: str | None = "OPENAI_API_KEY"
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    timeout: float = 120.0
+    concurrency: int = 8
+    max_retries: int = 6
+    backoff: float = 1.0
+    backoff_cap: float = 60.0
+    retry_after_cap: float = 300.0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not self.base_url.startswith(("http://", "https://")):
+            problems.append(f"base URL {self.base_url!r} must start with http:// or https://")
+        if not self.model:
+            problems.append("model name is empty")
+        if self.concurrency < 1:
+            problems.append(f"concurrency must be at least 1, got {self.concurrency}")
+        if self.timeout <= 0:
+            problems.append(f"timeout must be positive, got {self.timeout}")
+        if self.max_retries < 0:
+            problems.append(f"max_retries must be >= 0, got {self.max_retries}")
+        if problems:
+            raise InputError("endpoint: " + "; ".join(problems))
+
+    @property
+    def url(self) -> str:
+        """The full chat-completions URL."""
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def params(self) -> dict[str, Any]:
+        """Body parameters other than model and messages."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra}
+
+    def api_key(self) -> str | None:
+        """Read the key from :attr:`api_key_env`; ``None`` when no variable is named.
+
+        Raises
+        ------
+        InputError
+            If the variable is named but not set.
+        """
+        if self.api_key_env is None:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise InputError(
+                f"environment variable {self.api_key_env} (the API key) is not set; "
+                "export it, or pass api_key_env=None for a server without a key"
+            )
+        return key
+
+
+@dataclass
+class ChatResult:
+    """The answer to one chat call.
+
+    Examples
+    --------
+    >>> ChatResult("{'winner': 0}", prompt_tokens=812, completion_tokens=7).text
+    "{'winner': 0}"
+    """
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+    from_cache: bool = False
+    attempts: int = 1
+
+
+@dataclass
+class UsageStats:
+    """Counters of one run: calls, HTTP requests, retries, cache hits and tokens.
+
+    Examples
+    --------
+    >>> s = UsageStats(calls=3, requests=4, retries=1, cache_hits=0,
+    ...                prompt_tokens=2400, completion_tokens=30)
+    >>> s.summary()
+    'calls 3 (cache hits 0), HTTP requests 4 (retries 1, failed calls 0), tokens 2400 in / 30 out'
+    """
+
+    calls: int = 0
+    requests: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, result: ChatResult) -> None:
+        """Count one finished call."""
+        self.calls += 1
+        if result.from_cache:
+            self.cache_hits += 1
+        self.prompt_tokens += result.prompt_tokens
+        self.completion_tokens += result.completion_tokens
+
+    def summary(self) -> str:
+        """One line for the end of a run."""
+        return (
+            f"calls {self.calls} (cache hits {self.cache_hits}), HTTP requests {self.requests} "
+            f"(retries {self.retries}, failed calls {self.failed}), "
+            f"tokens {self.prompt_tokens} in / {self.completion_tokens} out"
+        )
+
+
+def _retry_after(value: str | None, cap: float) -> float | None:
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return min(max(seconds, 0.0), cap)
+
+
+def _message_text(data: Any) -> tuple[str, str | None]:
+    choice = data["choices"][0]
+    content = choice["message"].get("content")
+    if isinstance(content, list):
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return (content or ""), choice.get("finish_reason")
+
+
+class ChatClient:
+    """Send chat messages to an :class:`Endpoint`, with cache, retries and a concurrency limit.
+
+    Use it as an async context manager (one HTTP connection pool per
+    ``async with``); the judging functions of :mod:`rrmap.judge` do this for
+    you.
+
+    Parameters
+    ----------
+    endpoint : Endpoint
+    cache : ResponseCache, path or None
+        Where finished calls are stored; a path creates a :class:`ResponseCache`.
+    rng : int, numpy Generator or None
+        Source of the backoff jitter.
+
+    Attributes
+    ----------
+    stats : UsageStats
+        Counters since construction.
+
+    Examples
+    --------
+    >>> client = ChatClient(Endpoint("http://127.0.0.1:9/v1", "m", api_key_env=None))
+    >>> client.request_body([{"role": "user", "content": "hi"}])["model"]
+    'm'
+    """
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        cache: ResponseCache | str | os.PathLike[str] | None = None,
+        rng: int | np.random.Generator | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.cache = (
+            cache if cache is None or isinstance(cache, ResponseCache) else (ResponseCache(cache))
+        )
+        self.rng = np.random.default_rng(rng)
+        self.stats = UsageStats()
+        self._http: Any = None
+        self._sem: asyncio.Semaphore | None = None
+        self._depth = 0
+
+    @property
+    def name(self) -> str:
+        """The model name (used in output tables)."""
+        return self.endpoint.model
+
+    async def __aenter__(self) -> ChatClient:
+        if self._depth == 0:
+            import httpx
+
+            n = self.endpoint.concurrency
+            self._http = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.endpoint.timeout),
+                limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
+            )
+            self._sem = asyncio.Semaphore(n)
+        self._depth += 1
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            await self._http.aclose()
+            self._http = None
+
+    def request_body(self, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """The JSON body that :meth:`chat` would send for *messages*."""
+        return {"model": self.endpoint.model, "messages": list(messages), **self.endpoint.params()}
+
+    def cached(self, messages: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether the answer to *messages* is already in the cache."""
+        return self.cache is not None and cache_key(self.request_body(messages)) in self.cache
+
+    async def chat(self, messages: Sequence[Mapping[str, Any]]) -> ChatResult:
+        """Answer *messages* from the cache or the endpoint.
+
+        Parameters
+        ----------
+        messages : sequence of dict
+            Chat-completions messages (``role`` and ``content``; content may
+            be a list of ``text`` and ``image_url`` parts).
+
+        Returns
+        -------
+        ChatResult
+
+        Raises
+        ------
+        EndpointError
+            Wrong key, model, URL or a rejected request (no retry).
+        CallFailedError
+            A transient failure persisted through every retry.
+        """
+        body = self.request_body(messages)
+        key = cache_key(body) if self.cache is not None else ""
+        if self.cache is not None:
+            record = self.cache.get(key)
+            if record is not None:
+                usage = record.get("usage") or {}
+                result = ChatResult(
+                    text=record["text"],
+                    prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                    completion_tokens=int(usage.get("completion_tokens") or 0),
+                    finish_reason=record.get("finish_reason"),
+                    from_cache=True,
+                    attempts=0,
+                )
+                self.stats.add(result)
+                return result
+        if self._http is None:
+            raise RuntimeError("use 'async with client:' before calling chat()")
+        async with self._sem:
+            result = await self._send(body)
+        if self.cache is not None:
+            self.cache.put(
+                key,
+                body,
+                {
+                    "text": result.text,
+                    "usage": {
+                        "prompt_tokens": result.prompt_tokens,
+                        "completion_tokens": result.completion_tokens,
+                    },
+                    "finish_reason": result.finish_reason,
+                },
+            )
+        self.stats.add(result)
+        return result
+
+    def _backoff(self, attempt: int) -> float:
+        ep = self.endpoint
+        return min(ep.backoff_cap, ep.backoff * 2.0**attempt) * (0.5 + 0.5 * self.rng.random())
+
+    def _redact(self, text: str, key: str | None) -> str:
+        return text.replace(key, "***") if key else text
+
+    async def _send(self, body: dict[str, Any]) -> ChatResult:
+        import httpx
+
+        ep = self.endpoint
+        key = ep.api_key()
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        last = ""
+        for attempt in range(ep.max_retries + 1):
+            self.stats.requests += 1
+            wait: float | None = None
+            try:
+                resp = await self._http.post(ep.url, json=body, headers=headers)
+            except httpx.TimeoutException as exc:
+                last = f"timed out after {ep.timeout:g} s ({type(exc).__name__})"
+            except httpx.TransportError as exc:
+                last = f"connection failed ({type(exc).__name__}: {exc})"
+            else:
+                status = resp.status_code
+                if status == 200:
+                    try:
+                        data = resp.json()
+                        text, finish = _message_text(data)
+                    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                        last = "HTTP 200 with a body that is not a chat completion"
+                    else:
+                        usage = data.get("usage") or {}
+                        return ChatResult(
+                            text=text,
+                            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                            completion_tokens=int(usage.get("completion_tokens") or 0),
+                            finish_reason=finish,
+                            attempts=attempt + 1,
+                        )
+                elif status in _TRANSIENT_STATUS:
+                    last = f"HTTP {status}"
+                    wait = _retry_after(resp.headers.get("retry-after"), ep.retry_after_cap)
+                else:
+                    detail = self._redact(" ".join(resp.text.split())[:300], key)
+                    if status in (401, 403):
+                        hint = (
+                            f"the endpoint refused the API key from ${ep.api_key_env}"
+                            if ep.api_key_env
+                            else "the endpoint wants an API key; pass --api-key-env VAR"
+                        )
+                    elif status == 404:
+                        hint = f"model {ep.model!r} or URL {ep.url} not found"
+                    else:
+                        hint = "the endpoint rejected the request"
+                    raise EndpointError(f"{ep.url}: HTTP {status}: {hint} ({detail})", status)
+            if attempt == ep.max_retries:
+                break
+            self.stats.retries += 1
+            await asyncio.sleep(wait if wait is not None else self._backoff(attempt))
+        self.stats.failed += 1
+        raise CallFailedError(f"{ep.url}: {last} after {ep.max_retries + 1} attempts")

@@ -1,0 +1,223 @@
+"""Images for multimodal prompts: loading, downscaling, data URLs, composites, grids.
+
+Encoding is deterministic (same pixels, same bytes), so the cache key of a
+request that embeds an image depends only on the image content.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from rrmap.errors import InputError
+
+__all__ = [
+    "composite_2afc",
+    "data_url",
+    "downscale",
+    "grid_image",
+    "image_part",
+    "load_image",
+]
+
+
+def load_image(source: Any) -> Any:
+    """Open *source* (a path or a PIL image) as an RGB PIL image.
+
+    Raises
+    ------
+    InputError
+        If the file is missing or not an image Pillow can read.
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> load_image(Image.new("L", (4, 3))).mode
+    'RGB'
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    if isinstance(source, Image.Image):
+        img = source
+    else:
+        try:
+            with Image.open(os.fspath(source)) as opened:
+                opened.load()
+                img = opened.copy()
+        except FileNotFoundError:
+            raise InputError(f"image file not found: {source}") from None
+        except (UnidentifiedImageError, OSError) as exc:
+            raise InputError(f"{source}: not a readable image ({exc})") from None
+    if img.mode != "RGB":
+        if img.mode in ("RGBA", "LA", "P"):
+            rgba = img.convert("RGBA")
+            bg = Image.new("RGB", rgba.size, "white")
+            bg.paste(rgba, mask=rgba.getchannel("A"))
+            img = bg
+        else:
+            img = img.convert("RGB")
+    return img
+
+
+def downscale(image: Any, max_side: int | None) -> Any:
+    """Shrink *image* so its longer side is at most *max_side* pixels (never enlarge).
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> downscale(Image.new("RGB", (800, 400)), 200).size
+    (200, 100)
+    >>> downscale(Image.new("RGB", (80, 40)), 200).size
+    (80, 40)
+    """
+    img = load_image(image)
+    if max_side is None or max(img.size) <= max_side:
+        return img
+    from PIL import Image
+
+    w, h = img.size
+    scale = max_side / max(w, h)
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return img.resize(size, Image.Resampling.LANCZOS)
+
+
+def data_url(image: Any, max_side: int | None = None, fmt: str = "PNG", quality: int = 90) -> str:
+    """Encode *image* (path or PIL image) as a base64 ``data:`` URL.
+
+    Parameters
+    ----------
+    image : path or PIL image
+    max_side : int or None
+        Downscale first so the longer side is at most this.
+    fmt : {"PNG", "JPEG", "WEBP"}
+    quality : int
+        JPEG/WEBP quality.
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> data_url(Image.new("RGB", (2, 2), "red"))[:22]
+    'data:image/png;base64,'
+    """
+    fmt = fmt.upper()
+    if fmt not in ("PNG", "JPEG", "WEBP"):
+        raise InputError(f"image format must be PNG, JPEG or WEBP, got {fmt!r}")
+    img = downscale(image, max_side)
+    buf = io.BytesIO()
+    kwargs = {"optimize": False} if fmt == "PNG" else {"quality": quality}
+    img.save(buf, format=fmt, **kwargs)
+    mime = {"PNG": "png", "JPEG": "jpeg", "WEBP": "webp"}[fmt]
+    return f"data:image/{mime};base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def image_part(url: str) -> dict[str, Any]:
+    """A chat-completions content part holding one image URL.
+
+    Examples
+    --------
+    >>> image_part("data:image/png;base64,AAAA")["type"]
+    'image_url'
+    """
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def composite_2afc(
+    source: Any,
+    left: Any,
+    right: Any,
+    *,
+    max_side: int | None = 512,
+    gap: int = 8,
+    background: str = "white",
+) -> Any:
+    """One picture for a 2AFC question: the source on top, the two candidates below.
+
+    Each input is first downscaled to *max_side*; the candidates are placed
+    side by side (left, right) under the horizontally centred source.
+
+    Parameters
+    ----------
+    source, left, right : path or PIL image
+    max_side : int or None
+        Longer side of each part, at most.
+    gap : int
+        Pixels between the parts.
+    background : str
+        Colour of the empty area.
+
+    Returns
+    -------
+    PIL.Image.Image
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> im = composite_2afc(Image.new("RGB", (100, 50)), Image.new("RGB", (60, 60)),
+    ...                     Image.new("RGB", (60, 30)), max_side=None, gap=10)
+    >>> im.size
+    (130, 120)
+    """
+    from PIL import Image
+
+    src, lft, rgt = (downscale(x, max_side) for x in (source, left, right))
+    bottom_w = lft.width + gap + rgt.width
+    width = max(src.width, bottom_w)
+    bottom_h = max(lft.height, rgt.height)
+    canvas = Image.new("RGB", (width, src.height + gap + bottom_h), background)
+    canvas.paste(src, ((width - src.width) // 2, 0))
+    x0 = (width - bottom_w) // 2
+    y0 = src.height + gap
+    canvas.paste(lft, (x0, y0))
+    canvas.paste(rgt, (x0 + lft.width + gap, y0))
+    return canvas
+
+
+def grid_image(
+    images: Sequence[Any],
+    columns: int,
+    *,
+    cell: int = 256,
+    gap: int = 4,
+    background: str = "white",
+) -> Any:
+    """A meta-image: *images* in a grid of *columns* columns, each fitted in a square cell.
+
+    Parameters
+    ----------
+    images : sequence of path or PIL image
+    columns : int
+    cell : int
+        Side of a cell in pixels; each image is downscaled to fit and centred.
+    gap : int
+    background : str
+
+    Returns
+    -------
+    PIL.Image.Image
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> grid_image([Image.new("RGB", (10, 10))] * 5, columns=2, cell=20, gap=2).size
+    (42, 64)
+    """
+    from PIL import Image
+
+    if columns < 1:
+        raise InputError(f"columns must be at least 1, got {columns}")
+    if not images:
+        raise InputError("grid_image needs at least one image")
+    rows = -(-len(images) // columns)
+    canvas = Image.new(
+        "RGB", (columns * cell + (columns - 1) * gap, rows * cell + (rows - 1) * gap), background
+    )
+    for i, src in enumerate(images):
+        img = downscale(src, cell)
+        r, c = divmod(i, columns)
+        x = c * (cell + gap) + (cell - img.width) // 2
+        y = r * (cell + gap) + (cell - img.height) // 2
+        canvas.paste(img, (x, y))
+    return canvas

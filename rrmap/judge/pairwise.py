@@ -1,0 +1,746 @@
+"""Two-alternative forced choice (2AFC) judging of stylised images, ArtCoT style.
+
+A *pairs table* has one row per pair: ``instance`` (e.g. a content/style
+combination), ``style`` (the requested style, in words), ``source_image``,
+and two candidates ``candidate_a``/``image_a`` and ``candidate_b``/``image_b``.
+Each pair is shown in both orders — order ``ab`` puts candidate a on the
+left, order ``ba`` on the right — so a judge that prefers a position rather
+than an image shows up as inconsistent.
+
+Modes (ArtCoT, Jiang et al.): ``base`` asks for the winner directly; ``cot``
+asks for brief step-by-step reasoning and the winner; ``artcot`` runs three
+turns of one conversation — a content/style analysis, an art critic's
+reflection on that analysis, and a summary that names the winner — each turn
+seeing the earlier turns' answers. Only the final answer decides; if it cannot
+be read it is asked once more with a reminder of the format
+(``format_retries``) and otherwise recorded as invalid with its raw text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rrmap.errors import InputError
+from rrmap.judge._run import run_all, run_sync
+from rrmap.judge.client import CallFailedError, UsageStats
+from rrmap.judge.images import composite_2afc, data_url, image_part
+from rrmap.judge.parsing import choice01, parse_fields, text_field
+from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
+
+__all__ = [
+    "MODES",
+    "PAIR_COLUMNS",
+    "PairwiseResult",
+    "combine_orders",
+    "first_messages",
+    "judge_pairs",
+    "position_bias",
+    "read_pairs",
+    "validate_pairs",
+]
+
+#: Required columns of a pairs table.
+PAIR_COLUMNS: tuple[str, ...] = (
+    "instance",
+    "style",
+    "source_image",
+    "candidate_a",
+    "image_a",
+    "candidate_b",
+    "image_b",
+)
+#: Prompting modes.
+MODES: tuple[str, ...] = ("base", "cot", "artcot")
+
+_IMAGE_COLUMNS = ("source_image", "image_a", "image_b")
+
+
+@dataclass(frozen=True)
+class _Stage:
+    prompt: str
+    fields: Mapping[str, Callable[[Any], Any]]
+    example: str
+
+
+_STAGES: dict[str, tuple[_Stage, ...]] = {
+    "base": (_Stage("base", {"winner": choice01}, '{"winner": 0}'),),
+    "cot": (_Stage("cot", {"winner": choice01}, '{"thinking": "...", "winner": 1}'),),
+    "artcot": (
+        _Stage(
+            "artcot_analyser",
+            {
+                "style_reason": text_field,
+                "content_reason": text_field,
+                "style_winner": choice01,
+                "content_winner": choice01,
+            },
+            '{"style_reason": "...", "content_reason": "...", "style_winner": 0, '
+            '"content_winner": 1}',
+        ),
+        _Stage("artcot_critic", {"reflection": text_field}, '{"reflection": "..."}'),
+        _Stage("artcot_summary", {"winner": choice01}, '{"winner": 0}'),
+    ),
+}
+
+
+def _problem_lines(rows: list[int]) -> str:
+    shown = ", ".join(str(r) for r in rows[:20])
+    return shown + (f" and {len(rows) - 20} more" if len(rows) > 20 else "")
+
+
+def validate_pairs(
+    pairs: pd.DataFrame,
+    *,
+    source: str = "<DataFrame>",
+    base_dir: str | os.PathLike[str] | None = None,
+    check_files: bool = True,
+) -> pd.DataFrame:
+    """Check a pairs table and resolve its image paths.
+
+    Every problem is reported at once: missing columns, empty cells, a pair
+    whose two candidates have the same name, image files that do not exist.
+    Row numbers are file lines (the header is line 1).
+
+    Parameters
+    ----------
+    pairs : DataFrame
+        With the columns of :data:`PAIR_COLUMNS` (others are kept).
+    source : str
+        Name used in messages.
+    base_dir : path or None
+        Relative image paths are taken relative to this.
+    check_files : bool
+        Also check that every image file exists.
+
+    Returns
+    -------
+    DataFrame
+        A copy, text columns as ``str``, image paths absolute.
+
+    Raises
+    ------
+    InputError
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"instance": ["i1"], "style": ["ukiyo-e"], "source_image": ["s.png"],
+    ...     "candidate_a": ["m1"], "image_a": ["a.png"], "candidate_b": ["m1"],
+    ...     "image_b": ["b.png"]})
+    >>> try:
+    ...     validate_pairs(df, check_files=False)
+    ... except InputError as err:
+    ...     print(err)
+    <DataFrame>: 1 problem: line 2: candidate_a and candidate_b are both 'm1'
+    """
+    missing = [c for c in PAIR_COLUMNS if c not in pairs.columns]
+    if missing:
+        raise InputError(
+            f"{source}: missing column(s) {', '.join(missing)}; a pairs table needs "
+            f"{', '.join(PAIR_COLUMNS)}"
+        )
+    df = pairs.copy()
+    problems: list[str] = []
+    for col in PAIR_COLUMNS:
+        values = df[col].astype("string").fillna("").str.strip()
+        empty = [i + 2 for i, v in enumerate(values) if v == ""]
+        if empty:
+            problems.append(f"column {col!r} is empty on line(s) {_problem_lines(empty)}")
+        df[col] = values.astype(object).map(str)
+    for i, (a, b) in enumerate(zip(df["candidate_a"], df["candidate_b"], strict=True)):
+        if a and a == b:
+            problems.append(f"line {i + 2}: candidate_a and candidate_b are both {a!r}")
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    for col in _IMAGE_COLUMNS:
+        resolved = [str(base / p) if p and not Path(p).is_absolute() else p for p in df[col]]
+        df[col] = resolved
+        if check_files:
+            absent: dict[str, list[int]] = {}
+            for i, p in enumerate(resolved):
+                if p and not Path(p).is_file():
+                    absent.setdefault(p, []).append(i + 2)
+            for p, rows in absent.items():
+                problems.append(
+                    f"column {col!r}: image file {p} not found (line(s) {_problem_lines(rows)})"
+                )
+    if problems:
+        n = len(problems)
+        raise InputError(f"{source}: {n} problem{'s' if n != 1 else ''}: " + "; ".join(problems))
+    return df.reset_index(drop=True)
+
+
+def read_pairs(path: str | os.PathLike[str], *, check_files: bool = True) -> pd.DataFrame:
+    """Read a pairs CSV; image paths are relative to the file's folder.
+
+    Parameters
+    ----------
+    path : path
+        CSV with the columns of :data:`PAIR_COLUMNS` (extra columns are kept).
+    check_files : bool
+        Check that every image exists.
+
+    Returns
+    -------
+    DataFrame
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "p.csv").write_text(
+    ...     "instance,style,source_image,candidate_a,image_a,candidate_b,image_b\\n"
+    ...     "i1,ukiyo-e,s.png,m1,a.png,m2,b.png\\n")
+    >>> read_pairs(d / "p.csv", check_files=False)["image_a"][0] == str(d / "a.png")
+    True
+    """
+    path = Path(path)
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path}: the file is empty") from None
+    except pd.errors.ParserError as exc:
+        raise InputError(f"{path}: not a readable CSV ({exc})") from None
+    return validate_pairs(df, source=str(path), base_dir=path.parent, check_files=check_files)
+
+
+def _image_parts(
+    row: Mapping[str, Any], order: str, composite: bool, max_side: int | None, fmt: str
+) -> list[dict[str, Any]]:
+    left, right = (
+        (row["image_a"], row["image_b"])
+        if order == "ab"
+        else (
+            row["image_b"],
+            row["image_a"],
+        )
+    )
+    if composite:
+        img = composite_2afc(row["source_image"], left, right, max_side=max_side)
+        return [image_part(data_url(img, fmt=fmt))]
+    return [image_part(data_url(p, max_side, fmt=fmt)) for p in (row["source_image"], left, right)]
+
+
+def _user(images: list[dict[str, Any]], text: str) -> dict[str, Any]:
+    return {"role": "user", "content": [*images, {"type": "text", "text": text}]}
+
+
+def _stage_text(prompts: Prompts, stage: _Stage, style: str, composite: bool) -> str:
+    layout = prompts.layout_composite if composite else prompts.layout_separate
+    return render(getattr(prompts, stage.prompt), style=style, layout=layout)
+
+
+def first_messages(
+    pairs: pd.DataFrame,
+    *,
+    mode: str = "artcot",
+    prompts: Prompts | None = None,
+    composite: bool = True,
+    max_side: int | None = 512,
+    image_format: str = "PNG",
+) -> list[dict[str, Any]]:
+    """The messages of the first call :func:`judge_pairs` would make (for a dry run).
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> im = Image.new("RGB", (8, 8))
+    >>> df = pd.DataFrame([{"instance": "i", "style": "pop art", "source_image": im,
+    ...     "candidate_a": "m1", "image_a": im, "candidate_b": "m2", "image_b": im}])
+    >>> msgs = first_messages(df, mode="base")
+    >>> [p["type"] for p in msgs[0]["content"]]
+    ['image_url', 'text']
+    """
+    _check_mode(mode)
+    prompts = prompts or DEFAULT_PROMPTS
+    row = pairs.iloc[0]
+    images = _image_parts(row, "ab", composite, max_side, image_format)
+    stage = _STAGES[mode][0]
+    return [_user(images, _stage_text(prompts, stage, str(row["style"]), composite))]
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+
+
+@dataclass
+class PairwiseResult:
+    """Everything a 2AFC run produced.
+
+    Attributes
+    ----------
+    per_order : DataFrame
+        One row per pair and order: ``instance``, ``left``, ``right``,
+        ``winner`` (``""`` when invalid), ``valid``, ``order``, ``mode``,
+        ``model``, ``error``, ``answers`` (JSON list of every turn's raw reply).
+    comparisons : DataFrame
+        One row per pair with a verdict, in rrmap.rank's comparisons format
+        (``instance``, ``left`` = candidate a, ``right`` = candidate b,
+        ``winner``) plus ``mode``, ``model``, ``n_valid_orders``,
+        ``agreement``, ``verdict_ab``, ``verdict_ba``, ``answers_ab``, ``answers_ba``.
+    bias : DataFrame
+        :func:`position_bias` of ``per_order``.
+    excluded : DataFrame
+        Pairs with no valid verdict in any order, with the reason.
+    stats : UsageStats
+    """
+
+    per_order: pd.DataFrame
+    comparisons: pd.DataFrame
+    bias: pd.DataFrame
+    excluded: pd.DataFrame
+    stats: UsageStats = field(default_factory=UsageStats)
+
+    def summary(self) -> str:
+        """A few lines for a log: verdicts, exclusions, position bias.
+
+        Examples
+        --------
+        >>> from rrmap.judge.judges import RandomJudge
+        >>> from PIL import Image
+        >>> im = Image.new("RGB", (8, 8))
+        >>> df = pd.DataFrame([{"instance": "i", "style": "s", "source_image": im,
+        ...     "candidate_a": "m1", "image_a": im, "candidate_b": "m2", "image_b": im}])
+        >>> print(judge_pairs(df, RandomJudge(rng=0)).summary().splitlines()[0])
+        1 pair(s) judged in 2 order(s): 1 verdict(s), 0 pair(s) excluded (no valid answer)
+        """
+        n_pairs = self.per_order["pair"].nunique() if len(self.per_order) else 0
+        n_orders = self.per_order["order"].nunique() if len(self.per_order) else 0
+        lines = [
+            f"{n_pairs} pair(s) judged in {n_orders} order(s): {len(self.comparisons)} "
+            f"verdict(s), {len(self.excluded)} pair(s) excluded (no valid answer)"
+        ]
+        n_invalid = int((~self.per_order["valid"]).sum()) if len(self.per_order) else 0
+        if n_invalid:
+            lines.append(f"{n_invalid} answer(s) invalid (kept with raw text in per_order)")
+        for r in self.bias.itertuples(index=False):
+            lines.append(
+                f"{r.model} [{r.mode}]: left-preference rate {r.left_rate:.3f} "
+                f"(p = {r.left_rate_p:.3g}), consistency across orders {r.consistency:.3f} "
+                f"over {r.n_pairs_both_valid} pair(s)"
+            )
+        return "\n".join(lines)
+
+
+async def _judge_chat(
+    backend: Any,
+    row: Mapping[str, Any],
+    order: str,
+    mode: str,
+    prompts: Prompts,
+    composite: bool,
+    max_side: int | None,
+    image_format: str,
+    format_retries: int,
+) -> dict[str, Any]:
+    images = await asyncio.to_thread(_image_parts, row, order, composite, max_side, image_format)
+    messages: list[dict[str, Any]] = []
+    answers: list[dict[str, Any]] = []
+    stages = _STAGES[mode]
+    parsed = None
+    error = ""
+    for i, stage in enumerate(stages):
+        text = _stage_text(prompts, stage, str(row["style"]), composite)
+        messages.append(_user(images if i == 0 else [], text))
+        try:
+            res = await backend.chat(messages)
+        except CallFailedError as exc:
+            answers.append({"turn": stage.prompt, "text": None, "error": str(exc)})
+            return {
+                "winner": "",
+                "valid": False,
+                "error": f"call failed: {exc}",
+                "answers": answers,
+            }
+        parsed = parse_fields(res.text, stage.fields)
+        answers.append({"turn": stage.prompt, "text": res.text, "error": parsed.error})
+        final = i == len(stages) - 1
+        tries = 0
+        while final and not parsed.ok and tries < format_retries:
+            tries += 1
+            reminder = render(prompts.format_reminder, problem=parsed.error, example=stage.example)
+            messages += [
+                {"role": "assistant", "content": res.text},
+                {"role": "user", "content": reminder},
+            ]
+            try:
+                res = await backend.chat(messages)
+            except CallFailedError as exc:
+                answers.append({"turn": "format_reminder", "text": None, "error": str(exc)})
+                return {
+                    "winner": "",
+                    "valid": False,
+                    "error": f"call failed: {exc}",
+                    "answers": answers,
+                }
+            parsed = parse_fields(res.text, stage.fields)
+            answers.append({"turn": "format_reminder", "text": res.text, "error": parsed.error})
+        messages.append({"role": "assistant", "content": res.text})
+        if final and not parsed.ok:
+            error = f"unreadable answer: {parsed.error}"
+    if parsed is not None and parsed.ok:
+        winner = "left" if parsed.value["winner"] == 0 else "right"
+        return {"winner": winner, "valid": True, "error": "", "answers": answers}
+    return {"winner": "", "valid": False, "error": error, "answers": answers}
+
+
+def _verdict_name(row: Mapping[str, Any]) -> str | None:
+    if not row["valid"]:
+        return None
+    if row["winner"] == "tie":
+        return "tie"
+    return row["left"] if row["winner"] == "left" else row["right"]
+
+
+def combine_orders(per_order: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Merge the orders of each pair into one verdict.
+
+    Both orders valid and naming the same candidate: that candidate wins
+    (``agreement = "agree"``). Naming different candidates: ``"tie"``
+    (``"disagree"``). One valid order: its verdict (``"single"``). No valid
+    order: the pair goes to the excluded table.
+
+    Parameters
+    ----------
+    per_order : DataFrame
+        :attr:`PairwiseResult.per_order`.
+
+    Returns
+    -------
+    comparisons, excluded : DataFrame
+
+    Examples
+    --------
+    >>> po = pd.DataFrame({"pair": [0, 0], "instance": ["i", "i"], "order": ["ab", "ba"],
+    ...     "candidate_a": ["m1", "m1"], "candidate_b": ["m2", "m2"],
+    ...     "left": ["m1", "m2"], "right": ["m2", "m1"], "winner": ["left", "left"],
+    ...     "valid": [True, True], "mode": ["base"] * 2, "model": ["x"] * 2,
+    ...     "style": ["s"] * 2, "answers": ["[]"] * 2})
+    >>> comp, excl = combine_orders(po)
+    >>> comp.loc[0, ["left", "right", "winner", "agreement"]].tolist()
+    ['m1', 'm2', 'tie', 'disagree']
+    """
+    rows, excluded = [], []
+    for _, grp in per_order.groupby("pair", sort=True):
+        first = grp.iloc[0]
+        verdicts = {r["order"]: _verdict_name(r) for _, r in grp.iterrows()}
+        answers = {r["order"]: r["answers"] for _, r in grp.iterrows()}
+        valid = [v for v in verdicts.values() if v is not None]
+        a, b = first["candidate_a"], first["candidate_b"]
+        if not valid:
+            errors = "; ".join(sorted({str(r["error"]) for _, r in grp.iterrows()}))
+            excluded.append(
+                {
+                    "instance": first["instance"],
+                    "candidate_a": a,
+                    "candidate_b": b,
+                    "mode": first["mode"],
+                    "model": first["model"],
+                    "reason": errors,
+                }
+            )
+            continue
+        if len(valid) == 1:
+            verdict, agreement = valid[0], "single"
+        elif len(set(valid)) == 1:
+            verdict, agreement = valid[0], "agree"
+        else:
+            verdict, agreement = "tie", "disagree"
+        winner = "tie" if verdict == "tie" else ("left" if verdict == a else "right")
+        rows.append(
+            {
+                "instance": first["instance"],
+                "left": a,
+                "right": b,
+                "winner": winner,
+                "mode": first["mode"],
+                "model": first["model"],
+                "style": first["style"],
+                "n_valid_orders": len(valid),
+                "agreement": agreement,
+                "verdict_ab": verdicts.get("ab") or "",
+                "verdict_ba": verdicts.get("ba") or "",
+                "answers_ab": answers.get("ab", ""),
+                "answers_ba": answers.get("ba", ""),
+            }
+        )
+    comp_cols = [
+        "instance",
+        "left",
+        "right",
+        "winner",
+        "mode",
+        "model",
+        "style",
+        "n_valid_orders",
+        "agreement",
+        "verdict_ab",
+        "verdict_ba",
+        "answers_ab",
+        "answers_ba",
+    ]
+    excl_cols = ["instance", "candidate_a", "candidate_b", "mode", "model", "reason"]
+    return pd.DataFrame(rows, columns=comp_cols), pd.DataFrame(excluded, columns=excl_cols)
+
+
+def position_bias(per_order: pd.DataFrame) -> pd.DataFrame:
+    """Left-preference rate and consistency across orders, per model and mode.
+
+    ``left_rate`` is the share of valid left/right verdicts that chose the left
+    position, with a two-sided exact binomial test against 1/2
+    (``left_rate_p``). ``consistency`` is the share of pairs with both orders
+    valid whose two verdicts name the same candidate; a judge that always
+    picks one position has consistency 0, a judge that only looks at the
+    images has 1.
+
+    Parameters
+    ----------
+    per_order : DataFrame
+        :attr:`PairwiseResult.per_order`.
+
+    Returns
+    -------
+    DataFrame
+        ``model``, ``mode``, ``n_answers``, ``n_valid``, ``left_rate``,
+        ``left_rate_p``, ``n_pairs_both_valid``, ``consistency``.
+
+    Examples
+    --------
+    >>> po = pd.DataFrame({"pair": [0, 0, 1, 1], "order": ["ab", "ba"] * 2,
+    ...     "left": ["a", "b", "c", "d"], "right": ["b", "a", "d", "c"],
+    ...     "winner": ["left", "right", "left", "left"], "valid": [True] * 4,
+    ...     "mode": ["base"] * 4, "model": ["x"] * 4})
+    >>> position_bias(po)[["left_rate", "consistency"]].iloc[0].tolist()
+    [0.75, 0.5]
+    """
+    from scipy.stats import binomtest
+
+    out = []
+    for (model, mode), grp in per_order.groupby(["model", "mode"], sort=True):
+        valid = grp[grp["valid"].astype(bool)]
+        lr = valid[valid["winner"].isin(["left", "right"])]
+        n_left = int((lr["winner"] == "left").sum())
+        n_lr = len(lr)
+        names = valid.assign(
+            name=[_verdict_name(r) for _, r in valid.iterrows()] if len(valid) else []
+        )
+        both = names.groupby("pair")["name"].agg(list)
+        both = both[both.map(len) == 2]
+        same = sum(1 for v in both if v[0] == v[1])
+        out.append(
+            {
+                "model": model,
+                "mode": mode,
+                "n_answers": len(grp),
+                "n_valid": len(valid),
+                "left_rate": n_left / n_lr if n_lr else float("nan"),
+                "left_rate_p": binomtest(n_left, n_lr, 0.5).pvalue if n_lr else float("nan"),
+                "n_pairs_both_valid": len(both),
+                "consistency": same / len(both) if len(both) else float("nan"),
+            }
+        )
+    cols = [
+        "model",
+        "mode",
+        "n_answers",
+        "n_valid",
+        "left_rate",
+        "left_rate_p",
+        "n_pairs_both_valid",
+        "consistency",
+    ]
+    return pd.DataFrame(out, columns=cols)
+
+
+def judge_pairs(
+    pairs: pd.DataFrame,
+    judge: Any,
+    *,
+    mode: str = "artcot",
+    orders: str = "both",
+    prompts: Prompts | None = None,
+    composite: bool = True,
+    max_side: int | None = 512,
+    image_format: str = "PNG",
+    format_retries: int = 1,
+    in_flight: int | None = None,
+    progress: bool = False,
+) -> PairwiseResult:
+    """Judge every pair with an MLLM (or a Python judge) and combine the orders.
+
+    Parameters
+    ----------
+    pairs : DataFrame
+        A pairs table (see :func:`read_pairs`); images as paths or PIL images.
+    judge : ChatClient, FunctionChat or a pair judge
+        A chat backend (HTTP or Python) or an object with ``judge_pair``
+        (see :mod:`rrmap.judge.judges`).
+    mode : {"base", "cot", "artcot"}
+    orders : {"both", "ab"}
+        ``"both"`` judges each pair with a on the left and then on the right.
+    prompts : Prompts or None
+        Replacement prompt texts (:func:`~rrmap.judge.prompts.load_prompts`).
+    composite : bool
+        One composite image (source on top, candidates below) or three
+        separate images for models that accept several.
+    max_side : int or None
+        Downscale each image so its longer side is at most this.
+    image_format : {"PNG", "JPEG", "WEBP"}
+    format_retries : int
+        Extra requests with a format reminder when the final answer is unreadable.
+    in_flight : int or None
+        Pair-orders prepared at once (default: four times the endpoint's
+        concurrency).
+    progress : bool
+        Show a progress bar on stderr.
+
+    Returns
+    -------
+    PairwiseResult
+
+    Raises
+    ------
+    EndpointError
+        Wrong key, model or URL: the run stops (finished calls stay cached).
+
+    Examples
+    --------
+    >>> from rrmap.judge.judges import FunctionChat
+    >>> from PIL import Image
+    >>> im = Image.new("RGB", (8, 8))
+    >>> df = pd.DataFrame([{"instance": "i", "style": "s", "source_image": im,
+    ...     "candidate_a": "m1", "image_a": im, "candidate_b": "m2", "image_b": im}])
+    >>> res = judge_pairs(df, FunctionChat(lambda m: "{'winner': 0}", "left-lover"), mode="base")
+    >>> res.comparisons[["left", "right", "winner", "agreement"]].values.tolist()
+    [['m1', 'm2', 'tie', 'disagree']]
+    >>> float(res.bias["left_rate"].iloc[0]), float(res.bias["consistency"].iloc[0])
+    (1.0, 0.0)
+    """
+    _check_mode(mode)
+    if orders not in ("both", "ab"):
+        raise InputError(f"orders must be 'both' or 'ab', got {orders!r}")
+    if format_retries < 0:
+        raise InputError(f"format_retries must be >= 0, got {format_retries}")
+    prompts = prompts or DEFAULT_PROMPTS
+    return run_sync(
+        _ajudge_pairs(
+            pairs,
+            judge,
+            mode,
+            ("ab", "ba") if orders == "both" else ("ab",),
+            prompts,
+            composite,
+            max_side,
+            image_format,
+            format_retries,
+            in_flight,
+            progress,
+        )
+    )
+
+
+async def _ajudge_pairs(
+    pairs: pd.DataFrame,
+    judge: Any,
+    mode: str,
+    orders: tuple[str, ...],
+    prompts: Prompts,
+    composite: bool,
+    max_side: int | None,
+    image_format: str,
+    format_retries: int,
+    in_flight: int | None,
+    progress: bool,
+) -> PairwiseResult:
+    records = pairs.to_dict("records")
+    items = [(i, order) for i in range(len(records)) for order in orders]
+    is_pair_judge = hasattr(judge, "judge_pair") and not hasattr(judge, "chat")
+    used_mode = "baseline" if is_pair_judge else mode
+    stats = getattr(judge, "stats", UsageStats())
+
+    def make_job(i: int, order: str) -> Callable[[], Any]:
+        row = records[i]
+
+        async def job() -> dict[str, Any]:
+            if is_pair_judge:
+                left, right = (
+                    (row["image_a"], row["image_b"])
+                    if order == "ab"
+                    else (row["image_b"], row["image_a"])
+                )
+                w = judge.judge_pair(row["source_image"], left, right, str(row["style"]))
+                if w not in ("left", "right", "tie"):
+                    raise InputError(
+                        f"judge {judge.name!r} returned {w!r}, not 'left', 'right' or 'tie'"
+                    )
+                return {"winner": w, "valid": True, "error": "", "answers": []}
+            return await _judge_chat(
+                judge, row, order, mode, prompts, composite, max_side, image_format, format_retries
+            )
+
+        return job
+
+    if in_flight is None:
+        conc = getattr(getattr(judge, "endpoint", None), "concurrency", 8)
+        in_flight = 4 * conc
+    jobs = [make_job(i, o) for i, o in items]
+    if is_pair_judge:
+        outcomes = [await j() for j in jobs]
+    else:
+        async with judge:
+            outcomes = await run_all(
+                jobs, in_flight=in_flight, progress=progress, desc=f"2afc {mode}"
+            )
+    rows = []
+    for (i, order), out in zip(items, outcomes, strict=True):
+        r = records[i]
+        left, right = (
+            (r["candidate_a"], r["candidate_b"])
+            if order == "ab"
+            else (r["candidate_b"], r["candidate_a"])
+        )
+        rows.append(
+            {
+                "pair": i,
+                "instance": r["instance"],
+                "left": left,
+                "right": right,
+                "winner": out["winner"],
+                "valid": out["valid"],
+                "order": order,
+                "mode": used_mode,
+                "model": judge.name,
+                "style": r["style"],
+                "candidate_a": r["candidate_a"],
+                "candidate_b": r["candidate_b"],
+                "error": out["error"],
+                "answers": json.dumps(out["answers"], ensure_ascii=False),
+            }
+        )
+    cols = [
+        "pair",
+        "instance",
+        "left",
+        "right",
+        "winner",
+        "valid",
+        "order",
+        "mode",
+        "model",
+        "style",
+        "candidate_a",
+        "candidate_b",
+        "error",
+        "answers",
+    ]
+    per_order = pd.DataFrame(rows, columns=cols)
+    per_order["valid"] = per_order["valid"].astype(bool)
+    comparisons, excluded = combine_orders(per_order)
+    return PairwiseResult(per_order, comparisons, position_bias(per_order), excluded, stats)

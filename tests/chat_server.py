@@ -1,0 +1,357 @@
+"""A local chat-completions server for tests and benchmarks (127.0.0.1 only).
+
+It speaks the OpenAI-compatible protocol (``POST .../chat/completions`` with a
+bearer key) and answers with recorded, realistic replies in the formats real
+models use: bare dict literals, fenced JSON, JSON inside prose, and malformed
+replies. Faults can be injected by request number: ``"429"`` (with
+``Retry-After``), ``"500"``, ``"drop"`` (connection closed without an answer),
+``"slow"`` (answer after ``slow_seconds``) and ``"garbage"`` (HTTP 200 with a
+body that is not JSON).
+
+Its 2AFC "model" is a brightness judge: it prefers the brighter of the two
+stylised images, whatever their position, unless the style text asks
+otherwise: a style containing ``LEFTY`` always answers left, ``UNREADABLE``
+answers the final ArtCoT turn in prose (and the format reminder in JSON),
+``HOPELESS`` never answers in a readable format.
+
+Run ``python tests/chat_server.py --latency 0.1`` to serve until interrupted;
+it prints its base URL on the first line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import io
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+API_KEY = "test-key-0123456789"
+MODEL = "judge-model"
+
+ANALYSER = (
+    "{{'style_reason': 'The {side} image carries the requested palette and brushwork "
+    "across the whole surface; the other keeps photographic gradients in the sky.', "
+    "'content_reason': 'Both keep the layout of the source; the {side} one keeps the "
+    "outlines of the main figure sharper.', 'style_winner': {w}, 'content_winner': {w}}}"
+)
+CRITIC = (
+    '```json\n{{"reflection": "The style calls for flat colour fields and clear contours. '
+    "The {side} image has both; the other shows smeared edges and a colour cast in the "
+    'corners. No large distortion in either."}}\n```'
+)
+SUMMARY_FORMATS = (
+    "{{'winner': {w}}}",
+    '```json\n{{"winner": {w}}}\n```',
+    'After weighing the analysis, the answer is {{"winner": {w}}}.',
+)
+COT = (
+    "{{'thinking': \"Let's think step by step. The {side} image renders the brushwork "
+    "more evenly and keeps the figure intact, so it is the better artwork.\", 'winner': {w}}}"
+)
+
+
+def _texts(body: dict[str, Any]) -> tuple[str, list[str]]:
+    """Last user text and the image URLs of the first user message."""
+    msgs = body.get("messages", [])
+    last = ""
+    for m in reversed(msgs):
+        if m.get("role") == "user":
+            c = m.get("content")
+            last = (
+                c
+                if isinstance(c, str)
+                else " ".join(p.get("text", "") for p in c if p.get("type") == "text")
+            )
+            break
+    images: list[str] = []
+    for m in msgs:
+        c = m.get("content")
+        if m.get("role") == "user" and isinstance(c, list):
+            images = [p["image_url"]["url"] for p in c if p.get("type") == "image_url"]
+            if images:
+                break
+    return last, images
+
+
+def _all_text(body: dict[str, Any]) -> str:
+    out = []
+    for m in body.get("messages", []):
+        c = m.get("content")
+        out.append(
+            c
+            if isinstance(c, str)
+            else " ".join(p.get("text", "") for p in c if p.get("type") == "text")
+        )
+    return "\n".join(out)
+
+
+def brighter_side(images: list[str]) -> int:
+    """0 if the left candidate is brighter, 1 if the right one is (ties: left)."""
+    from PIL import Image, ImageStat
+
+    def load(url: str) -> Any:
+        return Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("L")
+
+    if len(images) >= 3:
+        left, right = load(images[1]), load(images[2])
+    else:
+        img = load(images[0])
+        w, h = img.size
+        top = int(h * 0.55)
+        left = img.crop((0, top, w // 2, h))
+        right = img.crop((w // 2, top, w, h))
+    return 0 if ImageStat.Stat(left).mean[0] >= ImageStat.Stat(right).mean[0] else 1
+
+
+def recorded_answer(body: dict[str, Any]) -> str:
+    """The default "model": recorded 2AFC answers driven by the images and the style."""
+    last, images = _texts(body)
+    everything = _all_text(body)
+    pick = int(hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest(), 16)
+    if "LEFTY" in everything:
+        w = 0
+    elif images:
+        w = brighter_side(images)
+    else:
+        w = 0
+    side = "left" if w == 0 else "right"
+    if "could not be read" in last:
+        if "HOPELESS" in everything:
+            return "As I said, I prefer that one."
+        return f'{{"winner": {w}}}'
+    if "Step 1 of 3" in last:
+        return ANALYSER.format(side=side, w=w)
+    if "Step 2 of 3" in last:
+        return CRITIC.format(side=side)
+    if "Step 3 of 3" in last or "the better artwork overall? Reply" in last:
+        if "UNREADABLE" in everything or "HOPELESS" in everything:
+            return f"Overall I would go with the {side} one; it is more convincing."
+        return SUMMARY_FORMATS[pick % len(SUMMARY_FORMATS)].format(w=w)
+    if "step by step" in last:
+        return COT.format(side=side, w=w)
+    return "I am not sure what you are asking."
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        owner = self.server.owner
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        n = owner._count()
+        if owner.api_key and self.headers.get("Authorization") != f"Bearer {owner.api_key}":
+            self._send(
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key provided.",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
+            )
+            return
+        body = json.loads(raw)
+        if body.get("model") not in owner.models:
+            self._send(
+                404,
+                {
+                    "error": {
+                        "message": f"The model `{body.get('model')}` does not "
+                        "exist or you do not have access to it.",
+                        "code": "model_not_found",
+                    }
+                },
+            )
+            return
+        fault = owner.faults.get(n)
+        owner._enter()
+        try:
+            self._answer(owner, n, body, fault)
+        finally:
+            owner._leave()
+
+    def _answer(self, owner: ChatServer, n: int, body: dict[str, Any], fault: str | None) -> None:
+        if fault == "429":
+            self._send(
+                429,
+                {"error": {"message": "Rate limit reached, retry later."}},
+                {"Retry-After": f"{owner.retry_after:g}"},
+            )
+            return
+        if fault == "500":
+            self._send(500, {"error": {"message": "The server had an error."}})
+            return
+        if fault == "drop":
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if fault == "slow":
+            time.sleep(owner.slow_seconds)
+        if owner.latency:
+            time.sleep(owner.latency)
+        if fault == "garbage":
+            self._send(200, b"<html>upstream proxy error</html>")
+            return
+        text = owner.responder(body)
+        owner._answered(body)
+        prompt_tokens = len(json.dumps(body.get("messages", []))) // 40 + 85
+        self._send(
+            200,
+            {
+                "id": f"chatcmpl-{n}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": len(text.split()),
+                    "total_tokens": prompt_tokens + len(text.split()),
+                },
+            },
+        )
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+    owner: ChatServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a client that went away (killed, timed out) is part of the tests
+        pass
+
+
+class ChatServer:
+    """A threaded chat-completions server on 127.0.0.1 (use as a context manager).
+
+    Parameters
+    ----------
+    responder : callable
+        ``body -> reply text``; default :func:`recorded_answer`.
+    latency : float
+        Seconds every answer waits (simulating the model).
+    api_key : str or None
+        Required bearer key (``None``: no check).
+    models : tuple of str
+        Known model names; others get HTTP 404.
+    faults : dict
+        Request number (1-based, in arrival order) → fault kind.
+    retry_after, slow_seconds : float
+    """
+
+    def __init__(
+        self,
+        responder: Callable[[dict[str, Any]], str] = recorded_answer,
+        *,
+        latency: float = 0.0,
+        api_key: str | None = API_KEY,
+        models: tuple[str, ...] = (MODEL,),
+        faults: dict[int, str] | None = None,
+        retry_after: float = 0.2,
+        slow_seconds: float = 2.0,
+    ) -> None:
+        self.responder = responder
+        self.latency = latency
+        self.api_key = api_key
+        self.models = models
+        self.faults = dict(faults or {})
+        self.retry_after = retry_after
+        self.slow_seconds = slow_seconds
+        self.received = 0
+        self.answered: list[dict[str, Any]] = []
+        self.active = 0
+        self.max_active = 0
+        self._lock = threading.Lock()
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def _count(self) -> int:
+        with self._lock:
+            self.received += 1
+            return self.received
+
+    def _enter(self) -> None:
+        with self._lock:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.active -= 1
+
+    def _answered(self, body: dict[str, Any]) -> None:
+        with self._lock:
+            self.answered.append(body)
+
+    def start(self) -> ChatServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> ChatServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--latency", type=float, default=0.1)
+    ap.add_argument("--no-key", action="store_true", help="accept requests without a key")
+    args = ap.parse_args()
+    server = ChatServer(latency=args.latency, api_key=None if args.no_key else API_KEY)
+    print(server.base_url, flush=True)
+    try:
+        server._httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

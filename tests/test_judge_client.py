@@ -1,0 +1,170 @@
+"""rrmap.judge.client against a real chat-completions server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from chat_server import API_KEY, MODEL, ChatServer
+
+from rrmap.errors import InputError
+from rrmap.judge.client import (
+    CallFailedError,
+    ChatClient,
+    Endpoint,
+    EndpointError,
+    _retry_after,
+)
+
+KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
+HELLO = [{"role": "user", "content": "Which is better? Step 3 of 3: summary."}]
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch):
+    monkeypatch.setenv(KEY_ENV, API_KEY)
+
+
+def _endpoint(server: ChatServer, **kw) -> Endpoint:
+    kw.setdefault("backoff", 0.01)
+    return Endpoint(server.base_url, kw.pop("model", MODEL), api_key_env=KEY_ENV, **kw)
+
+
+async def _ask(client: ChatClient, messages=HELLO, n: int = 1):
+    async with client:
+        return await asyncio.gather(*(client.chat(messages) for _ in range(n)))
+
+
+def test_answer_and_usage_are_returned():
+    with ChatServer(lambda body: "{'winner': 1}") as server:
+        client = ChatClient(_endpoint(server, temperature=0.3, max_tokens=50))
+        (res,) = asyncio.run(_ask(client))
+    assert res.text == "{'winner': 1}"
+    assert res.completion_tokens == 2
+    assert res.prompt_tokens > 0
+    body = server.answered[0]
+    assert body["model"] == MODEL
+    assert body["temperature"] == 0.3
+    assert body["max_tokens"] == 50
+    assert client.stats.calls == 1 and client.stats.requests == 1
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "drop", "garbage"])
+def test_transient_failure_is_retried(fault):
+    with ChatServer(lambda body: "ok", faults={1: fault}, retry_after=0.05) as server:
+        client = ChatClient(_endpoint(server))
+        (res,) = asyncio.run(_ask(client))
+    assert res.text == "ok"
+    assert res.attempts == 2
+    assert client.stats.retries == 1
+    assert client.stats.requests == 2
+    assert server.received == 2
+
+
+def test_retry_after_is_honoured():
+    # backoff alone would wait ~1 ms; the server asks for 0.4 s
+    with ChatServer(lambda body: "ok", faults={1: "429"}, retry_after=0.4) as server:
+        client = ChatClient(_endpoint(server, backoff=0.001))
+        start = time.monotonic()
+        asyncio.run(_ask(client))
+        waited = time.monotonic() - start
+    assert waited >= 0.4
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("2", 2.0), ("0.5", 0.5), ("-3", 0.0), ("1000", 300.0), ("soon", None), (None, None)],
+)
+def test_retry_after_values(value, expected):
+    assert _retry_after(value, 300.0) == expected
+
+
+def test_retry_after_http_date_in_the_past_is_zero():
+    assert _retry_after("Wed, 21 Oct 2015 07:28:00 GMT", 300.0) == 0.0
+
+
+def test_slow_answer_times_out_and_is_retried():
+    with ChatServer(lambda body: "ok", faults={1: "slow"}, slow_seconds=1.5) as server:
+        client = ChatClient(_endpoint(server, timeout=0.3))
+        (res,) = asyncio.run(_ask(client))
+    assert res.text == "ok"
+    assert client.stats.retries == 1
+
+
+def test_retries_are_exhausted_then_call_fails():
+    with ChatServer(lambda body: "ok", faults={1: "500", 2: "500", 3: "500"}) as server:
+        client = ChatClient(_endpoint(server, max_retries=2))
+        with pytest.raises(CallFailedError, match="HTTP 500 after 3 attempts"):
+            asyncio.run(_ask(client))
+    assert server.received == 3
+    assert client.stats.failed == 1
+
+
+def test_wrong_key_stops_at_once_without_leaking_the_key(monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "sk-wrong-secret-value")
+    with ChatServer(lambda body: "ok") as server:
+        client = ChatClient(_endpoint(server))
+        with pytest.raises(EndpointError, match=rf"HTTP 401: .*\${KEY_ENV}") as info:
+            asyncio.run(_ask(client))
+    assert server.received == 1
+    assert "sk-wrong-secret-value" not in str(info.value)
+    assert info.value.status == 401
+
+
+def test_wrong_model_stops_at_once():
+    with ChatServer(lambda body: "ok") as server:
+        client = ChatClient(_endpoint(server, model="no-such-model"))
+        with pytest.raises(EndpointError, match="HTTP 404: model 'no-such-model'"):
+            asyncio.run(_ask(client))
+    assert server.received == 1
+
+
+def test_missing_key_variable_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv(KEY_ENV)
+    with ChatServer(lambda body: "ok") as server:
+        client = ChatClient(_endpoint(server))
+        with pytest.raises(InputError, match=f"environment variable {KEY_ENV}"):
+            asyncio.run(_ask(client))
+    assert server.received == 0
+
+
+def test_no_key_variable_sends_no_authorization():
+    with ChatServer(lambda body: "ok", api_key=None) as server:
+        client = ChatClient(Endpoint(server.base_url, MODEL, api_key_env=None))
+        (res,) = asyncio.run(_ask(client))
+    assert res.text == "ok"
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_concurrency_limit_is_respected(concurrency):
+    with ChatServer(lambda body: "ok", latency=0.05) as server:
+        client = ChatClient(_endpoint(server, concurrency=concurrency))
+        msgs = [[{"role": "user", "content": f"q{i}"}] for i in range(12)]
+
+        async def run():
+            async with client:
+                return await asyncio.gather(*(client.chat(m) for m in msgs))
+
+        asyncio.run(run())
+    assert server.max_active == concurrency
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"base_url": "localhost:8000"}, "must start with http"),
+        ({"concurrency": 0}, "concurrency must be at least 1"),
+        ({"timeout": 0}, "timeout must be positive"),
+    ],
+)
+def test_bad_endpoint_settings(kwargs, message):
+    args = {"base_url": "http://127.0.0.1:1/v1", "model": "m", **kwargs}
+    with pytest.raises(InputError, match=message):
+        Endpoint(**args)
+
+
+def test_endpoint_repr_names_the_variable_not_the_key():
+    ep = Endpoint("http://127.0.0.1:1/v1", "m", api_key_env=KEY_ENV)
+    assert KEY_ENV in repr(ep)
+    assert API_KEY not in repr(ep)

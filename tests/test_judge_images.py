@@ -1,0 +1,83 @@
+"""rrmap.judge.images: downscaling, data URLs, the 2AFC composite and grids."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from rrmap.errors import InputError
+from rrmap.judge.images import composite_2afc, data_url, downscale, grid_image, load_image
+
+
+def _decode(url: str) -> Image.Image:
+    return Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+
+
+@pytest.mark.parametrize(
+    ("size", "max_side", "expected"),
+    [((800, 400), 200, (200, 100)), ((300, 900), 300, (100, 300)), ((50, 40), 100, (50, 40))],
+)
+def test_downscale_keeps_aspect_and_never_enlarges(size, max_side, expected):
+    assert downscale(Image.new("RGB", size), max_side).size == expected
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "WEBP"])
+def test_data_url_round_trips(fmt):
+    img = Image.new("RGB", (20, 10), (255, 0, 0))
+    url = data_url(img, fmt=fmt)
+    assert url.startswith(f"data:image/{'jpeg' if fmt == 'JPEG' else fmt.lower()};base64,")
+    back = _decode(url)
+    assert back.size == (20, 10)
+    assert np.abs(np.asarray(back.convert("RGB"), float) - [255, 0, 0]).max() < 8
+
+
+def test_data_url_is_deterministic_and_downscales():
+    img = Image.fromarray(np.random.default_rng(0).integers(0, 255, (64, 64, 3), np.uint8))
+    assert data_url(img, 16) == data_url(img.copy(), 16)
+    assert _decode(data_url(img, 16)).size == (16, 16)
+
+
+def test_composite_places_source_on_top_and_candidates_below():
+    src = Image.new("RGB", (40, 20), (255, 0, 0))
+    left = Image.new("RGB", (30, 30), (0, 255, 0))
+    right = Image.new("RGB", (30, 30), (0, 0, 255))
+    im = composite_2afc(src, left, right, max_side=None, gap=10)
+    assert im.size == (70, 60)
+    px = np.asarray(im)
+    assert tuple(px[5, 35]) == (255, 0, 0)  # source, centred on top
+    assert tuple(px[45, 10]) == (0, 255, 0)  # left candidate, bottom left
+    assert tuple(px[45, 60]) == (0, 0, 255)  # right candidate, bottom right
+    assert tuple(px[25, 35]) == (255, 255, 255)  # gap
+
+
+def test_composite_downscales_each_part():
+    big = Image.new("RGB", (1000, 500))
+    assert composite_2afc(big, big, big, max_side=100, gap=0).size == (200, 100)
+
+
+def test_grid_image_layout():
+    cells = [Image.new("RGB", (10, 10), (i * 40, 0, 0)) for i in range(5)]
+    im = grid_image(cells, columns=3, cell=10, gap=2)
+    assert im.size == (34, 22)
+    assert tuple(np.asarray(im)[15, 17]) == (160, 0, 0)  # 5th image: row 2, column 2
+
+
+def test_transparent_images_are_flattened_on_white():
+    rgba = Image.new("RGBA", (4, 4), (0, 0, 0, 0))
+    assert tuple(np.asarray(load_image(rgba))[0, 0]) == (255, 255, 255)
+
+
+def test_missing_and_unreadable_files(tmp_path):
+    with pytest.raises(InputError, match=r"image file not found: .*nope\.png"):
+        load_image(tmp_path / "nope.png")
+    (tmp_path / "bad.png").write_text("not an image")
+    with pytest.raises(InputError, match=r"bad\.png: not a readable image"):
+        load_image(tmp_path / "bad.png")
+    with pytest.raises(InputError, match="columns must be at least 1"):
+        grid_image([Image.new("RGB", (2, 2))], columns=0)
+    with pytest.raises(InputError, match="image format must be PNG, JPEG or WEBP"):
+        data_url(Image.new("RGB", (2, 2)), fmt="GIF")
