@@ -135,7 +135,39 @@ def background_cmap(lighten: float = 0.45, base: str = "cividis") -> Colormap:
 
 @dataclass
 class PanelArtists:
-    """What :func:`plot_rrmap` drew on one Axes (see :func:`panel_artists`)."""
+    """What :func:`plot_rrmap` drew on one Axes (see :func:`panel_artists`).
+
+    Attributes
+    ----------
+    ax : Axes
+        The panel.
+    background : AxesImage or None
+        The BC raster (``get_array()`` holds BC at the cell centres).
+    colorbar : Colorbar or None
+        The colorbar added by :func:`plot_rrmap` (``None`` in multi-panel figures).
+    zones : dict of str to Polygon
+        Outlines of the ``stereotype`` and ``fair`` rectangles.
+    excellent : Line2D or None
+        The closed curve BC = ``excellent_bc``.
+    labels : dict of str to Text
+        Zone and reference-point labels.
+    references : dict of str to PathCollection
+        The markers at (0, 1) ``alignment`` and (0, 0) ``stereotype``.
+    points : dict of str to PathCollection
+        The points inside the view, one collection per option of the colour column.
+    clipped : list of PathCollection
+        Points moved onto the edge, one collection per direction (> < ^ v).
+    legend : Legend or None
+    n_clipped, n_points : int
+
+    Examples
+    --------
+    >>> from rrmap.figures import plot_rrmap, panel_artists
+    >>> drawn = panel_artists(plot_rrmap())
+    >>> drawn.zones["fair"].get_xy()[:3].tolist()
+    [[-2.0, 0.6666666666666666], [2.0, 0.6666666666666666], [2.0, 1.5]]
+    >>> plt.close("all")
+    """
 
     ax: Axes
     background: AxesImage | None = None
@@ -845,7 +877,7 @@ def plot_rrmap_grid(
             handles=handles,
             title=cat,
             loc="center left",
-            bbox_to_anchor=(1.02, 0.5),
+            bbox_to_anchor=(1.05, 0.5),
             ncols=1 if len(handles) <= 10 else 2,
             borderaxespad=0.0,
         )
