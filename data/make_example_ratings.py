@@ -23,27 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-Z_PAPER = 1.96  # the study computed mean/sigma with the rounded quantile
+from rrmap.study import CRITERIA, HEADERS, MODALITIES, MOVEMENTS
 
-MOVEMENTS = {
-    "abstract art": ("Wassily Kandinsky", "Hilma af Klint"),
-    "cubism": ("Pablo Picasso", "Marie Laurencin"),
-    "expressionism": ("Ernst Ludwig Kirchner", "Gabriele Münter"),
-    "impressionism": ("Claude Monet", "Mary Cassatt"),
-    "surrealism": ("Joan Miró", "Dorothea Tanning"),
-}
-CRITERIA = {
-    "centered-edges": "topological",
-    "left-right": "topological",
-    "top-bottom": "topological",
-    "sharp-blurry": "eidetic",
-    "parallel-intersecting": "eidetic",
-    "dense-sparse": "eidetic",
-    "saturated-desaturated": "chromatic",
-    "uniform-focalized": "chromatic",
-    "painterly-photographic": "chromatic",
-}
-MODALITIES = ("movement", "male painter", "female painter")
+Z_PAPER = 1.96  # the study computed mean/sigma with the rounded quantile
 
 # Share of comparisons each simulated rater puts in each kind of place:
 # (excellent-like, fair-like, stereotype-like, bad-like).
@@ -84,8 +66,8 @@ def simulate(seed: int = 2025) -> pd.DataFrame:
     """Return the simulated 810-row ratings table (see the module docstring)."""
     rng = np.random.default_rng(seed)
     rows = []
-    for movement, (male, female) in MOVEMENTS.items():
-        names = {"movement": movement.title(), "male painter": male, "female painter": female}
+    for movement in MOVEMENTS:
+        names = dict(zip(MODALITIES, MOVEMENTS[movement], strict=True))
         for criterion, group in CRITERIA.items():
             for modality in MODALITIES:
                 # a shared "true" historical interval that all raters perceive with noise
@@ -126,21 +108,8 @@ def simulate(seed: int = 2025) -> pd.DataFrame:
                             }
                         )
     df = pd.DataFrame(rows)
-    order = [
-        "movement",
-        "expert",
-        "criterion",
-        "criterion group",
-        "origin",
-        "modality",
-        "modality name",
-        "low rating",
-        "high rating",
-        "mean",
-        "sigma",
-    ]
     return (
-        df[order]
+        df[list(HEADERS)]
         .sort_values(["expert", "movement", "criterion", "modality", "origin"], kind="stable")
         .reset_index(drop=True)
     )

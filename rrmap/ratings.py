@@ -336,15 +336,8 @@ def load_ratings(
     inverted = ok_num & (lo_a > hi_a)
     if inverted.any():
         idx = pos[inverted]
-        ex = ", ".join(
-            f"[{lo_a[i]:g}, {hi_a[i]:g}] ({word} {i + offset})" for i in idx[:_MAX_LINES]
-        )
-        more = (
-            f" … and {len(idx) - _MAX_LINES} more ({len(idx)} in all)"
-            if len(idx) > _MAX_LINES
-            else ""
-        )
-        problems.append(f"low > high ({sch.low!r} above {sch.high!r}): {ex}{more}")
+        ex = _intervals(idx, lo_a, hi_a, offset, word)
+        problems.append(f"low > high ({sch.low!r} above {sch.high!r}): {ex}")
     widened = 0
     zero = ok_num & (lo_a == hi_a)
     if min_width is not None:
@@ -352,16 +345,9 @@ def load_ratings(
             raise RatingsError(name, [f"min_width must be a positive number, got {min_width!r}"])
     elif zero.any():
         idx = pos[zero]
-        ex = ", ".join(
-            f"[{lo_a[i]:g}, {hi_a[i]:g}] ({word} {i + offset})" for i in idx[:_MAX_LINES]
-        )
-        more = (
-            f" … and {len(idx) - _MAX_LINES} more ({len(idx)} in all)"
-            if len(idx) > _MAX_LINES
-            else ""
-        )
+        ex = _intervals(idx, lo_a, hi_a, offset, word)
         problems.append(
-            f"zero-width interval (low = high gives a zero standard deviation): {ex}{more}; "
+            f"zero-width interval (low = high gives a zero standard deviation): {ex}; "
             "pass min_width= (--min-width) to floor widths explicitly"
         )
     if sch.scale is not None:
@@ -369,15 +355,8 @@ def load_ratings(
         outside = ok_num & ((lo_a < lo_s) | (hi_a > hi_s))
         if outside.any():
             idx = pos[outside]
-            ex = ", ".join(
-                f"[{lo_a[i]:g}, {hi_a[i]:g}] ({word} {i + offset})" for i in idx[:_MAX_LINES]
-            )
-            more = (
-                f" … and {len(idx) - _MAX_LINES} more ({len(idx)} in all)"
-                if len(idx) > _MAX_LINES
-                else ""
-            )
-            problems.append(f"interval outside the scale [{lo_s:g}, {hi_s:g}]: {ex}{more}")
+            ex = _intervals(idx, lo_a, hi_a, offset, word)
+            problems.append(f"interval outside the scale [{lo_s:g}, {hi_s:g}]: {ex}")
 
     # origin values
     org = df[ok].astype("string").str.strip()

@@ -9,13 +9,7 @@ import re
 import numpy as np
 from PIL import Image
 
-MOVEMENTS = {
-    "abstract art": ("Abstract Art", "Wassily Kandinsky", "Hilma af Klint"),
-    "cubism": ("Cubism", "Pablo Picasso", "Marie Laurencin"),
-    "expressionism": ("Expressionism", "Ernst Ludwig Kirchner", "Gabriele Münter"),
-    "impressionism": ("Impressionism", "Claude Monet", "Mary Cassatt"),
-    "surrealism": ("Surrealism", "Joan Miró", "Dorothea Tanning"),
-}
+from rrmap.study import MODALITIES, MOVEMENTS
 
 
 def _text(body) -> str:
@@ -59,9 +53,7 @@ def make_corpora(tmp_path):
     rows = ["movement,modality,modality name,query,reference"]
     rng = np.random.default_rng(0)
     for mov, names in MOVEMENTS.items():
-        for modality, name in zip(
-            ("movement", "male painter", "female painter"), names, strict=True
-        ):
+        for modality, name in zip(MODALITIES, names, strict=True):
             folder = tmp_path / "gen" / name.replace(" ", "_")
             folder.mkdir(parents=True)
             for i in range(3):

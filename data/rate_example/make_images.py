@@ -15,14 +15,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
+from rrmap.study import MODALITIES, MOVEMENTS
+
 HERE = Path(__file__).resolve().parent
-MOVEMENTS = {
-    "abstract art": ("Abstract Art", "Wassily Kandinsky", "Hilma af Klint"),
-    "cubism": ("Cubism", "Pablo Picasso", "Marie Laurencin"),
-    "expressionism": ("Expressionism", "Ernst Ludwig Kirchner", "Gabriele Münter"),
-    "impressionism": ("Impressionism", "Claude Monet", "Mary Cassatt"),
-    "surrealism": ("Surrealism", "Joan Miró", "Dorothea Tanning"),
-}
 STYLE = {  # (number of shapes, blur radius, saturation 0-1)
     "abstract art": (6, 0.0, 1.0),
     "cubism": (14, 0.0, 0.4),
@@ -52,14 +47,16 @@ def main() -> None:
     rng = np.random.default_rng(7)
     rows = ["movement,modality,modality name,query,reference"]
     for movement, names in MOVEMENTS.items():
-        for modality, name in zip(("movement", "male painter", "female painter"), names,
-                                  strict=True):
+        for modality, name in zip(MODALITIES, names, strict=True):
             folder = HERE / "generated" / name.lower().replace(" ", "_")
             folder.mkdir(parents=True, exist_ok=True)
             for i in range(4):
                 draw(rng, *STYLE[movement]).save(folder / f"{i + 1:02d}.png", optimize=True)
-            what = (f"the historical {name} paintings" if modality == "movement"
-                    else f"the historical paintings of {name}")
+            what = (
+                f"the historical {name} paintings"
+                if modality == "movement"
+                else f"the historical paintings of {name}"
+            )
             rows.append(f"{movement},{modality},{name},generated/{folder.name},{what}")
     (HERE / "corpora.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     print(f"wrote 60 images and {HERE / 'corpora.csv'}")

@@ -40,6 +40,7 @@ from rrmap.judge.corpora import Corpus, meta_image
 from rrmap.judge.criteria import Criterion
 from rrmap.judge.images import data_url, image_part
 from rrmap.judge.parsing import extract_mapping
+from rrmap.study import HEADERS
 
 __all__ = [
     "RATING_PROMPTS",
@@ -50,19 +51,7 @@ __all__ = [
     "rate_corpora",
 ]
 
-STUDY_COLUMNS = [
-    "movement",
-    "expert",
-    "criterion",
-    "criterion group",
-    "origin",
-    "modality",
-    "modality name",
-    "low rating",
-    "high rating",
-    "mean",
-    "sigma",
-]
+STUDY_COLUMNS = list(HEADERS)
 
 
 @dataclass(frozen=True)
