@@ -15,6 +15,7 @@ Examples
 
 from rrmap import datasets
 from rrmap._version import __version__
+from rrmap.analysis import AnalysisResult, analyze
 from rrmap.comparison import bhattacharyya, compare, compare_intervals
 from rrmap.errors import InputError, RatingsError
 from rrmap.gaussian import Z_95, interval_to_gaussian, z_value
@@ -26,6 +27,7 @@ from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
 __all__ = [
     "QUALITY_LEVELS",
     "Z_95",
+    "AnalysisResult",
     "InputError",
     "RatingsError",
     "RatingsSchema",
@@ -34,6 +36,7 @@ __all__ = [
     "__version__",
     "agreement",
     "agreement_summary",
+    "analyze",
     "bhattacharyya",
     "classify",
     "compare",

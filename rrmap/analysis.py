@@ -1,0 +1,432 @@
+"""``rrmap.analyze``: every test design, the tables and a report in one call.
+
+The Python counterpart of ``rrmap analyze``: ratings → points → the three
+test designs (energy and χ²), quality proportions, pointwise agreement, all
+gathered in an :class:`AnalysisResult` that shows itself in Jupyter and
+writes its tables and a markdown report to a folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from rrmap._version import __version__
+from rrmap.designs import P_ADJUST_METHODS, _check_by, run_designs
+from rrmap.errors import InputError
+from rrmap.points import points as compute_points
+from rrmap.ratings import load_ratings
+from rrmap.tables import agreement, agreement_summary, proportions
+from rrmap.zones import Thresholds
+
+__all__ = ["OUTPUT_FILES", "AnalysisResult", "analyze"]
+
+#: Files written by :meth:`AnalysisResult.write` (figures come on top).
+OUTPUT_FILES: tuple[str, ...] = (
+    "tests.csv",
+    "points.csv",
+    "proportions.csv",
+    "agreement.csv",
+    "results.json",
+    "report.md",
+)
+
+_ALPHA = 0.05
+
+
+@dataclass
+class AnalysisResult:
+    """Everything :func:`analyze` computed, as DataFrames, plus its settings.
+
+    Attributes
+    ----------
+    tests : DataFrame
+        One row per test (SPEC §3.3 format; see :mod:`rrmap.designs`).
+    points : DataFrame
+        The RRMap points (output of :func:`rrmap.points`).
+    proportions : DataFrame
+        Quality counts and shares per rater (``category = "all"``) and per
+        rater × option of each tested category: ``expert``, ``category``,
+        ``option``, ``quality``, ``count``, ``n``, ``share``.
+    agreement : DataFrame
+        Pointwise agreement across raters (:func:`rrmap.agreement`); empty
+        with a single rater.
+    agreement_summary : DataFrame
+        :func:`rrmap.agreement_summary` of it.
+    settings : dict
+        Seed, permutations, p-value adjustment, categories, thresholds,
+        z, coverage, rrmap version, input file and its SHA-256.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by="modality",
+    ...                     n_perm=99, rng=0)
+    >>> res.settings["seed"], res.settings["by"]
+    (0, ['modality'])
+    >>> res.tests.shape[0]
+    56
+    """
+
+    tests: pd.DataFrame
+    points: pd.DataFrame
+    proportions: pd.DataFrame
+    agreement: pd.DataFrame
+    agreement_summary: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    # -- display -----------------------------------------------------------------
+    def _headline(self) -> str:
+        s = self.settings
+        tested = self.tests["pvalue"].notna()
+        sig = int((self.tests.loc[tested, "pvalue"] < _ALPHA).sum())
+        skipped = int((~tested).sum())
+        raters = self.points["expert"].nunique()
+        text = (
+            f"rrmap analysis of {s.get('input', '<DataFrame>')}: {len(self.points)} points, "
+            f"{raters} rater{'s' if raters != 1 else ''}, by {', '.join(s['by']) or '(none)'}; "
+            f"{len(self.tests)} tests ({sig} with p < {_ALPHA}"
+            f"{f', {skipped} skipped' if skipped else ''}); "
+            f"seed {s['seed']}, {s['permutations']} permutations"
+        )
+        return text
+
+    def overall(self) -> pd.DataFrame:
+        """The expert effect overall (design 1), energy and χ² side by side.
+
+        Returns
+        -------
+        DataFrame
+            One row per compared group set (``groups``, ``n``, ``energy``,
+            ``energy_p``, ``chi2``, ``chi2_dof``, ``chi2_p``).
+
+        Examples
+        --------
+        >>> import rrmap
+        >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=99, rng=0)
+        >>> res.overall().groups.tolist()
+        ['E1|E2|E3', 'E1|E2', 'E1|E3', 'E2|E3']
+        """
+        from rrmap.report import side_by_side
+
+        return side_by_side(self.tests[self.tests["within"] == "all"])
+
+    def __repr__(self) -> str:
+        ov = self.overall()
+        body = ov.to_string(index=False) if len(ov) else "(no tests)"
+        return f"{self._headline()}\n\nExpert effect, overall:\n{body}"
+
+    def _repr_markdown_(self) -> str:
+        from rrmap.report import overall_markdown
+
+        return f"**{self._headline()}**\n\n" + overall_markdown(self.tests)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        ov = self.overall()
+        return (
+            f"<p><b>{html.escape(self._headline())}</b></p>"
+            "<p>Expert effect, overall (p &lt; 0.05 is evidence against identical "
+            "distributions, not a verdict):</p>"
+            + ov.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="")
+        )
+
+    # -- output ------------------------------------------------------------------
+    def report(self, figures: Sequence[str | os.PathLike[str]] = ()) -> str:
+        """The markdown report (see :func:`rrmap.report.render_report`).
+
+        Parameters
+        ----------
+        figures : sequence of paths, optional
+            Figure files to list in the report (names relative to the report).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import rrmap
+        >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by="modality",
+        ...                     n_perm=99, rng=0)
+        >>> res.report().splitlines()[0]
+        '# RRMap analysis report'
+        """
+        from rrmap.report import render_report
+
+        return render_report(self, figures=figures)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All tables (as lists of records) and the settings, JSON-ready.
+
+        Returns
+        -------
+        dict
+            Keys ``settings``, ``tests``, ``points``, ``proportions``,
+            ``agreement``, ``agreement_summary``.
+
+        Examples
+        --------
+        >>> import rrmap
+        >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
+        >>> sorted(res.to_dict())[:3]
+        ['agreement', 'agreement_summary', 'points']
+        """
+        out: dict[str, Any] = {"settings": self.settings}
+        for name in ("tests", "points", "proportions", "agreement", "agreement_summary"):
+            out[name] = json.loads(getattr(self, name).to_json(orient="records"))
+        return out
+
+    def write(
+        self, folder: str | os.PathLike[str], force: bool = False, figures: bool = True
+    ) -> list[Path]:
+        """Write the tables, ``results.json`` and ``report.md`` to *folder*.
+
+        Files: ``tests.csv``, ``points.csv``, ``proportions.csv``,
+        ``agreement.csv``, ``results.json`` (all tables and the settings)
+        and ``report.md``. With ``figures=True`` and the plotting module
+        available, the analysis figures are written too and listed in the
+        report.
+
+        Parameters
+        ----------
+        folder : path
+            Created if missing.
+        force : bool, default False
+            Overwrite existing output files (otherwise an
+            :class:`~rrmap.errors.InputError` names them).
+        figures : bool, default True
+            Also write the figures.
+
+        Returns
+        -------
+        list of Path
+            The files written.
+
+        Examples
+        --------
+        >>> import rrmap, tempfile
+        >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     [p.name for p in res.write(tmp, figures=False)][:2]
+        ['tests.csv', 'points.csv']
+        """
+        folder = Path(folder)
+        if folder.exists() and not folder.is_dir():
+            raise InputError(f"{folder} exists and is not a folder")
+        existing = existing_outputs(folder)
+        if existing and not force:
+            raise InputError(
+                f"{folder} already holds {', '.join(existing)}; use --force "
+                "(force=True) to overwrite"
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+        written: list[Path] = []
+
+        def _csv(name: str, df: pd.DataFrame) -> None:
+            path = folder / name
+            df.to_csv(path, index=False)
+            written.append(path)
+
+        _csv("tests.csv", self.tests)
+        _csv("points.csv", self.points.assign(quality=self.points["quality"].astype(str)))
+        _csv("proportions.csv", self.proportions)
+        _csv("agreement.csv", self.agreement)
+        fig_paths = self._write_figures(folder) if figures else []
+        path = folder / "results.json"
+        payload = self.to_dict()
+        payload["figures"] = [p.name for p in fig_paths]
+        path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        written.append(path)
+        path = folder / "report.md"
+        path.write_text(self.report(figures=[p.name for p in fig_paths]), encoding="utf-8")
+        written.append(path)
+        return written + fig_paths
+
+    def _write_figures(self, folder: Path) -> list[Path]:
+        try:
+            from rrmap.figures import save_analysis_figures
+        except ImportError:
+            return []
+        kwargs: dict[str, Any] = {}
+        if "categories" in inspect.signature(save_analysis_figures).parameters:
+            kwargs["categories"] = list(self.settings["by"]) or None
+        return [Path(p) for p in save_analysis_figures(self.points, folder, **kwargs)]
+
+
+def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
+    """Names of :data:`OUTPUT_FILES` already present in *folder*."""
+    folder = Path(folder)
+    return [name for name in OUTPUT_FILES if (folder / name).exists()]
+
+
+def _input_hash(ratings: pd.DataFrame) -> tuple[str | None, str, str]:
+    source = ratings.attrs.get("rrmap", {}).get("source")
+    if source and source != "<DataFrame>" and Path(source).is_file():
+        digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()
+        return str(source), digest, "file"
+    data = ratings.to_csv(index=False).encode("utf-8")
+    return None, hashlib.sha256(data).hexdigest(), "table (as CSV)"
+
+
+def _seed(rng: int | np.random.Generator | None) -> tuple[Any, np.random.Generator]:
+    if isinstance(rng, np.random.Generator):
+        return "generator supplied by the caller", rng
+    if rng is None:
+        seed = int(np.random.SeedSequence().entropy % (2**63))
+        return seed, np.random.default_rng(seed)
+    if isinstance(rng, bool) or not isinstance(rng, int | np.integer) or rng < 0:
+        raise InputError(f"rng must be a non-negative integer seed or a Generator, got {rng!r}")
+    return int(rng), np.random.default_rng(int(rng))
+
+
+def _proportion_table(pts: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    parts = []
+    overall = proportions(pts)
+    overall.insert(1, "category", "all")
+    overall.insert(2, "option", "all")
+    parts.append(overall)
+    for cat in by:
+        tab = proportions(pts, by=cat).rename(columns={cat: "option"})
+        tab.insert(1, "category", cat)
+        tab["option"] = tab["option"].astype(str)
+        parts.append(tab)
+    out = pd.concat(parts, ignore_index=True)
+    return out[["expert", "category", "option", "quality", "count", "n", "share"]]
+
+
+def analyze(
+    ratings: pd.DataFrame | str | os.PathLike[str],
+    by: str | Sequence[str] | None = None,
+    *,
+    n_perm: int = 5000,
+    rng: int | np.random.Generator | None = None,
+    p_adjust: str = "none",
+    tests: Sequence[str] = ("energy", "chi2"),
+    chi2_n_perm: int = 0,
+    coverage: float = 0.95,
+    z: float | None = None,
+    thresholds: Thresholds | None = None,
+    progress: bool = False,
+) -> AnalysisResult:
+    """Run the paper's analysis: every test design, the proportions, the agreement.
+
+    Parameters
+    ----------
+    ratings : DataFrame or path
+        Ratings (validated by :func:`rrmap.load_ratings`; a path or a raw
+        table is loaded first) or a points table from :func:`rrmap.points`.
+    by : str or sequence of str, optional
+        Categories to test. Default: every category except relabellings of
+        others (:func:`rrmap.designs.default_categories`; in the study:
+        movement, criterion, criterion_group, modality). ``[]`` runs the
+        overall expert effect only.
+    n_perm : int, default 5000
+        Permutations per energy test (the paper's 5000).
+    rng : int, Generator or None
+        Seed (recorded in ``settings`` and every output). ``None`` draws a
+        fresh seed and records it, so the run can be repeated.
+    p_adjust : {"none", "holm", "fdr_bh"}
+        Add adjusted p-values per family (a k-sample test and its pairs).
+    tests : sequence of {"energy", "chi2"}
+        Test kinds.
+    chi2_n_perm : int, default 0
+        Monte Carlo draws per χ² test (0: the paper's asymptotic p-value).
+    coverage, z, thresholds
+        Passed to :func:`rrmap.points` when *ratings* are ratings.
+    progress : bool, default False
+        Progress bar on stderr.
+
+    Returns
+    -------
+    AnalysisResult
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), n_perm=99, rng=0)
+    >>> res.settings["by"]
+    ['movement', 'criterion', 'criterion_group', 'modality']
+    >>> len(res.tests)
+    504
+    """
+    if p_adjust not in P_ADJUST_METHODS:
+        raise InputError(f"p_adjust must be one of {list(P_ADJUST_METHODS)}, got {p_adjust!r}")
+    if isinstance(ratings, pd.DataFrame) and {"delta", "r", "quality"} <= set(ratings.columns):
+        pts = ratings
+        meta = pts.attrs.get("rrmap", {})
+        source_df = None
+    else:
+        if not isinstance(ratings, pd.DataFrame) or "rrmap" not in ratings.attrs:
+            ratings = load_ratings(ratings)
+        pts = compute_points(ratings, coverage=coverage, z=z, thresholds=thresholds)
+        meta = pts.attrs.get("rrmap", {})
+        source_df = ratings
+    by_list = _check_by(pts, by)
+    seed, gen = _seed(rng)
+    table = run_designs(
+        pts,
+        by_list,
+        tests=tests,
+        n_perm=n_perm,
+        chi2_n_perm=chi2_n_perm,
+        rng=gen,
+        p_adjust=p_adjust,
+        progress=progress,
+    )
+    raters = pts["expert"].nunique()
+    if raters >= 2:
+        ag = agreement(pts)
+        ag_sum = agreement_summary(ag)
+        for col in ag.columns:
+            if isinstance(ag[col].dtype, pd.CategoricalDtype):
+                ag[col] = ag[col].astype(object)
+    else:
+        ag = pd.DataFrame()
+        ag_sum = pd.DataFrame(columns=["pattern", "detail", "count", "share"])
+    if source_df is not None:
+        source, digest, hashed = _input_hash(source_df)
+    else:
+        source, digest, hashed = meta.get("source"), None, "not available (points given)"
+    settings = {
+        "rrmap_version": __version__,
+        "input": source if source and source != "<DataFrame>" else "<DataFrame>",
+        "input_sha256": digest,
+        "input_hashed": hashed,
+        "seed": seed,
+        "permutations": int(n_perm),
+        "chi2_monte_carlo": int(chi2_n_perm),
+        "p_adjust": p_adjust,
+        "tests": list(tests),
+        "by": list(by_list),
+        "alpha_marked": _ALPHA,
+        "n_points": len(pts),
+        "raters": sorted(map(str, pts["expert"].unique())),
+        "thresholds": meta.get("thresholds"),
+        "z": meta.get("z"),
+        "coverage": meta.get("coverage"),
+        "reference": meta.get("reference"),
+        "query": meta.get("query"),
+    }
+    if raters < 2:
+        settings["agreement"] = "not computed: pointwise agreement needs at least two raters"
+    props = _proportion_table(pts, by_list)
+    props["quality"] = props["quality"].astype(str)
+    return AnalysisResult(
+        tests=table,
+        points=pts,
+        proportions=props,
+        agreement=ag,
+        agreement_summary=ag_sum,
+        settings=settings,
+    )

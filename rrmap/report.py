@@ -1,0 +1,324 @@
+"""The markdown report of an analysis (``report.md``), in the spirit of the paper.
+
+Per design a table of p-values, energy (RRMap) and χ² (quality) side by
+side, with p < 0.05 in bold — read as evidence against identical
+distributions, not as a verdict; then the quality proportions per rater, the
+pointwise agreement and the settings that reproduce the run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from rrmap._markdown import markdown_table
+from rrmap.zones import QUALITY_LEVELS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rrmap.analysis import AnalysisResult
+
+__all__ = ["format_pvalue", "overall_markdown", "render_report", "side_by_side"]
+
+_ALPHA = 0.05
+
+
+def format_pvalue(p: float, alpha: float = _ALPHA) -> str:
+    """Format a p-value for the report: 3 significant digits, bold when p < alpha.
+
+    Parameters
+    ----------
+    p : float
+        A p-value (NaN gives an empty string).
+    alpha : float, default 0.05
+        Marking threshold.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_pvalue(0.0312), format_pvalue(0.2), format_pvalue(1.2e-9)
+    ('**0.0312**', '0.2', '**1.2e-09**')
+    """
+    if p is None or (isinstance(p, float) and np.isnan(p)) or pd.isna(p):
+        return ""
+    text = f"{p:.3g}"
+    return f"**{text}**" if p < alpha else text
+
+
+def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
+    """Energy and χ² rows of the same comparison on one row.
+
+    Parameters
+    ----------
+    tests : DataFrame
+        Rows of a tests table.
+
+    Returns
+    -------
+    DataFrame
+        ``by``, ``within``, ``groups``, ``n``, ``energy``, ``energy_p``,
+        ``chi2``, ``chi2_dof``, ``chi2_p``, the adjusted p-value columns if
+        any (``energy_p_<method>``, ``chi2_p_<method>``) and ``note``, in the
+        order of the tests table.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.designs import expert_effect
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> list(side_by_side(expert_effect(pts, n_perm=9, rng=0)).columns)[:6]
+    ['by', 'within', 'groups', 'n', 'energy', 'energy_p']
+    """
+    keys = ["by", "within", "groups"]
+    adj = [c for c in tests.columns if c.startswith("pvalue_")]
+    order = tests[keys].drop_duplicates().reset_index(drop=True)
+    out = order.merge(tests[[*keys, "n"]].drop_duplicates(keys), on=keys, how="left")
+    notes = []
+    for kind, stat_name in (("energy", "energy"), ("chi2", "chi2")):
+        part = tests[tests["test"] == kind]
+        cols = {"statistic": stat_name}
+        if kind == "chi2":
+            cols["dof"] = "chi2_dof"
+        cols["pvalue"] = f"{kind}_p"
+        for a in adj:
+            cols[a] = f"{kind}_p_{a.removeprefix('pvalue_')}"
+        sub = part[[*keys, *cols]].rename(columns=cols)
+        out = out.merge(sub, on=keys, how="left")
+        notes.append(part[[*keys, "note"]].rename(columns={"note": f"_note_{kind}"}))
+    for n in notes:
+        out = out.merge(n, on=keys, how="left")
+    note_cols = [c for c in out.columns if c.startswith("_note_")]
+
+    def _join(row: pd.Series) -> str:
+        msgs = []
+        for c in note_cols:
+            v = row[c]
+            if isinstance(v, str) and v:
+                msgs.append(f"{c.removeprefix('_note_')}: {v}")
+        return "; ".join(msgs)
+
+    out["note"] = out.apply(_join, axis=1) if len(out) else pd.Series(dtype=str)
+    return out.drop(columns=note_cols)
+
+
+def _design_table(tests: pd.DataFrame, first: str) -> str:
+    """A markdown table of one design, p-values formatted, significant ones in bold."""
+    wide = side_by_side(tests)
+    if wide.empty:
+        return "_No tests._"
+    table = pd.DataFrame({first: wide["within"] if first != "groups" else wide["groups"]})
+    if first != "groups":
+        table[first] = [w.split("=", 1)[1] if "=" in w else w for w in wide["within"]]
+        table["groups"] = wide["groups"]
+    table["n"] = wide["n"].astype(int)
+    p_cols = [c for c in wide.columns if c.endswith("_p") or "_p_" in c]
+    for col in wide.columns:
+        if col in ("by", "within", "groups", "n", "note"):
+            continue
+        if col in p_cols:
+            table[_label(col)] = [format_pvalue(v) for v in wide[col]]
+        elif col == "chi2_dof":
+            table["dof"] = ["" if pd.isna(v) else str(int(v)) for v in wide[col]]
+        else:
+            table[_label(col)] = ["" if pd.isna(v) else f"{v:.3g}" for v in wide[col].astype(float)]
+    if wide["note"].str.len().gt(0).any():
+        table["note"] = wide["note"]
+    return markdown_table(table)
+
+
+def _label(col: str) -> str:
+    names = {"energy": "E", "energy_p": "p (energy)", "chi2": "χ²", "chi2_p": "p (χ²)"}
+    if col in names:
+        return names[col]
+    kind, _, method = col.partition("_p_")
+    return f"p {method} ({'energy' if kind == 'energy' else 'χ²'})"
+
+
+def overall_markdown(tests: pd.DataFrame) -> str:
+    """The expert effect overall (design 1) as a markdown table with a legend.
+
+    Parameters
+    ----------
+    tests : DataFrame
+        A tests table.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.designs import expert_effect
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> print(overall_markdown(expert_effect(pts, n_perm=9, rng=0)).splitlines()[2])
+    | groups | n | E | p (energy) | χ² | dof | p (χ²) |
+    """
+    part = tests[tests["within"] == "all"]
+    return (
+        "Expert effect, overall (p < 0.05 in **bold**: evidence against identical "
+        "distributions, not a verdict)\n\n" + _design_table(part, "groups")
+    )
+
+
+def _proportions_section(result: AnalysisResult) -> str:
+    props = result.proportions
+    overall = props[props["category"] == "all"]
+    wide = overall.pivot_table(
+        index=["expert", "n"], columns="quality", values="share", observed=False
+    ).reset_index()
+    wide.columns.name = None
+    table = pd.DataFrame({"rater": wide["expert"].astype(str), "n": wide["n"].astype(int)})
+    for lv in QUALITY_LEVELS:
+        vals = wide[lv] if lv in wide.columns else pd.Series(0.0, index=wide.index)
+        table[lv] = [f"{100 * v:.0f} %" for v in vals]
+    return (
+        "## Quality proportions per rater\n\n"
+        "Share of each rater's points in each quality zone "
+        "(per category option: `proportions.csv`).\n\n" + markdown_table(table)
+    )
+
+
+def _agreement_section(result: AnalysisResult) -> str:
+    if result.agreement.empty:
+        note = result.settings.get("agreement", "no pointwise agreement table")
+        return f"## Pointwise agreement\n\n{note}."
+    s = result.agreement_summary.copy()
+    s = s[(s["count"] > 0) | (s["detail"] == "")]
+    table = pd.DataFrame(
+        {
+            "pattern": s["pattern"],
+            "detail": s["detail"].replace("", "(total)"),
+            "count": s["count"].astype(int),
+            "share": [f"{100 * v:.0f} %" for v in s["share"]],
+        }
+    )
+    n = len(result.agreement)
+    return (
+        "## Pointwise agreement\n\n"
+        f"For each of the {n} comparisons rated by the raters, the zones they put it in: "
+        "all in the same zone (and which), all in different zones, or partial agreement "
+        "(the rater pair that agrees). Per comparison: `agreement.csv`.\n\n" + markdown_table(table)
+    )
+
+
+def _settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
+    s = result.settings
+    th = s.get("thresholds") or {}
+    lines = [
+        "## Settings",
+        "",
+        f"- input: `{s.get('input')}`"
+        + (
+            f" (SHA-256 of the {s['input_hashed']}: `{s['input_sha256']}`)"
+            if s.get("input_sha256")
+            else ""
+        ),
+        f"- seed: {s['seed']}",
+        f"- permutations per energy test: {s['permutations']}",
+        "- χ² p-values: "
+        + (
+            f"Monte Carlo with fixed margins, {s['chi2_monte_carlo']} draws"
+            if s.get("chi2_monte_carlo")
+            else "asymptotic χ² distribution, no continuity correction"
+        ),
+        f"- p-value adjustment: {s['p_adjust']}"
+        + (
+            " (within each family: a k-sample test and its pairs)"
+            if s["p_adjust"] != "none"
+            else ""
+        ),
+        f"- categories tested: {', '.join(s['by']) or '(none)'}",
+        f"- z: {s.get('z')}, coverage: {s.get('coverage')}",
+        "- zone thresholds: " + ", ".join(f"{k} = {v:.6g}" for k, v in th.items()),
+        f"- rrmap {s['rrmap_version']}",
+    ]
+    return "\n".join(lines)
+
+
+def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[str]] = ()) -> str:
+    """The markdown report of an :class:`~rrmap.analysis.AnalysisResult`.
+
+    Parameters
+    ----------
+    result : AnalysisResult
+        Output of :func:`rrmap.analyze`.
+    figures : sequence of paths, optional
+        Figure files to list (only files actually written should be given).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
+    >>> text = render_report(res)
+    >>> "## Expert effect, overall" in text, "## Settings" in text
+    (True, True)
+    """
+    s = result.settings
+    tests = result.tests
+    tested = tests["pvalue"].notna()
+    n_sig = int((tests.loc[tested, "pvalue"] < _ALPHA).sum())
+    parts = [
+        "# RRMap analysis report",
+        "",
+        f"{s['n_points']} RRMap points from {len(s['raters'])} rater(s) "
+        f"({', '.join(s['raters'])}); {len(tests)} tests, {int(tested.sum())} with a p-value, "
+        f"{n_sig} of them below 0.05.",
+        "",
+        "**How to read the p-values.** Energy tests compare the distributions of the "
+        "(Δ, R) points (location, spread and shape); χ² tests compare the proportions of "
+        "the four quality levels. A p-value below 0.05 (in **bold**) is evidence against "
+        "the hypothesis that the compared groups have identical distributions; it is not a "
+        "verdict, and a larger p-value does not show that they agree. Small groups "
+        "(e.g. 15 points) give little power. Pairwise tests are not adjusted for "
+        "multiplicity unless stated in the settings. Energy p-values come from "
+        f"{s['permutations']} permutations: the smallest possible is "
+        f"1/{s['permutations'] + 1} ≈ {1 / (s['permutations'] + 1):.2g}.",
+        "",
+        "## Expert effect, overall",
+        "",
+        "Do the raters' points differ? All raters at once, then every pair.",
+        "",
+        _design_table(tests[tests["within"] == "all"], "groups"),
+    ]
+    for cat in s["by"]:
+        part = tests[(tests["by"] == "expert") & tests["within"].str.startswith(f"{cat}=")]
+        parts += [
+            "",
+            f"## Expert effect per {cat}",
+            "",
+            f"The raters compared on the points of one {cat} at a time.",
+            "",
+            _design_table(part, cat),
+        ]
+    for cat in s["by"]:
+        part = tests[tests["by"] == cat]
+        parts += [
+            "",
+            f"## Effect of {cat} per rater",
+            "",
+            f"For each rater, do the options of {cat} differ? All options, then every pair.",
+            "",
+            _design_table(part, "rater"),
+        ]
+    parts += ["", _proportions_section(result), "", _agreement_section(result)]
+    if figures:
+        parts += ["", "## Figures", ""]
+        for f in figures:
+            name = os.fspath(f)
+            if name.lower().endswith((".png", ".svg")):
+                parts.append(f"![{name}]({name})")
+            else:
+                parts.append(f"- [{name}]({name})")
+    parts += ["", _settings_section(result, figures), ""]
+    return "\n".join(parts)

@@ -1,0 +1,219 @@
+"""Tests of rrmap.analyze, its result object and the written report folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rrmap
+from rrmap.analysis import OUTPUT_FILES, AnalysisResult, analyze
+from rrmap.designs import TESTS_COLUMNS, run_designs
+from rrmap.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def path():
+    return rrmap.datasets.example_ratings_path()
+
+
+@pytest.fixture(scope="module")
+def result(path):
+    return analyze(path, by=["modality", "criterion_group"], n_perm=49, rng=7)
+
+
+def test_tables_and_settings(result, path):
+    assert isinstance(result, AnalysisResult)
+    s = result.settings
+    assert s["seed"] == 7 and s["permutations"] == 49
+    assert s["by"] == ["modality", "criterion_group"]
+    assert s["input_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert s["input_hashed"] == "file"
+    assert s["rrmap_version"] == rrmap.__version__
+    assert s["thresholds"] == rrmap.Thresholds().to_dict()
+    assert s["z"] == pytest.approx(1.959963984540054)
+    assert s["raters"] == ["E1", "E2", "E3"]
+    assert len(result.points) == 405
+    assert list(result.tests.columns[: len(TESTS_COLUMNS)]) == list(TESTS_COLUMNS)
+
+
+def test_tests_equal_run_designs(result):
+    pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    ref = run_designs(pts, ["modality", "criterion_group"], n_perm=49, rng=7)
+    pd.testing.assert_frame_equal(result.tests, ref)
+
+
+def test_proportions_table(result):
+    props = result.proportions
+    assert list(props.columns) == ["expert", "category", "option", "quality", "count", "n", "share"]
+    sums = props.groupby(["expert", "category", "option"])["share"].sum()
+    np.testing.assert_allclose(sums, 1.0)
+    overall = props[props.category == "all"].reset_index(drop=True)
+    ref = rrmap.proportions(result.points)
+    np.testing.assert_array_equal(overall["count"], ref["count"])
+    per = props[props.category == "modality"]
+    ref = rrmap.proportions(result.points, by="modality")
+    np.testing.assert_array_equal(per["count"], ref["count"])
+    assert set(props.category) == {"all", "modality", "criterion_group"}
+
+
+def test_agreement_tables(result):
+    ref = rrmap.agreement_summary(rrmap.agreement(result.points))
+    pd.testing.assert_frame_equal(result.agreement_summary, ref)
+    assert len(result.agreement) == 135
+
+
+def test_dataframe_and_points_input(path):
+    df = rrmap.load_ratings(path)
+    raw = pd.read_csv(path)
+    a = analyze(raw, by=[], n_perm=19, rng=1)
+    assert a.settings["input"] == "<DataFrame>"
+    assert a.settings["input_hashed"] == "table (as CSV)"
+    assert len(a.settings["input_sha256"]) == 64
+    b = analyze(rrmap.points(df), by=[], n_perm=19, rng=1)
+    assert b.settings["input_sha256"] is None
+    pd.testing.assert_frame_equal(a.tests, b.tests)
+
+
+def test_seed_is_recorded_and_reproduces(path):
+    a = analyze(path, by=[], n_perm=19)
+    seed = a.settings["seed"]
+    assert isinstance(seed, int)
+    b = analyze(path, by=[], n_perm=19, rng=seed)
+    pd.testing.assert_frame_equal(a.tests, b.tests)
+    c = analyze(path, by=[], n_perm=19, rng=np.random.default_rng(0))
+    assert c.settings["seed"] == "generator supplied by the caller"
+
+
+def test_repr_forms(result):
+    text = repr(result)
+    assert text.startswith("rrmap analysis of ")
+    assert "405 points, 3 raters, by modality, criterion_group" in text
+    assert "seed 7, 49 permutations" in text
+    assert "E1|E2|E3" in text
+    md = result._repr_markdown_()
+    assert "| groups | n | E | p (energy) | χ² | dof | p (χ²) |" in md
+    html = result._repr_html_()
+    assert html.startswith("<p><b>rrmap analysis") and "<table" in html
+
+
+def test_overall(result):
+    ov = result.overall()
+    assert ov.groups.tolist() == ["E1|E2|E3", "E1|E2", "E1|E3", "E2|E3"]
+    t = result.tests
+    e = t[(t.test == "energy") & (t.within == "all")]
+    np.testing.assert_allclose(ov.energy_p, e.pvalue)
+    c = t[(t.test == "chi2") & (t.within == "all")]
+    np.testing.assert_allclose(ov.chi2, c.statistic)
+
+
+def test_write_folder(result, tmp_path):
+    out = tmp_path / "res"
+    written = result.write(out, figures=False)
+    assert [p.name for p in written] == list(OUTPUT_FILES)
+    tests = pd.read_csv(out / "tests.csv", keep_default_na=False, na_values=[""])
+    assert list(tests.columns[:9]) == list(TESTS_COLUMNS)
+    assert len(tests) == len(result.tests)
+    np.testing.assert_allclose(tests.pvalue, result.tests.pvalue)
+    assert tests.loc[tests.test == "energy", "dof"].isna().all()
+    pts = pd.read_csv(out / "points.csv")
+    assert set(pts.quality) <= set(rrmap.QUALITY_LEVELS)
+    assert len(pd.read_csv(out / "agreement.csv")) == 135
+    assert len(pd.read_csv(out / "proportions.csv")) == len(result.proportions)
+    data = json.loads((out / "results.json").read_text())
+    assert data["settings"]["seed"] == 7
+    assert data["settings"]["permutations"] == 49
+    assert data["figures"] == []
+    assert len(data["tests"]) == len(result.tests)
+    assert data["tests"][0]["dof"] is None
+    report = (out / "report.md").read_text()
+    assert "## Figures" not in report
+    assert "- seed: 7" in report
+
+
+def test_write_refuses_to_overwrite(result, tmp_path):
+    result.write(tmp_path, figures=False)
+    with pytest.raises(InputError) as err:
+        result.write(tmp_path, figures=False)
+    assert "already holds tests.csv, points.csv" in str(err.value)
+    assert "--force" in str(err.value)
+    result.write(tmp_path, force=True, figures=False)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InputError, match="exists and is not a folder"):
+        result.write(tmp_path / "file")
+
+
+def test_write_without_plotting_module(result, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "rrmap.figures", None)  # import fails
+    written = result.write(tmp_path, figures=True)
+    assert [p.name for p in written] == list(OUTPUT_FILES)
+    assert "Figures" not in (tmp_path / "report.md").read_text()
+
+
+def test_report_marks_significant_pvalues(result):
+    text = result.report()
+    t = result.tests
+    row = t[(t.test == "chi2") & (t.within == "all")].iloc[0]
+    assert row.pvalue < 0.05
+    assert f"**{row.pvalue:.3g}**" in text
+    per = t[(t.test == "energy") & t.within.str.startswith("modality=")]
+    for _, r in per.iterrows():
+        opt = r.within.split("=", 1)[1]
+        groups = r.groups.replace("|", "\\|")
+        p = f"**{r.pvalue:.3g}**" if r.pvalue < 0.05 else f"{r.pvalue:.3g}"
+        assert f"| {opt} | {groups} | {r.n} | {r.statistic:.3g} | {p} |" in text
+    assert (per.pvalue >= 0.05).any() and (per.pvalue < 0.05).any()
+    for heading in (
+        "## Expert effect, overall",
+        "## Expert effect per modality",
+        "## Effect of criterion_group per rater",
+        "## Quality proportions per rater",
+        "## Pointwise agreement",
+        "## Settings",
+    ):
+        assert heading in text
+    assert "evidence against" in text and "not a" in text
+
+
+def test_report_figures_listed_only_when_given(result):
+    assert "## Figures" not in result.report()
+    text = result.report(figures=["rrmap_grid.png", "rrmap_grid.pdf"])
+    assert "![rrmap_grid.png](rrmap_grid.png)" in text
+    assert "- [rrmap_grid.pdf](rrmap_grid.pdf)" in text
+
+
+def test_single_rater(path):
+    df = rrmap.load_ratings(path)
+    one = df[df.expert == "E1"].copy()
+    one.attrs = df.attrs
+    res = analyze(one, by=["modality"], n_perm=19, rng=0)
+    assert res.agreement.empty
+    assert "at least two raters" in res.settings["agreement"]
+    d1 = res.tests[res.tests.within == "all"]
+    assert d1.note.tolist() == ["single group (E1): nothing to compare"] * 2
+    assert "at least two raters" in res.report()
+
+
+def test_p_adjust_column(path):
+    res = analyze(path, by=[], n_perm=19, rng=0, p_adjust="fdr_bh")
+    assert "pvalue_fdr_bh" in res.tests.columns
+    assert "p-value adjustment: fdr_bh" in res.report()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"p_adjust": "bonf"}, "p_adjust must be one of"),
+        ({"rng": -1}, "rng must be a non-negative integer seed"),
+        ({"rng": 1.5}, "rng must be a non-negative integer seed"),
+        ({"by": ["nope"]}, "not a category column"),
+        ({"n_perm": -5}, "n_perm must be a non-negative integer"),
+    ],
+)
+def test_bad_arguments(path, kwargs, message):
+    with pytest.raises(InputError, match=message):
+        analyze(path, **{"n_perm": 9, **kwargs})
