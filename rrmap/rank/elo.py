@@ -112,20 +112,35 @@ def _check_params(k: float, initial: float, scale: float, n_shuffles: int) -> No
 
 
 def _run(left, right, score, n_cand, k, initial, scale):
-    """Elo over B orders at once: ``left``/``right``/``score`` are (B, T) arrays."""
+    """Elo over B orders at once: ``left``/``right``/``score`` are (B, T) arrays.
+
+    The B orders advance together, one comparison per order per step, on a flat
+    rating array (order b's candidate i at ``b * n_cand + i``).
+    """
     b, t = left.shape
-    ratings = np.full((b, n_cand), float(initial))
-    rows = np.arange(b)
+    ratings = np.full(b * n_cand, float(initial))
+    offset = (np.arange(b) * n_cand)[:, None]
+    il = np.ascontiguousarray((left + offset).T)
+    ir = np.ascontiguousarray((right + offset).T)
+    target = np.ascontiguousarray(score.T) * k
+    c = -np.log(10.0) / scale
+    d = np.empty(b)
+    rl = np.empty(b)
+    rr = np.empty(b)
     for step in range(t):
-        li = left[:, step]
-        ri = right[:, step]
-        rl = ratings[rows, li]
-        rr = ratings[rows, ri]
-        expected = 1.0 / (1.0 + 10.0 ** ((rr - rl) / scale))
-        delta = k * (score[:, step] - expected)
-        ratings[rows, li] = rl + delta
-        ratings[rows, ri] = rr - delta
-    return ratings
+        a, z = il[step], ir[step]
+        ratings.take(a, out=rl)
+        ratings.take(z, out=rr)
+        # k * expected score of left = k / (1 + 10^((r_right - r_left) / scale))
+        np.subtract(rl, rr, out=d)
+        d *= c
+        np.exp(d, out=d)
+        d += 1.0
+        np.divide(k, d, out=d)
+        np.subtract(target[step], d, out=d)
+        ratings[a] = rl + d
+        ratings[z] = rr - d
+    return ratings.reshape(b, n_cand)
 
 
 def fit_elo(
@@ -191,7 +206,7 @@ def fit_elo(
     for key, sub in groups(clean, by):
         out = encode(sub)
         t = len(out.left)
-        order = np.argsort(gen.random((int(n_shuffles), t)), axis=1)
+        order = gen.permuted(np.broadcast_to(np.arange(t), (int(n_shuffles), t)), axis=1)
         r = _run(out.left[order], out.right[order], out.score_left[order], out.k, k, initial,
                  scale)  # fmt: skip
         mean = r.mean(axis=0)
