@@ -196,3 +196,13 @@ def test_align_refuses_filters(runner, prefs):
     res = runner.invoke(main, ["rank", "align", str(path), str(path), "--eta", "0.1"])
     assert res.exit_code == 1
     assert "Error: filters apply to comparisons" in res.stderr
+
+
+def test_columns_option(runner, prefs):
+    path, _ = prefs
+    res = runner.invoke(main, ["rank", "fit", str(path), "--columns", "candidate,rank"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[0] == "candidate,rank"
+    bad = runner.invoke(main, ["rank", "fit", str(path), "--columns", "candidate,elo"])
+    assert bad.exit_code == 1
+    assert "Error: --columns: unknown column elo (available: candidate, score, se" in bad.stderr

@@ -68,7 +68,22 @@ def _refuse(path: Path, force: bool) -> None:
     refuse_overwrite(path, force)
 
 
-def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: str) -> None:
+def _select(df: pd.DataFrame, columns: str | None) -> pd.DataFrame:
+    if not columns:
+        return df
+    wanted = [c.strip() for c in columns.split(",") if c.strip()]
+    unknown = [c for c in wanted if c not in df.columns]
+    if unknown:
+        raise InputError(
+            f"--columns: unknown column{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(unknown)} (available: {', '.join(map(str, df.columns))})"
+        )
+    return df[wanted]
+
+
+def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: str,
+          columns: str | None = None) -> None:  # fmt: skip
+    df = _select(df, columns)
     if output is not None:
         _refuse(output, force)
     if fmt == "csv":
@@ -113,6 +128,8 @@ _out_opts = [
     click.option("--format", "fmt", type=click.Choice(["csv", "json", "markdown"]),
                  default="csv", help="Output format."),
     click.option("--force", is_flag=True, help="Overwrite existing output files."),
+    click.option("--columns", default=None,
+                 help="Comma-separated columns to output (default: all)."),
 ]  # fmt: skip
 
 _model_opts = [
@@ -162,8 +179,8 @@ def rank_group() -> None:
               "(e.g. instance).")  # fmt: skip
 @_apply(_model_opts)
 @_apply(_out_opts)
-def fit_command(prefs: Path, by, model, input_format, output, fmt, force, tie_band, eta,
-                dropped, **opts) -> None:  # fmt: skip
+def fit_command(prefs: Path, by, model, input_format, output, fmt, force, columns, tie_band,
+                eta, dropped, **opts) -> None:  # fmt: skip
     """Rank the candidates of a comparisons file PREFS (CSV or FineArtBench JSON).
 
     Output: one row per candidate (and group) with score, uncertainty (se and
@@ -174,7 +191,7 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, tie_ba
     df = _filter(df, tuple(tie_band) if tie_band else None, eta, by or "instance", dropped,
                  force)  # fmt: skip
     table = _fit(df, model, by, opts)
-    _emit(table, output, fmt, force, "ranking rows")
+    _emit(table, output, fmt, force, "ranking rows", columns)
 
 
 @rank_group.command("sample", context_settings=_CONTEXT)
@@ -207,8 +224,8 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, tie_ba
 @click.option("--keep-sides", is_flag=True, help="Do not randomise left/right.")
 @click.option("--seed", type=int, default=0, help="Random seed.")
 @_apply(_out_opts)
-def sample_command(design, candidates, instances, n, keep_sides, seed, output, fmt,
-                   force) -> None:  # fmt: skip
+def sample_command(design, candidates, instances, n, keep_sides, seed, output, fmt, force,
+                   columns) -> None:  # fmt: skip
     """Write a design: which pairs to show, ready for annotators or a judge."""
     cands = _names_arg(candidates, "--candidates")
     if instances.strip().isdigit():
@@ -217,7 +234,7 @@ def sample_command(design, candidates, instances, n, keep_sides, seed, output, f
         inst = _names_arg(instances, "--instances")
     fn = sample_global if design == "global" else sample_per_instance
     table = fn(inst, cands, n, rng=seed, randomize_sides=not keep_sides)
-    _emit(table.assign(design=design, seed=seed), output, fmt, force, "questions")
+    _emit(table.assign(design=design, seed=seed), output, fmt, force, "questions", columns)
 
 
 def _names_arg(value: str, opt: str) -> list[str]:
@@ -267,7 +284,7 @@ def _ranking(path: Path, by: str | None, model: str, input_format: str, opts: di
 @_apply(_model_opts)
 @_apply(_out_opts)
 def align_command(human, model_file, by, alternative, method, permutations, summary_only,
-                  model, input_format, output, fmt, force, tie_band, eta, dropped,
+                  model, input_format, output, fmt, force, columns, tie_band, eta, dropped,
                   **opts) -> None:  # fmt: skip
     """Spearman agreement of the MODEL ranking with the HUMAN ranking.
 
@@ -289,11 +306,11 @@ def align_command(human, model_file, by, alternative, method, permutations, summ
     if summary_only:
         _emit(summary.assign(**{f"excluded_{r}": n for r, n in
                                 zip(res.excluded.reason, res.excluded.n, strict=True)}),
-              output, fmt, force, "summary rows")  # fmt: skip
+              output, fmt, force, "summary rows", columns)  # fmt: skip
         return
     s = summary.iloc[0]
     _log(f"alignment: {s.n_groups} group(s), mean rho {s.mean_rho:.4f}"
          + (f", Fisher combined p {s.fisher_p:.4g}" if by else "")
          + f" ({alternative}); excluded: {excluded}")  # fmt: skip
     _emit(res.table.assign(alternative=alternative, seed=opts["seed"]), output, fmt, force,
-          "alignment rows")  # fmt: skip
+          "alignment rows", columns)  # fmt: skip
