@@ -57,6 +57,9 @@ def _register() -> None:
     from rrmap._cli_points import points_command
 
     main.add_command(points_command)
+    from rrmap._cli_analyze import analyze_command
+
+    main.add_command(analyze_command)
     from rrmap._cli_plot import plot_command
 
     main.add_command(plot_command)

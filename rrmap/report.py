@@ -313,12 +313,11 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
         ]
     parts += ["", _proportions_section(result), "", _agreement_section(result)]
     if figures:
+        names = [os.fspath(f) for f in figures]
         parts += ["", "## Figures", ""]
-        for f in figures:
-            name = os.fspath(f)
+        parts += [f"- [{name}]({name})" for name in names]
+        for name in names:
             if name.lower().endswith((".png", ".svg")):
-                parts.append(f"![{name}]({name})")
-            else:
-                parts.append(f"- [{name}]({name})")
+                parts += ["", f"![{name}]({name})"]
     parts += ["", _settings_section(result, figures), ""]
     return "\n".join(parts)
