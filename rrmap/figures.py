@@ -553,13 +553,19 @@ def plot_rrmap(
         _check_points(points, [color])
     th = _thresholds_of(points, thresholds)
     if ax is None:
-        _, ax = plt.subplots(figsize=(5.0, 4.0), layout="constrained")
+        _, ax = plt.subplots(figsize=(5.5, 4.4), layout="constrained")
     meta: dict[str, Any] = {}
     if background:
         im = _draw_background(ax, xlim, ylim, cmap, resolution)
         if colorbar:
             cb = ax.figure.colorbar(
-                im, ax=ax, location="top", label=_LABELS["bc"], fraction=0.04, pad=0.02, aspect=40
+                im,
+                ax=ax,
+                location="bottom",
+                label=_LABELS["bc"],
+                fraction=0.04,
+                pad=0.03,
+                aspect=40,
             )
             cb.solids.set_rasterized(True)
             meta["colorbar"] = cb

@@ -215,14 +215,30 @@ def ggrrmap(
             size=7,
         )
         side = min(d, xlim[1]) + dx
+        curve = data["excellent"]
+        k = int(((curve.r - 1.2).abs() + (curve.delta < 0)).to_numpy().argmin())
+        targets = [(curve.delta[k], curve.r[k]), (0.0, 1.0), (0.0, 0.0)]
+        y_text = [f + 0.12, 1.0, 0.12]
         p += annotate(
-            "text",
+            "segment",
+            x=[side - dx / 2] * 3,
+            y=y_text,
+            xend=[t[0] for t in targets],
+            yend=[t[1] for t in targets],
+            size=0.25,
+            color="black",
+        )
+        p += annotate(
+            "label",
             x=[side] * 3,
-            y=[f + 0.12, 1.0, 0.12],
+            y=y_text,
             label=["excellent", "perfect\nalignment", "perfect\nstereotype"],
             ha="left",
             va="center",
-            size=6.5,
+            size=5.5,
+            label_size=0,
+            label_padding=0.1,
+            fill="#ffffffbb",
         )
     caption = None
     if points is not None:
