@@ -195,8 +195,9 @@ class AnalysisResult:
         Files: ``tests.csv``, ``points.csv``, ``proportions.csv``,
         ``agreement.csv``, ``results.json`` (all tables and the settings)
         and ``report.md``. With ``figures=True`` and the plotting module
-        available, the analysis figures are written too and listed in the
-        report.
+        available, the analysis figures are written too, into
+        ``folder/figures/`` (see :func:`rrmap.figures.save_analysis_figures`),
+        and linked from the report.
 
         Parameters
         ----------
@@ -242,14 +243,15 @@ class AnalysisResult:
         _csv("points.csv", self.points.assign(quality=self.points["quality"].astype(str)))
         _csv("proportions.csv", self.proportions)
         _csv("agreement.csv", self.agreement)
-        fig_paths = self._write_figures(folder) if figures else []
+        fig_paths = self._write_figures(folder / "figures") if figures else []
+        fig_names = [p.relative_to(folder).as_posix() for p in fig_paths]  # figures/<name>
         path = folder / "results.json"
         payload = self.to_dict()
-        payload["figures"] = [p.name for p in fig_paths]
+        payload["figures"] = fig_names
         path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", "utf-8")
         written.append(path)
         path = folder / "report.md"
-        path.write_text(self.report(figures=[p.name for p in fig_paths]), encoding="utf-8")
+        path.write_text(self.report(figures=fig_names), encoding="utf-8")
         written.append(path)
         return written + fig_paths
 

@@ -316,3 +316,12 @@ def test_save_analysis_figures(pts, tmp_path):
     assert all(f.stat().st_size > 1000 for f in files)
     assert files[1].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert plt.get_fignums() == []  # closed after saving
+
+
+def test_single_rater_layouts(pts):
+    e2 = pts[pts.expert == "E2"]
+    fig = plot_rrmap_by_rater(e2, "modality")
+    panels = [ax for ax in fig.axes if panel_artists(ax).background is not None]
+    assert len(panels) == 1 and panels[0].get_title() == "E2 (n = 135, 12 clipped)"
+    fig = plot_rrmap_grid(e2, ["movement", "modality"])
+    assert len([ax for ax in fig.axes if panel_artists(ax).background is not None]) == 2
