@@ -206,3 +206,32 @@ def test_columns_option(runner, prefs):
     bad = runner.invoke(main, ["rank", "fit", str(path), "--columns", "candidate,elo"])
     assert bad.exit_code == 1
     assert "Error: --columns: unknown column elo (available: candidate, score, se" in bad.stderr
+
+
+def test_align_ranking_file_without_score_names_the_file(runner, tmp_path):
+    h = tmp_path / "h.csv"
+    h.write_text("candidate,points\nA,1\nB,2\nC,3\n")
+    res = runner.invoke(main, ["rank", "align", str(h), str(h)])
+    assert res.exit_code == 1
+    assert f"Error: {h}: missing column 'score' (found: candidate, points)" in res.stderr
+
+
+def test_filter_command(runner, tmp_path):
+    rows = [("t", "A", "B", "left"), ("t", "A", "B", "right"), ("t", "A", "C", "left"),
+            ("c", "A", "B", "left"), ("c", "B", "C", "left"), ("c", "C", "A", "left")]  # fmt: skip
+    path = tmp_path / "p.csv"
+    pd.DataFrame(rows, columns=["instance", "left", "right", "winner"]).to_csv(path, index=False)
+    kept, dropped, inst = tmp_path / "kept.csv", tmp_path / "d.csv", tmp_path / "i.csv"
+    res = runner.invoke(main, ["rank", "filter", str(path), "-o", str(kept), "--dropped",
+                               str(dropped), "--instances-report", str(inst)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "filters: 1 of 6 comparisons kept" in res.stderr
+    k = pd.read_csv(kept)
+    assert k[["instance", "left", "right"]].values.tolist() == [["t", "A", "C"]]
+    assert pd.read_csv(dropped)["reason"].tolist() == ["tie_band", "non_transitive"]
+    assert pd.read_csv(inst).set_index("instance").loc["c", "n_feedback"] == 1
+    only_fas = runner.invoke(main, ["rank", "filter", str(path), "--no-tie-filter"])
+    assert "filters: 3 of 6 comparisons kept" in only_fas.stderr
+    none = runner.invoke(main, ["rank", "filter", str(path), "--no-tie-filter",
+                                "--no-fas-filter"])  # fmt: skip
+    assert none.exit_code == 1 and "both filters are switched off" in none.stderr

@@ -41,9 +41,18 @@ def test_roundtrip_keeps_extra_columns(tmp_path):
 
 def test_candidate_named_na_is_a_name_not_missing(tmp_path):
     p = tmp_path / "c.csv"
-    p.write_text("instance,left,right,winner\nx,NA,None,left\n")
+    p.write_text("instance,left,right,winner,score\nx,NA,None,left,\nx,A,B,left,2.5\n")
     df = read_comparisons(p)
-    assert df[["left", "right"]].values.tolist() == [["NA", "None"]]
+    assert df[["left", "right"]].values.tolist() == [["NA", "None"], ["A", "B"]]
+    # other columns are parsed as usual: an empty cell is missing, numbers are numbers
+    assert df["score"].isna().tolist() == [True, False] and df["score"].iloc[1] == 2.5
+
+
+def test_unreadable_csv(tmp_path):
+    p = tmp_path / "c.csv"
+    p.write_text("")
+    with pytest.raises(InputError, match="not a readable CSV file"):
+        read_comparisons(p)
 
 
 def test_winner_normalised():

@@ -194,6 +194,64 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
     _emit(table, output, fmt, force, "ranking rows", columns)
 
 
+@rank_group.command("filter", context_settings=_CONTEXT)
+@click.argument("prefs", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--tie-band",
+    nargs=2,
+    type=float,
+    default=(0.4, 0.6),
+    help="Drop pairs whose preference lies in [LOW, HIGH].",
+)
+@click.option("--eta", type=float, default=0.15, help="Drop instances with |FAS|/|E| >= ETA.")
+@click.option("--no-tie-filter", is_flag=True, help="Skip the tied-pair filter.")
+@click.option("--no-fas-filter", is_flag=True, help="Skip the non-transitivity filter.")
+@click.option("--by", default="instance", help="The instance column.")
+@click.option(
+    "--input-format",
+    type=click.Choice(["auto", "csv", "fineartbench"]),
+    default="auto",
+    help="auto: *.json is FineArtBench JSON, anything else CSV.",
+)
+@click.option(
+    "--dropped",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the dropped pairs/instances (with reasons) here.",
+)
+@click.option(
+    "--instances-report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every instance's feedback-arc-set statistics here.",
+)
+@_apply(_out_opts)
+def filter_command(prefs, tie_band, eta, no_tie_filter, no_fas_filter, by, input_format,
+                   dropped, instances_report, output, fmt, force, columns) -> None:  # fmt: skip
+    """Drop tied pairs and non-transitive instances from PREFS; write the kept comparisons.
+
+    The paper's filters with its values (band [0.4, 0.6], eta 0.15). What was
+    dropped, and why, is summarised on stderr and listed in --dropped.
+    """
+    df = _read_prefs(prefs, input_format)
+    band = None if no_tie_filter else tuple(tie_band)
+    eta_value = None if no_fas_filter else eta
+    if band is None and eta_value is None:
+        raise InputError("both filters are switched off: nothing to do")
+    if by not in df.columns:
+        raise InputError(f"column {by!r} (--by) not in {prefs}")
+    res = filter_subjective(df, band=band, eta=eta_value, by=by)
+    for r in res.summary().itertuples(index=False):
+        unit = "pairs" if r.reason == "tie_band" else "instances"
+        _log(f"filters: dropped {r.n_dropped} {unit} ({r.n_comparisons} comparisons): {r.reason}")
+    _log(f"filters: {len(res.comparisons)} of {len(df)} comparisons kept")
+    for path, table, what in ((dropped, res.dropped, "dropped pairs/instances"),
+                              (instances_report, res.instances, "instance reports")):  # fmt: skip
+        if path is not None:
+            _refuse(path, force)
+            table.to_csv(path, index=False)
+            _log(f"wrote {len(table)} {what} to {path}")
+    _emit(res.comparisons, output, fmt, force, "comparisons", columns)
+
+
 @rank_group.command("sample", context_settings=_CONTEXT)
 @click.option(
     "--design",
@@ -299,7 +357,8 @@ def align_command(human, model_file, by, alternative, method, permutations, summ
     h = _ranking(human, by, model, input_format, opts)
     m = _ranking(model_file, by, model, input_format, opts)
     res = align_rankings(h, m, by=by, alternative=alternative, method=method,
-                         n_permutations=permutations, rng=opts["seed"])  # fmt: skip
+                         n_permutations=permutations, rng=opts["seed"],
+                         labels=(str(human), str(model_file)))  # fmt: skip
     summary = res.summary.assign(seed=opts["seed"])
     excluded = ", ".join(f"{r} {n}" for r, n in zip(res.excluded.reason, res.excluded.n,
                                                         strict=True))  # fmt: skip

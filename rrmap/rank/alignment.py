@@ -249,6 +249,7 @@ def align_rankings(
     method: str = "auto",
     n_permutations: int = 9999,
     rng: int | np.random.Generator | None = None,
+    labels: tuple[str, str] = ("human", "model"),
 ) -> Alignment:
     """Spearman agreement of a model ranking with a human ranking, globally or per group.
 
@@ -270,6 +271,8 @@ def align_rankings(
         in the paper's tables; ``"greater"`` is the better choice for
         Fisher's combination (a strongly reversed instance then counts
         against alignment, not for it).
+    labels : (str, str), default ("human", "model")
+        Names of the two tables in error messages (e.g. their file names).
 
     Returns
     -------
@@ -289,8 +292,8 @@ def align_rankings(
     0.8
     """
     keys = [candidate] if by is None else [by, candidate]
-    _check_ranking(human, "human", [*keys, score])
-    _check_ranking(model, "model", [*keys, score])
+    _check_ranking(human, labels[0], [*keys, score])
+    _check_ranking(model, labels[1], [*keys, score])
     h = human[[*keys, score]].rename(columns={score: "_h"})
     m = model[[*keys, score]].rename(columns={score: "_m"})
     merged = h.merge(m, on=keys, how="outer", indicator=True)

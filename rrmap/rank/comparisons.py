@@ -179,12 +179,19 @@ def read_comparisons(path: str | os.PathLike[str]) -> pd.DataFrame:
     if not path.exists():
         raise FileNotFoundError(2, "No such file or directory", str(path))
     try:
+        # names such as "NA" or "None" are candidates, not missing values; other
+        # columns get pandas' usual parsing
         df = pd.read_csv(
             path,
             dtype={c: str for c in _STRING_COLUMNS},
             keep_default_na=False,
             na_values={c: [""] for c in _STRING_COLUMNS},
         )
+        extra = [c for c in df.columns if c not in _STRING_COLUMNS]
+        if extra:
+            parsed = pd.read_csv(path, usecols=extra)
+            for c in extra:
+                df[c] = parsed[c].to_numpy()
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a readable CSV file ({exc})") from None
     return validate_comparisons(df, source=str(path), line_offset=2)
