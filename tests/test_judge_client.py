@@ -168,3 +168,19 @@ def test_endpoint_repr_names_the_variable_not_the_key():
     ep = Endpoint("http://127.0.0.1:1/v1", "m", api_key_env=KEY_ENV)
     assert KEY_ENV in repr(ep)
     assert API_KEY not in repr(ep)
+
+
+def test_wrong_model_costs_one_request_even_with_many_calls_queued():
+    with ChatServer(lambda body: "ok") as server:
+        client = ChatClient(_endpoint(server, model="no-such-model", concurrency=8))
+        msgs = [[{"role": "user", "content": f"q{i}"}] for i in range(10)]
+
+        async def run():
+            async with client:
+                return await asyncio.gather(
+                    *(client.chat(m) for m in msgs), return_exceptions=True
+                )
+
+        outcomes = asyncio.run(run())
+    assert server.received == 1
+    assert all(isinstance(o, EndpointError) for o in outcomes)

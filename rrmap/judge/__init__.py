@@ -25,7 +25,26 @@ from rrmap.judge.images import (
     image_part,
     load_image,
 )
+from rrmap.judge.interpret import (
+    DIMENSIONS,
+    InterpretResult,
+    interpretation_summary,
+    read_interpretations,
+    score_interpretations,
+    validate_interpretations,
+)
 from rrmap.judge.judges import ChatBackend, FunctionChat, PairJudge, RandomJudge, ScoreJudge
+from rrmap.judge.mcq import (
+    MATCH_RULES,
+    McqResult,
+    evaluate_mcq,
+    format_options,
+    match_option,
+    mcq_accuracy,
+    mcq_messages,
+    read_questions,
+    validate_questions,
+)
 from rrmap.judge.pairwise import (
     MODES,
     PAIR_COLUMNS,
@@ -46,11 +65,21 @@ from rrmap.judge.parsing import (
     text_field,
 )
 from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, load_prompts, render
+from rrmap.judge.subjectivity import (
+    SUBJECTIVE_THRESHOLD,
+    load_lexicon,
+    reply_texts,
+    subjectivity,
+    subjectivity_by,
+)
 
 __all__ = [
     "DEFAULT_PROMPTS",
+    "DIMENSIONS",
+    "MATCH_RULES",
     "MODES",
     "PAIR_COLUMNS",
+    "SUBJECTIVE_THRESHOLD",
     "CallFailedError",
     "ChatBackend",
     "ChatClient",
@@ -58,6 +87,8 @@ __all__ = [
     "Endpoint",
     "EndpointError",
     "FunctionChat",
+    "InterpretResult",
+    "McqResult",
     "PairJudge",
     "PairwiseResult",
     "Parsed",
@@ -72,19 +103,34 @@ __all__ = [
     "composite_2afc",
     "data_url",
     "downscale",
+    "evaluate_mcq",
     "extract_mapping",
     "first_messages",
+    "format_options",
     "grid_image",
     "hash_images",
     "image_part",
+    "interpretation_summary",
     "judge_pairs",
     "load_image",
+    "load_lexicon",
     "load_prompts",
+    "match_option",
+    "mcq_accuracy",
+    "mcq_messages",
     "parse_fields",
     "position_bias",
+    "read_interpretations",
     "read_pairs",
+    "read_questions",
     "render",
+    "reply_texts",
     "score012",
+    "score_interpretations",
+    "subjectivity",
+    "subjectivity_by",
     "text_field",
+    "validate_interpretations",
     "validate_pairs",
+    "validate_questions",
 ]

@@ -279,3 +279,185 @@ def twoafc_command(
         )
     if hasattr(judge, "stats"):
         click.echo(judge.stats.summary(), err=True)
+
+
+@judge_group.command("mcq", context_settings=CONTEXT_SETTINGS)
+@click.argument("questions", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--circular",
+    is_flag=True,
+    help="Ask once per rotation of the options; correct only if always correct.",
+)
+@click.option(
+    "--llm-match",
+    is_flag=True,
+    help="Ask the model to match replies the explicit rules leave unmatched.",
+)
+@click.option(
+    "--by", "by", multiple=True, help="Metadata column to aggregate accuracy by (repeatable)."
+)
+@click.option(
+    "--prompts",
+    "prompts_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="YAML/JSON file replacing some prompts.",
+)
+@click.option(
+    "--max-side",
+    type=click.IntRange(16),
+    default=512,
+    help="Downscale each image to this longer side.",
+)
+@click.option(
+    "--responses",
+    "responses_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write every reply with its match here.",
+)
+@_backend_options
+def mcq_command(
+    questions: Path,
+    circular: bool,
+    llm_match: bool,
+    by: tuple[str, ...],
+    prompts_file: Path | None,
+    max_side: int,
+    responses_out: Path | None,
+    **o: Any,
+) -> None:
+    """Ask the multiple-choice QUESTIONS (JSONL or CSV) and report Acc and NAcc.
+
+    The accuracy table (per --by group) goes to stdout or -o; unmatched
+    replies count as wrong and are listed on stderr.
+    """
+    from rrmap.judge.mcq import evaluate_mcq, mcq_accuracy, mcq_messages, read_questions
+    from rrmap.judge.prompts import load_prompts
+
+    table = read_questions(questions)
+    missing = [c for c in by if c not in table.columns]
+    if missing:
+        raise click.UsageError(f"--by column(s) not in {questions}: {', '.join(missing)}")
+    prompts = load_prompts(prompts_file)
+    client = _client(o)
+    if o["dry_run"]:
+        q = table.iloc[0]
+        _dry_run(
+            client,
+            mcq_messages(
+                q["question"], q["options"], q["images"], prompts=prompts, max_side=max_side
+            ),
+            f"{len(table)} question(s) would be asked",
+        )
+        return
+    _check_outputs(o["force"], o["output"], responses_out)
+    res = evaluate_mcq(
+        table,
+        client,
+        circular=circular,
+        llm_match=llm_match,
+        prompts=prompts,
+        max_side=max_side,
+        progress=not o["quiet"],
+    )
+    acc = mcq_accuracy(res.per_question, by=list(by) or None).assign(
+        model=client.name, circular=circular, seed=o["seed"]
+    )
+    _emit(acc, o["output"], "accuracy rows")
+    if responses_out is not None:
+        res.responses.assign(model=client.name, seed=o["seed"]).to_csv(responses_out, index=False)
+        click.echo(f"wrote {len(res.responses)} replies to {responses_out}", err=True)
+    unmatched = res.unmatched()
+    click.echo(
+        f"{len(res.per_question)} question(s), {len(res.responses)} repl(ies); "
+        f"{len(unmatched)} unmatched (counted wrong)",
+        err=True,
+    )
+    for r in unmatched.head(20).itertuples(index=False):
+        click.echo(
+            f"unmatched: {r.id} (rotation {r.rotation}): {r.match_rule}: "
+            f"{' '.join(str(r.reply).split())[:80]!r}",
+            err=True,
+        )
+    click.echo(client.stats.summary(), err=True)
+
+
+@judge_group.command("interpret", context_settings=CONTEXT_SETTINGS)
+@click.argument("responses", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--by", "by", multiple=True, help="Metadata column to summarise by (repeatable).")
+@click.option(
+    "--prompts",
+    "prompts_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="YAML/JSON file replacing some prompts.",
+)
+@click.option(
+    "--format-retries",
+    type=click.IntRange(0),
+    default=1,
+    help="Re-asks with a format reminder when a grade is unreadable.",
+)
+@click.option(
+    "--summary",
+    "summary_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the mean scores table here.",
+)
+@_backend_options
+def interpret_command(
+    responses: Path,
+    by: tuple[str, ...],
+    prompts_file: Path | None,
+    format_retries: int,
+    summary_out: Path | None,
+    **o: Any,
+) -> None:
+    """Grade RESPONSES (CSV/JSONL: id, response, reference[, question]) on 0-2.
+
+    A judge model scores relevance, precision and completeness against the
+    reference, with its reasons; one row per response goes to stdout or -o,
+    the means to stderr (and --summary).
+    """
+    from rrmap.judge.interpret import (
+        interpretation_summary,
+        read_interpretations,
+        score_interpretations,
+    )
+    from rrmap.judge.prompts import load_prompts, render
+
+    table = read_interpretations(responses)
+    missing = [c for c in by if c not in table.columns]
+    if missing:
+        raise click.UsageError(f"--by column(s) not in {responses}: {', '.join(missing)}")
+    prompts = load_prompts(prompts_file)
+    client = _client(o)
+    if o["dry_run"]:
+        r = table.iloc[0]
+        text = render(
+            prompts.interpret,
+            question=r["question"],
+            reference=r["reference"],
+            response=r["response"],
+        )
+        _dry_run(
+            client, [{"role": "user", "content": text}], f"{len(table)} response(s) would be graded"
+        )
+        return
+    _check_outputs(o["force"], o["output"], summary_out)
+    res = score_interpretations(
+        table, client, prompts=prompts, format_retries=format_retries, progress=not o["quiet"]
+    )
+    scores = res.scores.assign(judge_model=client.name, seed=o["seed"])
+    _emit(scores, o["output"], "graded responses")
+    summary = interpretation_summary(res.scores, by=list(by) or None).assign(
+        judge_model=client.name
+    )
+    if summary_out is not None:
+        summary.to_csv(summary_out, index=False)
+    click.echo(summary.to_string(index=False), err=True)
+    for r in res.scores[~res.scores["valid"]].itertuples(index=False):
+        click.echo(f"invalid: {r.id}: {r.error}", err=True)
+    click.echo(client.stats.summary(), err=True)

@@ -280,6 +280,9 @@ class ChatClient:
         self._http: Any = None
         self._sem: asyncio.Semaphore | None = None
         self._depth = 0
+        self._probe: asyncio.Event | None = None
+        self._probing = False
+        self._fatal: EndpointError | None = None
 
     @property
     def name(self) -> str:
@@ -296,6 +299,9 @@ class ChatClient:
                 limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
             )
             self._sem = asyncio.Semaphore(n)
+            self._probe = asyncio.Event()
+            self._probing = False
+            self._fatal = None
         self._depth += 1
         return self
 
@@ -351,8 +357,7 @@ class ChatClient:
                 return result
         if self._http is None:
             raise RuntimeError("use 'async with client:' before calling chat()")
-        async with self._sem:
-            result = await self._send(body)
+        result = await self._send_checked(body)
         if self.cache is not None:
             self.cache.put(
                 key,
@@ -368,6 +373,31 @@ class ChatClient:
             )
         self.stats.add(result)
         return result
+
+    async def _send_checked(self, body: dict[str, Any]) -> ChatResult:
+        # The first request of a session goes out alone: a wrong key, model or URL then
+        # costs one request, and every other call fails with the same error unsent.
+        if not self._probing:
+            self._probing = True
+            try:
+                async with self._sem:
+                    return await self._send(body)
+            except EndpointError as exc:
+                self._fatal = exc
+                raise
+            finally:
+                self._probe.set()
+        await self._probe.wait()
+        if self._fatal is not None:
+            raise self._fatal
+        async with self._sem:
+            if self._fatal is not None:
+                raise self._fatal
+            try:
+                return await self._send(body)
+            except EndpointError as exc:
+                self._fatal = exc
+                raise
 
     def _backoff(self, attempt: int) -> float:
         ep = self.endpoint

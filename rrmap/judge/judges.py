@@ -31,7 +31,13 @@ __all__ = ["ChatBackend", "FunctionChat", "PairJudge", "RandomJudge", "ScoreJudg
 
 @runtime_checkable
 class ChatBackend(Protocol):
-    """What the judging functions need from a model that reads chat messages."""
+    """What the judging functions need from a model that reads chat messages.
+
+    Examples
+    --------
+    >>> isinstance(FunctionChat(lambda m: "ok", "local"), ChatBackend)
+    True
+    """
 
     name: str
     stats: UsageStats
@@ -45,7 +51,13 @@ class ChatBackend(Protocol):
 
 @runtime_checkable
 class PairJudge(Protocol):
-    """What the 2AFC judging needs from a judge that looks at image files directly."""
+    """What the 2AFC judging needs from a judge that looks at image files directly.
+
+    Examples
+    --------
+    >>> isinstance(RandomJudge(rng=0), PairJudge)
+    True
+    """
 
     name: str
 

@@ -290,6 +290,17 @@ class PairwiseResult:
     excluded : DataFrame
         Pairs with no valid verdict in any order, with the reason.
     stats : UsageStats
+
+    Examples
+    --------
+    >>> from rrmap.judge.judges import RandomJudge
+    >>> from PIL import Image
+    >>> im = Image.new("RGB", (8, 8))
+    >>> df = pd.DataFrame([{"instance": "i", "style": "s", "source_image": im,
+    ...     "candidate_a": "m1", "image_a": im, "candidate_b": "m2", "image_b": im}])
+    >>> res = judge_pairs(df, RandomJudge(rng=1))
+    >>> len(res.per_order), list(res.comparisons.columns[:4])
+    (2, ['instance', 'left', 'right', 'winner'])
     """
 
     per_order: pd.DataFrame

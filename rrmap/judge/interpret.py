@@ -1,0 +1,300 @@
+"""Scoring aesthetic interpretations against expert references (AesBench AesI style).
+
+A judge model reads a response (e.g. an MLLM's explanation of why an image
+has high aesthetic quality) and an expert's reference explanation, and
+grades three dimensions on 0–2: *relevance* (does it address the aesthetic
+reasons asked for), *precision* (does it contradict the reference) and
+*completeness* (does it cover the reference's points), giving a reason for
+each. The reasons are kept with the scores. An answer that cannot be read
+is re-asked once with a format reminder, then recorded as invalid with its
+raw text; invalid rows have no scores and are counted, never filled in.
+
+Input table: ``id``, ``response``, ``reference`` and optionally
+``question`` (default: "Explain the reasons for the aesthetic quality of
+this image."); other columns are kept as metadata.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rrmap.errors import InputError
+from rrmap.judge._run import run_all, run_sync
+from rrmap.judge.client import CallFailedError, UsageStats
+from rrmap.judge.parsing import parse_fields, score012, text_field
+from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
+
+__all__ = [
+    "DIMENSIONS",
+    "InterpretResult",
+    "interpretation_summary",
+    "read_interpretations",
+    "score_interpretations",
+    "validate_interpretations",
+]
+
+#: The graded dimensions, each 0, 1 or 2.
+DIMENSIONS: tuple[str, ...] = ("relevance", "precision", "completeness")
+DEFAULT_QUESTION = "Explain the reasons for the aesthetic quality of this image."
+_FIELDS = {
+    name: conv for d in DIMENSIONS for name, conv in ((d, score012), (f"{d}_reason", text_field))
+}
+_EXAMPLE = (
+    '{"relevance": 2, "relevance_reason": "...", "precision": 1, "precision_reason": '
+    '"...", "completeness": 1, "completeness_reason": "..."}'
+)
+
+
+def validate_interpretations(
+    table: pd.DataFrame, *, source: str = "<DataFrame>", line_offset: int = 2
+) -> pd.DataFrame:
+    """Check an interpretations table; every problem is reported at once.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"id": ["a"], "response": ["warm light"], "reference": ["soft light"]})
+    >>> validate_interpretations(df)["question"][0]
+    'Explain the reasons for the aesthetic quality of this image.'
+    """
+    missing = [c for c in ("id", "response", "reference") if c not in table.columns]
+    if missing:
+        raise InputError(
+            f"{source}: missing column(s) {', '.join(missing)}; needs id, "
+            "response, reference (and optionally question)"
+        )
+    df = table.copy()
+    if "question" not in df.columns:
+        df["question"] = DEFAULT_QUESTION
+    problems = []
+    for col in ("id", "response", "reference"):
+        values = df[col].astype("string").fillna("").str.strip()
+        empty = [i + line_offset for i, v in enumerate(values) if v == ""]
+        if empty:
+            problems.append(
+                f"column {col!r} is empty on line(s) " + ", ".join(map(str, empty[:20]))
+            )
+        df[col] = values.astype(object).map(str)
+    dup = df["id"][df["id"].duplicated() & (df["id"] != "")]
+    if len(dup):
+        problems.append(f"duplicate id(s) {', '.join(map(repr, dup.unique()))}")
+    df["question"] = (
+        df["question"]
+        .astype("string")
+        .fillna("")
+        .astype(object)
+        .map(lambda q: str(q).strip() or DEFAULT_QUESTION)
+    )
+    if problems:
+        raise InputError(f"{source}: {len(problems)} problem(s): " + "; ".join(problems))
+    return df.reset_index(drop=True)
+
+
+def read_interpretations(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a CSV or JSONL interpretations file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.csv"
+    >>> _ = p.write_text("id,response,reference\\n1,Strong contrast,High contrast and balance\\n")
+    >>> read_interpretations(p)["response"].tolist()
+    ['Strong contrast']
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    try:
+        if path.suffix.lower() in (".jsonl", ".ndjson"):
+            df = pd.read_json(path, lines=True, dtype=False)
+            offset = 1
+        else:
+            df = pd.read_csv(path, dtype=str, keep_default_na=False)
+            offset = 2
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InputError(f"{path}: not readable ({exc})") from None
+    return validate_interpretations(df, source=str(path), line_offset=offset)
+
+
+@dataclass
+class InterpretResult:
+    """Scores of a run: one row per response.
+
+    Attributes
+    ----------
+    scores : DataFrame
+        ``id``, the three dimensions (``NaN`` when invalid), their
+        ``*_reason`` columns, ``overall`` (mean of the three), ``valid``,
+        ``error``, ``raw`` (the judge's reply) and the metadata columns.
+    stats : UsageStats
+
+    Examples
+    --------
+    >>> from rrmap.judge.judges import FunctionChat
+    >>> df = pd.DataFrame({"id": ["a"], "response": ["x"], "reference": ["y"]})
+    >>> res = score_interpretations(df, FunctionChat(lambda m: "No idea.", "grader"),
+    ...                             format_retries=0)
+    >>> bool(res.scores["valid"][0]), res.scores["raw"][0]
+    (False, 'No idea.')
+    """
+
+    scores: pd.DataFrame
+    stats: UsageStats = field(default_factory=UsageStats)
+
+
+async def _score_one(
+    backend: Any, row: dict[str, Any], prompts: Prompts, format_retries: int
+) -> dict[str, Any]:
+    text = render(
+        prompts.interpret,
+        question=row["question"],
+        reference=row["reference"],
+        response=row["response"],
+    )
+    messages: list[dict[str, Any]] = [{"role": "user", "content": text}]
+    out: dict[str, Any] = {"valid": False, "error": "", "raw": ""}
+    try:
+        res = await backend.chat(messages)
+        parsed = parse_fields(res.text, _FIELDS)
+        tries = 0
+        while not parsed.ok and tries < format_retries:
+            tries += 1
+            messages += [
+                {"role": "assistant", "content": res.text},
+                {
+                    "role": "user",
+                    "content": render(
+                        prompts.format_reminder, problem=parsed.error, example=_EXAMPLE
+                    ),
+                },
+            ]
+            res = await backend.chat(messages)
+            parsed = parse_fields(res.text, _FIELDS)
+    except CallFailedError as exc:
+        out["error"] = f"call failed: {exc}"
+        return out
+    out["raw"] = res.text
+    if parsed.ok:
+        out.update(parsed.value, valid=True)
+    else:
+        out["error"] = f"unreadable answer: {parsed.error}"
+    return out
+
+
+def score_interpretations(
+    table: pd.DataFrame,
+    backend: Any,
+    *,
+    prompts: Prompts | None = None,
+    format_retries: int = 1,
+    in_flight: int | None = None,
+    progress: bool = False,
+) -> InterpretResult:
+    """Grade every response against its reference with a judge model.
+
+    Parameters
+    ----------
+    table : DataFrame
+        From :func:`read_interpretations` / :func:`validate_interpretations`.
+    backend : chat backend
+    prompts : Prompts or None
+    format_retries : int
+    in_flight : int or None
+    progress : bool
+
+    Returns
+    -------
+    InterpretResult
+
+    Examples
+    --------
+    >>> from rrmap.judge.judges import FunctionChat
+    >>> reply = ('{"relevance": 2, "relevance_reason": "on topic", "precision": 1, '
+    ...          '"precision_reason": "one wrong claim", "completeness": 0, '
+    ...          '"completeness_reason": "misses the composition"}')
+    >>> df = pd.DataFrame({"id": ["a"], "response": ["x"], "reference": ["y"]})
+    >>> s = score_interpretations(df, FunctionChat(lambda m: reply, "grader")).scores
+    >>> s.loc[0, ["relevance", "precision", "completeness", "overall"]].tolist()
+    [2.0, 1.0, 0.0, 1.0]
+    """
+    df = validate_interpretations(table)
+    prompts = prompts or DEFAULT_PROMPTS
+    return run_sync(_ascore(df, backend, prompts, format_retries, in_flight, progress))
+
+
+async def _ascore(
+    df: pd.DataFrame,
+    backend: Any,
+    prompts: Prompts,
+    format_retries: int,
+    in_flight: int | None,
+    progress: bool,
+) -> InterpretResult:
+    recs = df.to_dict("records")
+    jobs = [(lambda r=r: _score_one(backend, r, prompts, format_retries)) for r in recs]
+    conc = getattr(getattr(backend, "endpoint", None), "concurrency", 8)
+    async with backend:
+        outs = await run_all(
+            jobs, in_flight=in_flight or 4 * conc, progress=progress, desc="interpret"
+        )
+    rows = []
+    meta = [c for c in df.columns if c not in ("id", "response", "reference", "question")]
+    for r, o in zip(recs, outs, strict=True):
+        row: dict[str, Any] = {"id": r["id"]}
+        for d in DIMENSIONS:
+            row[d] = float(o[d]) if o["valid"] else float("nan")
+        row["overall"] = (
+            (sum(row[d] for d in DIMENSIONS) / len(DIMENSIONS)) if o["valid"] else float("nan")
+        )
+        for d in DIMENSIONS:
+            row[f"{d}_reason"] = o.get(f"{d}_reason", "")
+        row.update(valid=o["valid"], error=o["error"], raw=o["raw"], **{c: r[c] for c in meta})
+        rows.append(row)
+    return InterpretResult(pd.DataFrame(rows), getattr(backend, "stats", UsageStats()))
+
+
+def interpretation_summary(
+    scores: pd.DataFrame, by: str | Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Mean score per dimension (valid rows only), overall or by metadata columns.
+
+    Returns
+    -------
+    DataFrame
+        The group columns, ``n``, ``n_invalid``, the three dimensions and ``overall``.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"relevance": [2.0, 1.0, float("nan")], "precision": [1.0, 1.0, None],
+    ...     "completeness": [2.0, 0.0, None], "overall": [5 / 3, 2 / 3, None],
+    ...     "valid": [True, True, False]})
+    >>> interpretation_summary(s)[["n", "n_invalid", "relevance", "completeness"]].values.tolist()
+    [[3.0, 1.0, 1.5, 1.0]]
+    """
+    by_cols = [by] if isinstance(by, str) else list(by or [])
+    missing = [c for c in by_cols if c not in scores.columns]
+    if missing:
+        raise InputError(f"no column(s) {', '.join(missing)} to group by")
+    cols = [*DIMENSIONS, "overall"]
+
+    def agg(g: pd.DataFrame) -> dict[str, Any]:
+        valid = g[g["valid"].astype(bool)]
+        return {
+            "n": len(g),
+            "n_invalid": int((~g["valid"].astype(bool)).sum()),
+            **{c: valid[c].mean() for c in cols},
+        }
+
+    if not by_cols:
+        return pd.DataFrame([agg(scores)])
+    return pd.DataFrame(
+        [
+            {**dict(zip(by_cols, k if isinstance(k, tuple) else (k,), strict=True)), **agg(g)}
+            for k, g in scores.groupby(by_cols, sort=True)
+        ]
+    )

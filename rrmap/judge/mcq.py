@@ -1,0 +1,695 @@
+"""Multiple-choice aesthetic benchmarks (AesBench / AesTest style).
+
+Question files
+--------------
+JSONL (one object per line) or CSV (one row per question) with:
+
+``id``
+    Unique question id.
+``image`` / ``images``
+    One image path, or several (a JSON list, or ``|``-separated in CSV);
+    relative to the file. May be empty for a text-only question.
+``question``
+    The question text.
+``options``
+    A JSON list (or ``{"A": ..., "B": ...}``), or ``|``-separated in CSV; CSV
+    may instead have ``option_a``, ``option_b``, ... columns.
+``answer``
+    The correct option: its letter (``"B"``) or its exact text.
+
+Every other column (``dimension``, ``question_type``, ``source``...) is kept
+as metadata to aggregate accuracy by.
+
+Matching a reply to an option
+-----------------------------
+Rules are tried in this order; the first that applies decides (``match_rule``):
+
+1. ``letter`` — the reply, without surrounding blanks, markdown emphasis,
+   quotes, brackets and final punctuation, is one option letter: ``B``,
+   ``(B)``, ``B)``, ``**B.**``.
+2. ``letter_prefix`` — the reply starts with an upper-case option letter
+   followed by ``)``, ``.`` or ``:``: ``B) No``, ``C. Low, because ...``.
+3. ``answer_phrase`` — phrases such as ``answer is B``, ``answer: (B)``,
+   ``option B``, ``choice C`` name exactly one letter.
+4. ``text`` — the reply, lower-cased and without punctuation, equals one
+   option's text.
+5. ``text_contained`` — exactly one option's text occurs in the reply as
+   whole words (and no other option's text does).
+6. ``llm`` (optional) — a model is asked which option the reply chooses,
+   and answers with a letter or null.
+
+A letter outside the question's options, two different letters, or several
+option texts leave the reply *unmatched*: it counts as wrong, and is
+reported — never filled in at random.
+
+Scores
+------
+Accuracy is the share of questions answered correctly; with circular
+evaluation (options rotated n times) a question is correct only if every
+rotation is. Chance-normalised accuracy per question is
+``NAcc = (correct − 1/n) / (1 − 1/n)`` with n its number of options
+(AesTest, eq. 1); :func:`mcq_accuracy` averages both over any metadata column.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rrmap.errors import InputError
+from rrmap.judge._run import run_all, run_sync
+from rrmap.judge.client import CallFailedError, UsageStats
+from rrmap.judge.images import data_url, image_part
+from rrmap.judge.parsing import extract_mapping
+from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
+
+__all__ = [
+    "MATCH_RULES",
+    "McqResult",
+    "evaluate_mcq",
+    "format_options",
+    "match_option",
+    "mcq_accuracy",
+    "mcq_messages",
+    "read_questions",
+    "validate_questions",
+]
+
+#: The matching rules, in the order they are tried.
+MATCH_RULES: tuple[str, ...] = (
+    "letter",
+    "letter_prefix",
+    "answer_phrase",
+    "text",
+    "text_contained",
+    "llm",
+)
+
+_LETTERS = string.ascii_uppercase
+_CORE = ("id", "image", "images", "question", "options", "answer")
+_PHRASE = re.compile(
+    r"(?:answer|option|choice)(?:\s+is)?\s*[:\-]?\s*(?:is\s*)?[\(\[*\"']*([A-Z])[\)\]*\"']*"
+    r"(?![A-Za-z])",
+    re.IGNORECASE,
+)
+
+
+def _norm(text: str) -> str:
+    text = text.lower()
+    text = re.sub(r"[^\w\s]", " ", text)
+    return " ".join(text.split())
+
+
+def format_options(options: Sequence[str]) -> str:
+    """Options as lettered lines, the way the prompt shows them.
+
+    Examples
+    --------
+    >>> print(format_options(["Yes", "No"]))
+    A) Yes
+    B) No
+    """
+    return "\n".join(f"{_LETTERS[i]}) {o}" for i, o in enumerate(options))
+
+
+def match_option(reply: str | None, options: Sequence[str]) -> tuple[int | None, str]:
+    """Find which option *reply* chooses, by the documented rules.
+
+    Parameters
+    ----------
+    reply : str or None
+    options : sequence of str
+
+    Returns
+    -------
+    index : int or None
+        0-based option index, or ``None`` when unmatched.
+    rule : str
+        The rule that matched, or why nothing did (``"unmatched: ..."``).
+
+    Examples
+    --------
+    >>> match_option("(B)", ["Yes", "No"])
+    (1, 'letter')
+    >>> match_option("The answer is A.", ["High", "Medium", "Low"])
+    (0, 'answer_phrase')
+    >>> match_option("It has medium appeal.", ["High", "Medium", "Low"])
+    (1, 'text_contained')
+    >>> match_option("Hard to say.", ["Yes", "No"])
+    (None, 'unmatched: no option letter or option text found')
+    """
+    n = len(options)
+    if reply is None or not reply.strip():
+        return None, "unmatched: empty reply"
+    text = reply.strip()
+
+    def letter_index(letter: str) -> int | None:
+        i = _LETTERS.find(letter.upper())
+        return i if 0 <= i < n else None
+
+    bare = re.sub(r"^[\s*_`\"'(\[]+|[\s*_`\"')\].:,;!]+$", "", text)
+    if len(bare) == 1 and bare.isalpha():
+        i = letter_index(bare)
+        if i is None:
+            return None, f"unmatched: letter {bare.upper()!r} is not among the {n} options"
+        return i, "letter"
+    m = re.match(r"^[\s*_`\"'(\[]*([A-Z])[\)\].:](?:\s|$)", text)
+    if m:
+        i = letter_index(m.group(1))
+        if i is None:
+            return None, f"unmatched: letter {m.group(1)!r} is not among the {n} options"
+        rest = _norm(text[m.end() :])
+        named = [j for j, o in enumerate(options) if rest and _norm(o) == rest]
+        if named and named[0] != i:
+            return None, (
+                f"unmatched: letter {m.group(1)!r} but the text of option {_LETTERS[named[0]]!r}"
+            )
+        return i, "letter_prefix"
+    letters = {g.upper() for g in _PHRASE.findall(text)}
+    if len(letters) > 1:
+        return None, f"unmatched: the reply names several letters {sorted(letters)}"
+    if len(letters) == 1:
+        i = letter_index(letters.pop())
+        if i is not None:
+            return i, "answer_phrase"
+    normed = _norm(text)
+    exact = [i for i, o in enumerate(options) if _norm(o) == normed]
+    if len(exact) == 1:
+        return exact[0], "text"
+    inside = [
+        i
+        for i, o in enumerate(options)
+        if _norm(o) and re.search(r"(?<!\w)" + re.escape(_norm(o)) + r"(?!\w)", normed)
+    ]
+    # an option contained in a longer option that also matches is not a separate claim
+    inside = [
+        i
+        for i in inside
+        if not any(j != i and _norm(options[i]) in _norm(options[j]) for j in inside)
+    ]
+    if len(inside) == 1:
+        return inside[0], "text_contained"
+    if len(inside) > 1:
+        return None, "unmatched: the reply contains several options' texts"
+    return None, "unmatched: no option letter or option text found"
+
+
+def _split(value: Any) -> list[str]:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return []
+    if isinstance(value, list | tuple):
+        return [str(v).strip() for v in value]
+    text = str(value).strip()
+    if not text:
+        return []
+    if text.startswith("["):
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, list):
+            return [str(v).strip() for v in parsed]
+    return [p.strip() for p in text.split("|")]
+
+
+def validate_questions(
+    records: Sequence[dict[str, Any]],
+    *,
+    source: str = "<questions>",
+    base_dir: str | os.PathLike[str] | None = None,
+    first_line: int = 1,
+    check_files: bool = True,
+) -> pd.DataFrame:
+    """Check question records and normalise them into a table.
+
+    Every problem is reported at once with its line number.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        One dict per question (see the module docs for the keys).
+    source : str
+        File name for messages.
+    base_dir : path or None
+        Folder relative image paths start from.
+    first_line : int
+        Line number of the first record (2 for CSV, 1 for JSONL).
+    check_files : bool
+
+    Returns
+    -------
+    DataFrame
+        ``id``, ``images`` (list of paths), ``question``, ``options`` (list),
+        ``n_options``, ``answer`` (letter), ``answer_index`` and the metadata
+        columns.
+
+    Examples
+    --------
+    >>> q = validate_questions([{"id": "q1", "question": "Balanced?", "options": ["Yes", "No"],
+    ...                          "answer": "No", "dimension": "color"}], check_files=False)
+    >>> q.loc[0, ["answer", "dimension"]].tolist(), int(q.loc[0, "n_options"])
+    (['B', 'color'], 2)
+    """
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    problems: list[str] = []
+    rows = []
+    seen: dict[str, int] = {}
+    for k, rec in enumerate(records):
+        line = first_line + k
+        where = f"line {line}"
+        qid = str(rec.get("id", "") if rec.get("id") is not None else "").strip()
+        if not qid:
+            problems.append(f"{where}: 'id' is empty")
+        elif qid in seen:
+            problems.append(f"{where}: id {qid!r} already used on line {seen[qid]}")
+        else:
+            seen[qid] = line
+        question = str(rec.get("question") or "").strip()
+        if not question:
+            problems.append(f"{where}: 'question' is empty")
+        opts_raw = rec.get("options")
+        if isinstance(opts_raw, dict):
+            options = [str(opts_raw[key]).strip() for key in sorted(opts_raw)]
+        else:
+            options = _split(opts_raw)
+        if not options:
+            letter_cols = [c for c in rec if re.fullmatch(r"option_[a-z]", str(c))]
+            options = [
+                str(rec[c]).strip()
+                for c in sorted(letter_cols)
+                if rec[c] is not None
+                and str(rec[c]).strip()
+                and not (isinstance(rec[c], float) and pd.isna(rec[c]))
+            ]
+        if len(options) < 2:
+            problems.append(f"{where}: needs at least 2 options, found {len(options)}")
+        elif len(options) > len(_LETTERS):
+            problems.append(f"{where}: at most {len(_LETTERS)} options, found {len(options)}")
+        answer = str(rec.get("answer") if rec.get("answer") is not None else "").strip()
+        answer_index = None
+        if len(answer) == 1 and answer.upper() in _LETTERS[: len(options)]:
+            answer_index = _LETTERS.index(answer.upper())
+        else:
+            hits = [i for i, o in enumerate(options) if o.lower() == answer.lower()]
+            if len(hits) == 1:
+                answer_index = hits[0]
+        if answer_index is None and len(options) >= 2:
+            problems.append(
+                f"{where}: answer {answer!r} is neither an option letter "
+                f"(A-{_LETTERS[len(options) - 1]}) nor one option's text"
+            )
+        images = _split(rec.get("images")) or _split(rec.get("image"))
+        resolved = [str(base / p) if not Path(p).is_absolute() else p for p in images]
+        if check_files:
+            for p in resolved:
+                if not Path(p).is_file():
+                    problems.append(f"{where}: image file {p} not found")
+        meta = {
+            c: v
+            for c, v in rec.items()
+            if c not in _CORE and not re.fullmatch(r"option_[a-z]", str(c))
+        }
+        rows.append(
+            {
+                "id": qid,
+                "images": resolved,
+                "question": question,
+                "options": options,
+                "n_options": len(options),
+                "answer": _LETTERS[answer_index] if answer_index is not None else "",
+                "answer_index": answer_index if answer_index is not None else -1,
+                **meta,
+            }
+        )
+    if problems:
+        n = len(problems)
+        raise InputError(f"{source}: {n} problem{'s' if n != 1 else ''}: " + "; ".join(problems))
+    return pd.DataFrame(rows)
+
+
+def read_questions(path: str | os.PathLike[str], *, check_files: bool = True) -> pd.DataFrame:
+    """Read a JSONL or CSV question file (see the module docs).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "q.jsonl"
+    >>> _ = p.write_text('{"id": "q1", "question": "Quality?", "options": ["High", "Low"], '
+    ...                  '"answer": "A", "source": "photo"}\\n')
+    >>> read_questions(p, check_files=False)[["id", "answer", "source"]].values.tolist()
+    [['q1', 'A', 'photo']]
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        records, problems = [], []
+        lines = path.read_text(encoding="utf-8").splitlines()
+        numbers = []
+        for i, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError as exc:
+                problems.append(f"line {i}: not valid JSON ({exc.args[0]})")
+                continue
+            if not isinstance(rec, dict):
+                problems.append(f"line {i}: not a JSON object")
+                continue
+            records.append(rec)
+            numbers.append(i)
+        if problems:
+            raise InputError(f"{path}: {len(problems)} problem(s): " + "; ".join(problems))
+        if numbers and numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+            # blank lines inside: validate one by one to keep true line numbers
+            parts = [
+                validate_questions(
+                    [r],
+                    source=str(path),
+                    base_dir=path.parent,
+                    first_line=n,
+                    check_files=check_files,
+                )
+                for r, n in zip(records, numbers, strict=True)
+            ]
+            out = pd.concat(parts, ignore_index=True)
+            dup = out["id"][out["id"].duplicated()].tolist()
+            if dup:
+                raise InputError(f"{path}: duplicate id(s) {', '.join(map(repr, dup))}")
+            return out
+        return validate_questions(
+            records,
+            source=str(path),
+            base_dir=path.parent,
+            first_line=numbers[0] if numbers else 1,
+            check_files=check_files,
+        )
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InputError(f"{path}: not a readable CSV ({exc})") from None
+    return validate_questions(
+        df.to_dict("records"),
+        source=str(path),
+        base_dir=path.parent,
+        first_line=2,
+        check_files=check_files,
+    )
+
+
+def mcq_messages(
+    question: str,
+    options: Sequence[str],
+    images: Sequence[Any] = (),
+    *,
+    prompts: Prompts | None = None,
+    max_side: int | None = 512,
+) -> list[dict[str, Any]]:
+    """The chat messages asking one multiple-choice question.
+
+    Examples
+    --------
+    >>> msgs = mcq_messages("Is the image balanced?", ["Yes", "No"])
+    >>> print(msgs[0]["content"][-1]["text"])
+    Is the image balanced?
+    Options:
+    A) Yes
+    B) No
+    Answer with the letter of the correct option only, without explanation.
+    """
+    prompts = prompts or DEFAULT_PROMPTS
+    text = render(prompts.mcq, question=question, options=format_options(options))
+    parts = [image_part(data_url(p, max_side)) for p in images]
+    return [{"role": "user", "content": [*parts, {"type": "text", "text": text}]}]
+
+
+@dataclass
+class McqResult:
+    """Outcome of a multiple-choice run.
+
+    Attributes
+    ----------
+    responses : DataFrame
+        One row per question and rotation: ``id``, ``rotation``, ``options``
+        as shown, ``answer`` (letter as shown), ``reply``, ``matched``
+        (letter or ``""``), ``match_rule``, ``correct``, ``error``.
+    per_question : DataFrame
+        One row per question: ``id``, ``n_options``, ``answer``, ``correct``,
+        ``unmatched`` (rotations without a match), ``n_rotations``, ``nacc``
+        and the metadata columns.
+    stats : UsageStats
+
+    Examples
+    --------
+    >>> from rrmap.judge.judges import FunctionChat
+    >>> q = validate_questions([{"id": "q1", "question": "Balanced?", "options": ["Yes", "No"],
+    ...                          "answer": "A"}], check_files=False)
+    >>> res = evaluate_mcq(q, FunctionChat(lambda m: "Perhaps.", "vague"))
+    >>> res.unmatched()["id"].tolist(), bool(res.per_question["correct"][0])
+    (['q1'], False)
+    """
+
+    responses: pd.DataFrame
+    per_question: pd.DataFrame
+    stats: UsageStats = field(default_factory=UsageStats)
+
+    def unmatched(self) -> pd.DataFrame:
+        """Rows of :attr:`responses` whose reply matched no option (counted wrong)."""
+        return self.responses[self.responses["matched"] == ""]
+
+
+async def _ask_one(
+    backend: Any, q: dict[str, Any], k: int, prompts: Prompts, max_side: int | None, llm_match: Any
+) -> dict[str, Any]:
+    import asyncio
+
+    n = q["n_options"]
+    options = q["options"][k:] + q["options"][:k]
+    answer_index = (q["answer_index"] - k) % n
+    messages = await asyncio.to_thread(
+        mcq_messages, q["question"], options, q["images"], prompts=prompts, max_side=max_side
+    )
+    row = {
+        "id": q["id"],
+        "rotation": k,
+        "options": json.dumps(options, ensure_ascii=False),
+        "answer": _LETTERS[answer_index],
+        "reply": "",
+        "matched": "",
+        "match_rule": "",
+        "correct": False,
+        "error": "",
+    }
+    try:
+        res = await backend.chat(messages)
+    except CallFailedError as exc:
+        row.update(match_rule="unmatched: call failed", error=str(exc))
+        return row
+    row["reply"] = res.text
+    idx, rule = match_option(res.text, options)
+    if idx is None and llm_match is not None:
+        text = render(
+            prompts.mcq_match,
+            question=q["question"],
+            options=format_options(options),
+            response=res.text,
+        )
+        try:
+            judged = await llm_match.chat([{"role": "user", "content": text}])
+        except CallFailedError as exc:
+            row["error"] = f"matching call failed: {exc}"
+        else:
+            mapping = extract_mapping(judged.text, ("option",))
+            choice = mapping.get("option") if mapping else None
+            if isinstance(choice, str) and len(choice.strip(" ()")) == 1:
+                i = _LETTERS.find(choice.strip(" ()").upper())
+                if 0 <= i < n:
+                    idx, rule = i, "llm"
+            if idx is None:
+                rule = f"{rule}; llm: {judged.text.strip()[:80]!r}"
+    row["match_rule"] = rule
+    if idx is not None:
+        row["matched"] = _LETTERS[idx]
+        row["correct"] = idx == answer_index
+    return row
+
+
+def evaluate_mcq(
+    questions: pd.DataFrame,
+    backend: Any,
+    *,
+    circular: bool = False,
+    llm_match: bool | Any = False,
+    prompts: Prompts | None = None,
+    max_side: int | None = 512,
+    in_flight: int | None = None,
+    progress: bool = False,
+) -> McqResult:
+    """Ask every question and score the replies.
+
+    Parameters
+    ----------
+    questions : DataFrame
+        From :func:`read_questions` / :func:`validate_questions`.
+    backend : chat backend
+        :class:`~rrmap.judge.client.ChatClient` or
+        :class:`~rrmap.judge.judges.FunctionChat`.
+    circular : bool
+        Ask each question once per rotation of its options; correct only if
+        correct in every rotation.
+    llm_match : bool or chat backend
+        Ask a model to match replies the rules leave unmatched: ``True``
+        uses *backend* itself, or pass another backend.
+    prompts : Prompts or None
+    max_side : int or None
+        Image downscaling.
+    in_flight : int or None
+    progress : bool
+
+    Returns
+    -------
+    McqResult
+
+    Examples
+    --------
+    >>> from rrmap.judge.judges import FunctionChat
+    >>> q = validate_questions([{"id": "q1", "question": "Quality?",
+    ...     "options": ["High", "Medium", "Low"], "answer": "C"}], check_files=False)
+    >>> res = evaluate_mcq(q, FunctionChat(lambda m: "C) Low", "fixed"), circular=True)
+    >>> res.responses["matched"].tolist(), bool(res.per_question["correct"][0])
+    (['C', '', ''], False)
+    >>> res.unmatched()["match_rule"].tolist()[0]
+    "unmatched: letter 'C' but the text of option 'B'"
+    """
+    prompts = prompts or DEFAULT_PROMPTS
+    matcher = backend if llm_match is True else (llm_match or None)
+    return run_sync(
+        _aevaluate(questions, backend, circular, matcher, prompts, max_side, in_flight, progress)
+    )
+
+
+async def _aevaluate(
+    questions: pd.DataFrame,
+    backend: Any,
+    circular: bool,
+    matcher: Any,
+    prompts: Prompts,
+    max_side: int | None,
+    in_flight: int | None,
+    progress: bool,
+) -> McqResult:
+    recs = questions.to_dict("records")
+    items = [
+        (i, k) for i, q in enumerate(recs) for k in (range(q["n_options"]) if circular else [0])
+    ]
+    jobs = [
+        (lambda i=i, k=k: _ask_one(backend, recs[i], k, prompts, max_side, matcher))
+        for i, k in items
+    ]
+    conc = getattr(getattr(backend, "endpoint", None), "concurrency", 8)
+    async with backend:
+        if matcher is not None and matcher is not backend:
+            async with matcher:
+                rows = await run_all(
+                    jobs, in_flight=in_flight or 4 * conc, progress=progress, desc="mcq"
+                )
+        else:
+            rows = await run_all(
+                jobs, in_flight=in_flight or 4 * conc, progress=progress, desc="mcq"
+            )
+    responses = pd.DataFrame(rows)
+    meta = [
+        c
+        for c in questions.columns
+        if c not in ("id", "images", "question", "options", "n_options", "answer", "answer_index")
+    ]
+    per = []
+    for q in recs:
+        r = responses[responses["id"] == q["id"]]
+        correct = bool(r["correct"].all())
+        n = q["n_options"]
+        per.append(
+            {
+                "id": q["id"],
+                "n_options": n,
+                "answer": q["answer"],
+                "correct": correct,
+                "unmatched": int((r["matched"] == "").sum()),
+                "n_rotations": len(r),
+                "nacc": (float(correct) - 1 / n) / (1 - 1 / n),
+                **{c: q[c] for c in meta},
+            }
+        )
+    stats = getattr(backend, "stats", UsageStats())
+    return McqResult(responses, pd.DataFrame(per), stats)
+
+
+def mcq_accuracy(per_question: pd.DataFrame, by: str | Sequence[str] | None = None) -> pd.DataFrame:
+    """Accuracy and chance-normalised accuracy, overall or by metadata columns.
+
+    ``acc`` is the mean of ``correct``; ``nacc`` the mean over questions of
+    ``(correct − 1/n) / (1 − 1/n)``, which for questions that all have n
+    options equals ``(acc − 1/n) / (1 − 1/n)``. ``chance`` is the mean 1/n.
+
+    Parameters
+    ----------
+    per_question : DataFrame
+        :attr:`McqResult.per_question`.
+    by : str, sequence of str or None
+        Metadata column(s) to group by.
+
+    Returns
+    -------
+    DataFrame
+        The group columns, ``n_questions``, ``n_correct``, ``n_unmatched``,
+        ``acc``, ``nacc``, ``chance``.
+
+    Examples
+    --------
+    >>> pq = pd.DataFrame({"correct": [True, False, True, True], "n_options": 4,
+    ...                    "unmatched": [0, 1, 0, 0], "dimension": ["a", "a", "b", "b"]})
+    >>> pq["nacc"] = (pq["correct"] - 1 / 4) / (1 - 1 / 4)
+    >>> mcq_accuracy(pq, by="dimension")[["dimension", "acc", "nacc"]].values.tolist()
+    [['a', 0.5, 0.33333333333333337], ['b', 1.0, 1.0]]
+    """
+    by_cols = [by] if isinstance(by, str) else list(by or [])
+    missing = [c for c in by_cols if c not in per_question.columns]
+    if missing:
+        raise InputError(
+            f"no column(s) {', '.join(missing)} to group by; available: "
+            f"{', '.join(map(str, per_question.columns))}"
+        )
+    df = per_question.assign(
+        _c=per_question["correct"].astype(float),
+        _chance=1.0 / per_question["n_options"],
+        _unm=(per_question["unmatched"] > 0).astype(int),
+    )
+    if "nacc" not in df.columns:
+        df["nacc"] = (df["_c"] - df["_chance"]) / (1 - df["_chance"])
+
+    def agg(g: pd.DataFrame) -> dict[str, Any]:
+        return {
+            "n_questions": len(g),
+            "n_correct": int(g["_c"].sum()),
+            "n_unmatched": int(g["_unm"].sum()),
+            "acc": g["_c"].mean(),
+            "nacc": g["nacc"].mean(),
+            "chance": g["_chance"].mean(),
+        }
+
+    if not by_cols:
+        return pd.DataFrame([agg(df)])
+    rows = [
+        {**dict(zip(by_cols, key if isinstance(key, tuple) else (key,), strict=True)), **agg(g)}
+        for key, g in df.groupby(by_cols, sort=True)
+    ]
+    return pd.DataFrame(rows)
