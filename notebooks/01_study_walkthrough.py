@@ -1,0 +1,212 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # A walk-through of the RRMap study design
+#
+# This notebook follows the design of the RRMap study (Deliège et al., 2025) on the
+# example data shipped with rrmap: experts rate, on a 0–100 scale and as an interval, how
+# strongly a criterion (e.g. *sharp–blurry*) holds for a reference corpus (historical
+# paintings of a movement, of a painter) and for a query corpus (images generated for the
+# same movement or painter). Each pair of intervals becomes one point of the Relative
+# Ratings Map.
+#
+# **The example ratings are simulated**: they mirror the study's design (3 raters × 5
+# movements × 3 modalities × 9 criteria) but are random numbers, not the experts' ratings.
+# Nothing below says anything about real art or real models.
+#
+# Steps: load → points → quality proportions → agreement between raters → tests → figures.
+
+# %%
+# %matplotlib inline
+import tempfile
+import warnings
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import display
+
+import rrmap
+from rrmap.figures import plot_interval_examples, plot_rrmap_by_rater, plot_rrmap_grid
+
+pd.set_option("display.width", 120)
+# progress bars in Jupyter need ipywidgets; without it tqdm warns once
+warnings.filterwarnings("ignore", message="IProgress not found")
+
+# %% [markdown]
+# ## 1. Load the ratings
+#
+# `load_ratings` validates the file (every problem at once, with line numbers) and returns a
+# tidy table with snake_case columns: one row per rated interval, `low`/`high` its bounds,
+# `origin` saying reference (`real`) or query (`generated`). Files with other column names or
+# scales load by naming the roles (`rater=`, `origin=`, `low=`, `high=`, `scale=`...).
+
+# %%
+ratings = rrmap.load_ratings(rrmap.datasets.example_ratings_path())
+print(ratings.shape)
+ratings[["expert", "movement", "criterion", "modality_name", "origin", "low", "high"]].head(4)
+
+# %% [markdown]
+# ## 2. From intervals to RRMap points
+#
+# Each interval is read as a 95 % range of a Gaussian, `m = (low + high)/2`,
+# `s = (high − low)/(2·1.96)`. For one rater and one combination of categories, the query
+# Gaussian is compared with the reference one:
+#
+# - **Δ = (m_query − m_ref) / s_ref**, the relative shift (0 = same centre);
+# - **R = s_query / s_ref**, the relative dispersion (1 = same spread, < 1 narrower);
+# - **BC**, the Bhattacharyya coefficient, the overlap of the two Gaussians (1 = identical);
+# - **quality**: *excellent* if BC > 0.98; else *stereotype* if |Δ| < 2 and R < 2/3 (centred
+#   but narrower: the query repeats a reduced version of the reference); else *fair* if
+#   |Δ| < 2 and 2/3 ≤ R ≤ 3/2; else *bad*.
+
+# %%
+pts = rrmap.points(ratings)
+print(len(pts), "points")
+pts[["expert", "movement", "criterion", "modality", "delta", "r", "bc", "quality"]].head()
+
+# %% [markdown]
+# Δ and R do not depend on where on the scale a rater puts the intervals, only on how the
+# two intervals sit relative to each other — the paper's two examples give the same point:
+
+# %%
+print(rrmap.compare_intervals((30, 40), (35, 45)))
+print(rrmap.compare_intervals((60, 80), (70, 90)))
+
+# %% [markdown]
+# The paper's Fig. 2 shows nine such pairs: a reference interval [30, 50] and query
+# intervals shifted, compressed or dilated, beside their points on the map.
+
+# %%
+fig = plot_interval_examples(figsize=(9, 4))
+
+# %% [markdown]
+# ## 3. Quality proportions
+#
+# The share of each rater's points in each zone. Read it as a profile of the rater's
+# judgement of the query corpus: many *stereotypes* mean the generated images were judged
+# centred on the reference but narrower (less diverse); many *bad* points mean shifted or
+# much wider judgements.
+
+# %%
+rrmap.proportions(pts, wide=True)
+
+# %% [markdown]
+# The same per option of a category, e.g. per movement (counts and shares, the four levels
+# always in the order excellent, fair, stereotype, bad):
+
+# %%
+by_movement = rrmap.proportions(pts, by="movement")
+by_movement.pivot_table(index=["expert", "movement"], columns="quality", values="share").round(2)
+
+# %% [markdown]
+# ## 4. Do the raters agree, comparison by comparison?
+#
+# Every comparison was rated by all three raters. For each one, `agreement` records the
+# zones they put it in; the summary counts comparisons where all agree (and on which zone),
+# where all three differ, and where exactly one pair agrees (which pair).
+
+# %%
+rrmap.agreement_summary(rrmap.agreement(pts))
+
+# %% [markdown]
+# ## 5. Tests: expert effects and category effects
+#
+# `rrmap.analyze` runs the study's three designs with two kinds of test:
+#
+# - the **energy test** compares the 2-D distributions of points (Δ, R) — location, spread and
+#   shape — with a permutation p-value;
+# - the **χ² test** compares the quality proportions (the four zones).
+#
+# Designs: the *expert effect overall* (all raters, then each pair), the *expert effect per
+# option* (the same within each movement, modality...), and the *category effect per expert*
+# (for each rater, do the options of a category differ?).
+#
+# The paper uses 5000 permutations; this notebook uses 199 to run in seconds, so the smallest
+# possible energy p-value here is 1/200 = 0.005. The seed is recorded with the results.
+
+# %%
+res = rrmap.analyze(ratings, by=["movement", "modality"], n_perm=199, rng=0)
+display(res)
+
+# %% [markdown]
+# **How to read a p-value.** A small p (say < 0.05) is evidence against the hypothesis that
+# the groups' points come from one and the same distribution — here, that E1, E2 and E3 put
+# the comparisons in the same places of the map. It is not the size of the difference (look at
+# the proportions and the maps for that), not the probability that the hypothesis is true,
+# and, with hundreds of tests, some small p-values are expected by chance alone (use
+# `p_adjust="holm"` or `"fdr_bh"` to adjust within each family of a k-sample test and its
+# pairs). A large p is not proof of agreement: small groups (27 points per movement and rater
+# here) leave tests little power.
+#
+# The full table has one row per test:
+
+# %%
+print(len(res.tests), "tests")
+res.tests[["test", "by", "within", "groups", "n", "statistic", "dof", "pvalue"]].head(8)
+
+# %% [markdown]
+# For example, the expert effect within each movement (energy tests, all three raters):
+
+# %%
+tests = res.tests
+mask = (
+    (tests.test == "energy")
+    & (tests.by == "expert")
+    & tests.within.str.startswith("movement=")
+    & (tests.groups == "E1|E2|E3")
+)
+tests.loc[mask, ["within", "n", "statistic", "pvalue"]]
+
+# %% [markdown]
+# and the movement effect for each rater (all options at once, χ² on the zone proportions —
+# `dof` is the degrees of freedom after dropping empty zones; `min_expected` warns when the
+# asymptotic p-value is shaky):
+
+# %%
+mask = (tests.test == "chi2") & (tests.by == "movement") & ~tests.groups.str.count(r"\|").eq(1)
+tests.loc[mask, ["within", "groups", "n", "statistic", "dof", "pvalue", "min_expected"]]
+
+# %% [markdown]
+# ## 6. Figures
+#
+# One RRMap per rater (the paper's Fig. 4). The background is BC; the solid rectangle is the
+# fair zone, the dashed one the stereotype zone, the closed curve BC = 0.98 (excellent); the
+# stars mark perfect alignment (0, 1) and the perfect stereotype (0, 0). Points beyond the
+# view are drawn on its edge as triangles pointing outwards, and counted in each title.
+
+# %%
+fig = plot_rrmap_by_rater(pts, "movement")
+
+# %% [markdown]
+# Raters as columns and categories as rows (the paper's Fig. 5): reading a row across
+# compares raters within a category (expert effect per option); reading a column down shows
+# how one rater's points spread by category (category effect per expert).
+
+# %%
+fig = plot_rrmap_grid(pts, ["movement", "modality"])
+
+# %% [markdown]
+# ## 7. Write everything for the paper
+#
+# `write` saves the tests, points, proportions and agreement as CSV, everything in
+# `results.json` (with the seed and settings), a markdown report, and the two figures as PDF
+# and PNG in `figures/` — the same as `rrmap analyze ratings.csv --by movement --by modality`
+# from the shell.
+
+# %%
+out = Path(tempfile.mkdtemp(prefix="rrmap_results_"))  # change to a folder of yours
+written = res.write(out, force=True)
+print("\n".join(str(p.relative_to(out)) for p in written))
+plt.close("all")
