@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rrmap.errors import InputError
 from rrmap.rank.bradley_terry import fit_bradley_terry, mle_existence
@@ -213,3 +215,51 @@ def test_empty_table():
     empty = pd.DataFrame(columns=["instance", "left", "right", "winner"])
     with pytest.raises(InputError, match="the comparisons table is empty"):
         fit_bradley_terry(empty)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    k=st.integers(2, 6),
+    n=st.integers(1, 40),
+    ties=st.sampled_from(["half", "exclude"]),
+)
+def test_invariant_to_sides_and_row_order(seed, k, n, ties):
+    rng = np.random.default_rng(seed)
+    names = np.array([f"c{i}" for i in range(k)])
+    left = rng.integers(0, k, n)
+    right = (left + rng.integers(1, k, n)) % k
+    winner = rng.choice(["left", "right", "tie"], size=n)
+    df = pd.DataFrame({"instance": "i", "left": names[left], "right": names[right],
+                       "winner": winner})  # fmt: skip
+    if ties == "exclude" and (winner != "tie").sum() == 0:
+        return
+    base = fit_bradley_terry(df, ties=ties)
+    swapped = df.assign(left=df["right"], right=df["left"],
+                        winner=df["winner"].map({"left": "right", "right": "left", "tie": "tie"}))  # fmt: skip
+    shuffled = df.sample(frac=1.0, random_state=1)
+    for other in (swapped, shuffled):
+        fit = fit_bradley_terry(other, ties=ties)
+        pd.testing.assert_frame_equal(fit.table, base.table, atol=1e-7)
+        assert fit.fits["mle_exists"].iloc[0] == base.fits["mle_exists"].iloc[0]
+    # centred scores; wins + losses + ties = comparisons per candidate
+    assert abs(base.table["score"].sum()) < 1e-7
+    t = base.table
+    assert (t["wins"] + t["losses"] + t["ties"] == t["n_comparisons"]).all()
+
+
+def test_converged_flag_and_note():
+    df, *_ = _simulate(9)
+    fit = fit_bradley_terry(df)
+    assert fit.fits["converged"].all() and fit.notes == []
+    assert 1 < fit.fits["iterations"].iloc[0] < 20
+    # one Newton step cannot reach the optimum: the flag and the note say so
+    from rrmap.rank import bradley_terry
+
+    w = np.array([[0.0, 3.0, 1.0], [1.0, 0.0, 2.0], [2.0, 1.0, 0.0]])
+    *_, converged = bradley_terry._newton(w, 0.0, max_iter=1)
+    assert converged is False
+    fits = fit.fits.assign(converged=False)
+    forced = bradley_terry.BradleyTerryFit(fit.table, fits, fit.covariance)
+    assert forced.notes == ["Newton's method did not converge in "
+                            f"{fits['iterations'].iloc[0]} iterations"]  # fmt: skip

@@ -104,14 +104,19 @@ def _fit(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.DataFra
         fit = fit_bradley_terry(df, by=by, ties=opts["ties"], alpha=opts["alpha"],
                                 fallback_alpha=opts["fallback_alpha"])  # fmt: skip
         notes = fit.notes
-        if len(notes) == 1:
-            _log("note: " + notes[0])
-        elif notes:
-            _log(f"note: the maximum-likelihood estimate does not exist for {len(notes)} of "
+        n_missing = int((~fit.fits["mle_exists"]).sum())
+        if len(notes) <= 3:
+            for note in notes:
+                _log("note: " + note)
+        else:
+            _log(f"note: the maximum-likelihood estimate does not exist for {n_missing} of "
                  f"{len(fit.fits)} groups (see the mle_exists/problem columns); those were "
                  f"fitted with a Gaussian penalty")  # fmt: skip
+            n_slow = int((~fit.fits["converged"]).sum())
+            if n_slow:
+                _log(f"note: Newton's method did not converge for {n_slow} groups")
         keys = [by] if by else []
-        info = fit.fits[[*keys, "mle_exists", "problem", "regularized", "alpha"]]
+        info = fit.fits[[*keys, "mle_exists", "problem", "regularized", "alpha", "converged"]]
         table = fit.table.merge(info, on=keys) if by else fit.table.assign(**info.iloc[0])
         table = table.assign(model="bradley_terry", tie_handling=opts["ties"])
         return table.sort_values([*keys, "rank", "candidate"], ignore_index=True)

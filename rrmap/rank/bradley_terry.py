@@ -48,7 +48,8 @@ class BradleyTerryFit:
         One row per group: ``n_candidates``, ``n_comparisons``, ``n_ties``,
         ``ties`` (how ties entered the fit), ``mle_exists``, ``problem`` (why
         the MLE does not exist, empty if it does), ``regularized``,
-        ``alpha``, ``log_likelihood`` (unpenalised), ``iterations``.
+        ``alpha``, ``log_likelihood`` (unpenalised), ``iterations``,
+        ``converged`` (Newton's method reached a vanishing gradient).
     covariance : dict
         Group key (``None`` when not grouped) → covariance matrix of the
         scores as a DataFrame indexed by candidate.
@@ -83,6 +84,10 @@ class BradleyTerryFit:
         """Human-readable lines about groups whose MLE does not exist."""
         lines = []
         for _, row in self.fits.iterrows():
+            if not row["converged"]:
+                where = f"{self.by}={row[self.by]}: " if self.by else ""
+                lines.append(f"{where}Newton's method did not converge in "
+                             f"{row['iterations']} iterations")  # fmt: skip
             if not row["mle_exists"]:
                 where = f"{self.by}={row[self.by]}: " if self.by else ""
                 how = (
@@ -180,11 +185,15 @@ def _newton(w: np.ndarray, alpha: float, tol: float = 1e-10, max_iter: int = 200
     theta = np.zeros(k)
     f, _ = objective(theta)
     ones = np.full((k, k), 1.0 / k)
+    # the gradient is a sum over comparisons: scale the tolerance with their number
+    tol = tol * max(1.0, float(n_ab.sum()))
+    converged = False
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007
         lap, grad = info(theta)
         grad = grad - alpha * theta
         if np.max(np.abs(grad)) < tol:
+            converged = True
             break
         h = lap + alpha * np.eye(k) if alpha > 0 else lap + ones
         step = np.linalg.solve(h, grad)
@@ -199,7 +208,7 @@ def _newton(w: np.ndarray, alpha: float, tol: float = 1e-10, max_iter: int = 200
     theta = theta - theta.mean()
     lap, _ = info(theta)
     _, ll = objective(theta)
-    return theta, lap, ll, it
+    return theta, lap, ll, it, converged
 
 
 def _fit_group(out: Outcomes, alpha: float | None, fallback_alpha: float, ties: str):
@@ -215,7 +224,7 @@ def _fit_group(out: Outcomes, alpha: float | None, fallback_alpha: float, ties: 
             f"the Bradley-Terry maximum-likelihood estimate does not exist ({problem}); "
             "use alpha > 0 (or the default alpha=None) for a regularised fit"
         )
-    theta, lap, ll, it = _newton(w, a)
+    theta, lap, ll, it, converged = _newton(w, a)
     k = out.k
     cov = np.linalg.pinv(lap, hermitian=True) if a == 0 else np.linalg.inv(lap + a * np.eye(k))
     return (
@@ -232,6 +241,7 @@ def _fit_group(out: Outcomes, alpha: float | None, fallback_alpha: float, ties: 
             "alpha": a,
             "log_likelihood": ll,
             "iterations": it,
+            "converged": converged,
         },
     )
 
