@@ -24,13 +24,15 @@ p-value (SPEC §3.1)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+from scipy.spatial.distance import cdist
 
 from rrmap.errors import InputError
 
@@ -49,6 +51,25 @@ DEFAULT_CHUNK_BYTES = 32 * 2**20
 
 #: Relative tolerance of the ``E_b ≥ E_obs`` comparison (SPEC §3.1).
 _REL_TOL = 1e-12
+
+#: Up to this many points, matrix products run on one BLAS thread: the
+#: products are small and many, and thread start-up costs more than it saves.
+_SINGLE_THREAD_MAX_N = 2048
+
+
+@contextmanager
+def _blas_threads(n: int) -> Iterator[None]:
+    """One BLAS thread for small distance matrices (no-op without threadpoolctl)."""
+    if n > _SINGLE_THREAD_MAX_N:
+        yield
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 @dataclass(frozen=True)
@@ -117,8 +138,7 @@ def pairwise_distances(x: ArrayLike) -> np.ndarray:
            [5., 0.]])
     """
     pts = _as_points(x, "points")
-    diff = pts[:, None, :] - pts[None, :, :]
-    return np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    return cdist(pts, pts)
 
 
 def _statistic_from_blocks(g: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -312,7 +332,8 @@ def energy_test(
     d = pairwise_distances(pts)
     gen = np.random.default_rng(rng)
     obs = _observed(d, codes, sizes)
-    perm = _permutation_statistics(d, codes, sizes, n_perm, gen, chunk_size)
+    with _blas_threads(len(codes)):
+        perm = _permutation_statistics(d, codes, sizes, n_perm, gen, chunk_size)
     return EnergyTestResult(obs, _pvalue(obs, perm), n_perm, tuple(int(s) for s in sizes))
 
 
@@ -393,9 +414,10 @@ def _tests_from_distances(
     sets: list[tuple] = [tuple(names)]
     if pairwise and len(names) > 2:
         sets += list(combinations(names, 2))
-    for grp in sets:
-        idx = np.flatnonzero(np.isin(lab_arr, list(grp)))
-        rows.append(_one_test(d, lab_arr, idx, grp, n_perm, gen, chunk_size))
+    with _blas_threads(len(lab_arr)):
+        for grp in sets:
+            idx = np.flatnonzero(np.isin(lab_arr, list(grp)))
+            rows.append(_one_test(d, lab_arr, idx, grp, n_perm, gen, chunk_size))
     return pd.DataFrame(rows, columns=["groups", "n", "statistic", "pvalue", "n_perm", "note"])
 
 
