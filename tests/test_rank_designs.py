@@ -157,7 +157,7 @@ def test_global_design_uniform_without_replacement():
     # uniform: over many draws of 1 question each of the 6 comes up about 1/6 of the time
     counts = pd.Series(
         [tuple(sample_global(inst, cands, 1, rng=s, randomize_sides=False).iloc[0, :3])
-         for s in range(3000)]
+         for s in range(1200)]
     ).value_counts()  # fmt: skip
     assert len(counts) == 6
     assert chisquare(counts.to_numpy()).pvalue > 0.001

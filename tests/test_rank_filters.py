@@ -188,6 +188,9 @@ def test_subjective_reports_both_reasons_and_loses_nothing():
     assert len(res.comparisons) + s["n_comparisons"].sum() == len(df)
     only_pairs = filter_subjective(df, eta=None)
     assert only_pairs.summary()["reason"].tolist() == ["tie_band"]
+    # a filter that ran but dropped nothing still has its row, with zeros
+    clean = filter_subjective(_prefs([("A", "B", "left"), ("B", "C", "left")]))
+    assert clean.summary().values.tolist() == [["tie_band", 0, 0], ["non_transitive", 0, 0]]
 
 
 @pytest.mark.parametrize(

@@ -46,10 +46,7 @@ def _filter(df: pd.DataFrame, band, eta, by: str, dropped_path: Path | None, for
     if "instance" not in df.columns and by == "instance":
         raise InputError("filters need an 'instance' column")
     res = filter_subjective(df, band=band, eta=eta, by=by)
-    summary = res.summary()
-    if summary.empty:
-        _log("filters: nothing dropped")
-    for r in summary.itertuples(index=False):
+    for r in res.summary().itertuples(index=False):
         unit = "pairs" if r.reason == "tie_band" else "instances"
         _log(f"filters: dropped {r.n_dropped} {unit} ({r.n_comparisons} comparisons): {r.reason}")
     _log(f"filters: {len(res.comparisons)} of {len(df)} comparisons kept")

@@ -252,9 +252,12 @@ class FilterResult:
     comparisons: pd.DataFrame
     dropped: pd.DataFrame
     instances: pd.DataFrame
+    reasons: tuple[str, ...] = ()
 
     def summary(self) -> pd.DataFrame:
         """Counts per reason: ``reason``, ``n_dropped`` (pairs or instances), ``n_comparisons``.
+
+        Every filter that ran has a row, with zeros when it dropped nothing.
 
         Examples
         --------
@@ -265,14 +268,15 @@ class FilterResult:
         >>> filter_ties(df).summary().values.tolist()
         [['tie_band', 1, 1]]
         """
-        if self.dropped.empty:
-            return pd.DataFrame({"reason": [], "n_dropped": [], "n_comparisons": []})
-        g = self.dropped.groupby("reason", sort=True)
+        reasons = list(dict.fromkeys([*self.reasons, *self.dropped["reason"]]))
+        g = self.dropped.groupby("reason", sort=False)
+        n_dropped = g.size().reindex(reasons, fill_value=0)
+        n_comp = g["n_comparisons"].sum().reindex(reasons, fill_value=0)
         return pd.DataFrame(
             {
-                "reason": list(g.groups),
-                "n_dropped": g.size().to_numpy(),
-                "n_comparisons": g["n_comparisons"].sum().to_numpy(),
+                "reason": reasons,
+                "n_dropped": n_dropped.to_numpy(dtype=int),
+                "n_comparisons": n_comp.to_numpy(dtype=int),
             }
         )
 
@@ -385,7 +389,7 @@ def filter_ties(
     lo, hi = _check_band(band)
     clean = _prepare(comparisons, by)
     if clean.empty:
-        return FilterResult(clean, _empty_dropped(by), pd.DataFrame())
+        return FilterResult(clean, _empty_dropped(by), pd.DataFrame(), ("tie_band",))
     prefs = pair_preferences(clean, by=by)
     eps = 1e-12
     bad = prefs[(prefs["p_a"] >= lo - eps) & (prefs["p_a"] <= hi + eps)]
@@ -410,6 +414,7 @@ def filter_ties(
         comparisons=clean[~drop_rows].reset_index(drop=True),
         dropped=dropped.reset_index(drop=True),
         instances=pd.DataFrame(),
+        reasons=("tie_band",),
     )
 
 
@@ -465,7 +470,7 @@ def filter_nontransitive(
         raise InputError(f"eta must be in (0, 1], got {eta!r}")
     clean = _prepare(comparisons, by)
     if clean.empty:
-        return FilterResult(clean, _empty_dropped(by), pd.DataFrame())
+        return FilterResult(clean, _empty_dropped(by), pd.DataFrame(), ("non_transitive",))
     prefs = pair_preferences(clean, by=by)
     rows = []
     for key, g in prefs.groupby(by, sort=True, observed=True):
@@ -509,6 +514,7 @@ def filter_nontransitive(
         comparisons=clean[keep].reset_index(drop=True),
         dropped=dropped.reset_index(drop=True),
         instances=inst,
+        reasons=("non_transitive",),
     )
 
 
@@ -548,20 +554,24 @@ def filter_subjective(
     ...                    "right": ["B", "C", "A", "B"],
     ...                    "winner": ["left", "left", "left", "right"]})
     >>> filter_subjective(df).summary().values.tolist()  # A-B tied; B>C, C>A remain
-    [['tie_band', 1, 2]]
+    [['tie_band', 1, 2], ['non_transitive', 0, 0]]
     """
     clean = _prepare(comparisons, by)
     parts = []
+    reasons: list[str] = []
     instances = pd.DataFrame()
     if band is not None:
         res = filter_ties(clean, band=band, by=by)
         clean = res.comparisons
         parts.append(res.dropped)
+        reasons.append("tie_band")
     if eta is not None:
         res = filter_nontransitive(clean, eta=eta, by=by, method=method)
         clean = res.comparisons
         parts.append(res.dropped)
         instances = res.instances
+        reasons.append("non_transitive")
     parts = [p for p in parts if not p.empty]
     dropped = pd.concat(parts, ignore_index=True) if parts else _empty_dropped(by)
-    return FilterResult(comparisons=clean, dropped=dropped, instances=instances)
+    return FilterResult(comparisons=clean, dropped=dropped, instances=instances,
+                        reasons=tuple(reasons))  # fmt: skip
