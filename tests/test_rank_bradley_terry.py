@@ -263,3 +263,11 @@ def test_converged_flag_and_note():
     forced = bradley_terry.BradleyTerryFit(fit.table, fits, fit.covariance)
     assert forced.notes == ["Newton's method did not converge in "
                             f"{fits['iterations'].iloc[0]} iterations"]  # fmt: skip
+
+
+def test_strict_mle_error_names_the_group():
+    ok, *_ = _simulate(1, k=3, n=60)
+    bad = pd.DataFrame({"left": ["A", "A"], "right": ["B", "C"], "winner": "left"})
+    df = pd.concat([ok.assign(instance="good"), bad.assign(instance="bad")], ignore_index=True)
+    with pytest.raises(InputError, match=r"^instance=bad: the Bradley-Terry maximum-likelihood"):
+        fit_bradley_terry(df, by="instance", alpha=0)

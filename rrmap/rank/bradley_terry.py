@@ -291,8 +291,8 @@ def fit_bradley_terry(
     -----
     Standard errors come from the observed information (the Hessian of the
     log-likelihood). Under the sum-to-zero constraint the covariance of the
-    scores is the Moore–Penrose inverse of the information matrix; with a
-    penalty it is ``(I + alpha·1)⁻¹``, the Laplace approximation to the
+    scores is the Moore–Penrose inverse of the information matrix J; with a
+    penalty it is ``(J + alpha·Id)⁻¹``, the Laplace approximation to the
     posterior — an approximation, most of all for candidates that never
     win or never lose. The standard error of a difference ``θ_i − θ_j``
     needs the covariance (``.covariance``), not just the two ``se``.
@@ -326,7 +326,12 @@ fitted with a Gaussian penalty, alpha=0.1')
     tables, rows, covs = [], [], {}
     for key, sub in groups(clean, by):
         out = encode(sub)
-        theta, cov, info = _fit_group(out, alpha, fallback_alpha, ties)
+        try:
+            theta, cov, info = _fit_group(out, alpha, fallback_alpha, ties)
+        except InputError as exc:
+            if by is None:
+                raise
+            raise InputError(f"{by}={key}: {exc}") from None
         se = np.sqrt(np.clip(np.diag(cov), 0, None))
         t = pd.DataFrame(
             {
