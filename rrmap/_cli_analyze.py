@@ -76,7 +76,7 @@ def analyze_command(
     points.csv, proportions.csv, agreement.csv, results.json and report.md to
     OUT, and prints a summary. p < 0.05 is marked as evidence, not a verdict.
     """
-    from rrmap.analysis import analyze, existing_outputs
+    from rrmap.analysis import analyze, existing_outputs, file_sha256
 
     if out.exists() and not out.is_dir():
         raise click.ClickException(f"{out} exists and is not a folder")
@@ -97,6 +97,10 @@ def analyze_command(
         z=settings["z"],
         thresholds=settings["thresholds"],
         progress=not quiet,
+    )
+    # the table is the file as loaded: record the file's own hash
+    result.settings.update(
+        input=str(ratings), input_sha256=file_sha256(ratings), input_hashed="file"
     )
     written = result.write(out, force=force, figures=not no_figures)
     click.echo(result._repr_markdown_())

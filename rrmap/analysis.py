@@ -28,7 +28,7 @@ from rrmap.ratings import load_ratings
 from rrmap.tables import agreement, agreement_summary, proportions
 from rrmap.zones import Thresholds
 
-__all__ = ["OUTPUT_FILES", "AnalysisResult", "analyze"]
+__all__ = ["OUTPUT_FILES", "AnalysisResult", "analyze", "existing_outputs", "file_sha256"]
 
 #: Files written by :meth:`AnalysisResult.write` (figures come on top).
 OUTPUT_FILES: tuple[str, ...] = (
@@ -267,18 +267,66 @@ class AnalysisResult:
 
 
 def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
-    """Names of :data:`OUTPUT_FILES` already present in *folder*."""
+    """Names of :data:`OUTPUT_FILES` already present in *folder*.
+
+    Parameters
+    ----------
+    folder : path
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     existing_outputs(tmp)
+    []
+    """
     folder = Path(folder)
     return [name for name in OUTPUT_FILES if (folder / name).exists()]
 
 
-def _input_hash(ratings: pd.DataFrame) -> tuple[str | None, str, str]:
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """SHA-256 of a file's bytes (hex), as recorded in ``settings["input_sha256"]``.
+
+    Parameters
+    ----------
+    path : path
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     f = pathlib.Path(tmp) / "x.txt"
+    ...     _ = f.write_bytes(b"abc")
+    ...     file_sha256(f)[:16]
+    'ba7816bf8f01cfea'
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _input_hash(ratings: pd.DataFrame, from_path: bool) -> tuple[str | None, str, str]:
+    """(input name, SHA-256, what was hashed).
+
+    The file is hashed only when :func:`analyze` read it itself; a DataFrame
+    may have been changed since it was loaded, so the table is hashed.
+    """
     source = ratings.attrs.get("rrmap", {}).get("source")
-    if source and source != "<DataFrame>" and Path(source).is_file():
-        digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()
-        return str(source), digest, "file"
+    if from_path and source and Path(source).is_file():
+        return str(source), file_sha256(source), "file"
     data = ratings.to_csv(index=False).encode("utf-8")
-    return None, hashlib.sha256(data).hexdigest(), "table (as CSV)"
+    name = f"table loaded from {source}" if source and source != "<DataFrame>" else None
+    return name, hashlib.sha256(data).hexdigest(), "table (as CSV)"
 
 
 def _seed(rng: int | np.random.Generator | None) -> tuple[Any, np.random.Generator]:
@@ -368,7 +416,9 @@ def analyze(
         pts = ratings
         meta = pts.attrs.get("rrmap", {})
         source_df = None
+        from_path = False
     else:
+        from_path = not isinstance(ratings, pd.DataFrame)
         if not isinstance(ratings, pd.DataFrame) or "rrmap" not in ratings.attrs:
             ratings = load_ratings(ratings)
         pts = compute_points(ratings, coverage=coverage, z=z, thresholds=thresholds)
@@ -397,12 +447,12 @@ def analyze(
         ag = pd.DataFrame()
         ag_sum = pd.DataFrame(columns=["pattern", "detail", "count", "share"])
     if source_df is not None:
-        source, digest, hashed = _input_hash(source_df)
+        source, digest, hashed = _input_hash(source_df, from_path)
     else:
         source, digest, hashed = meta.get("source"), None, "not available (points given)"
     settings = {
         "rrmap_version": __version__,
-        "input": source if source and source != "<DataFrame>" else "<DataFrame>",
+        "input": source or "<DataFrame>",
         "input_sha256": digest,
         "input_hashed": hashed,
         "seed": seed,

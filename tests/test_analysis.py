@@ -74,6 +74,13 @@ def test_dataframe_and_points_input(path):
     assert a.settings["input"] == "<DataFrame>"
     assert a.settings["input_hashed"] == "table (as CSV)"
     assert len(a.settings["input_sha256"]) == 64
+    loaded = analyze(df, by=[], n_perm=19, rng=1)  # may have been edited: the table is hashed
+    assert loaded.settings["input_hashed"] == "table (as CSV)"
+    assert loaded.settings["input"] == f"table loaded from {df.attrs['rrmap']['source']}"
+    sub = df[df.expert != "E3"].copy()
+    sub.attrs = df.attrs
+    other = analyze(sub, by=[], n_perm=19, rng=1)
+    assert other.settings["input_sha256"] != loaded.settings["input_sha256"]
     b = analyze(rrmap.points(df), by=[], n_perm=19, rng=1)
     assert b.settings["input_sha256"] is None
     pd.testing.assert_frame_equal(a.tests, b.tests)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -51,6 +52,8 @@ def test_end_to_end_matches_the_library(runner, tmp_path):
     np.testing.assert_allclose(tests.statistic, ref.tests.statistic)
     settings = json.loads((out / "results.json").read_text())["settings"]
     assert settings["seed"] == 3 and settings["permutations"] == 49
+    assert settings["input"] == EXAMPLE
+    assert settings["input_sha256"] == hashlib.sha256(open(EXAMPLE, "rb").read()).hexdigest()
     assert settings["by"] == ["movement", "criterion", "criterion_group", "modality"]
     assert "- seed: 3" in (out / "report.md").read_text()
     # summary on stdout, progress and the file list on stderr
