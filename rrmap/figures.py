@@ -968,18 +968,21 @@ def _pairs_frame(pairs: pd.DataFrame | Sequence[Any] | None) -> pd.DataFrame:
                 problems.append(f"pair {i + 1}: {pair!r} is not ((low, high), (low, high))")
         if problems:
             raise InputError("; ".join(problems))
-        out = pd.DataFrame(rows)
+        out = pd.DataFrame(rows, columns=["low_ref", "high_ref", "low_query", "high_query"])
+    if out.empty:
+        raise InputError("no interval pairs given")
     if "label" not in out:
         out["label"] = [f"pair {i + 1}" for i in range(len(out))]
-    vals = out[["low_ref", "high_ref", "low_query", "high_query"]].to_numpy(dtype=float)
+    cols = ["low_ref", "high_ref", "low_query", "high_query"]
+    for col in cols:
+        out[col] = pd.to_numeric(out[col], errors="coerce")
+    vals = out[cols].to_numpy(dtype=float)
     bad = ~((vals[:, 1] > vals[:, 0]) & (vals[:, 3] > vals[:, 2]) & np.isfinite(vals).all(axis=1))
     if bad.any():
         raise InputError(
-            "intervals need finite low < high; not so in pair(s) "
+            "intervals need finite numbers with low < high; not so in pair(s) "
             + ", ".join(str(i + 1) for i in np.flatnonzero(bad))
         )
-    if out.empty:
-        raise InputError("no interval pairs given")
     return out
 
 

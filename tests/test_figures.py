@@ -269,10 +269,32 @@ def test_interval_examples_from_pairs_and_gaussians():
     # each small panel: two Gaussian curves, the reference one integrating to ~1
     x, y = small[0].lines[0].get_data()
     assert np.trapezoid(y, x) == pytest.approx(1.0, abs=1e-3)
-    with pytest.raises(InputError, match=r"low < high; not so in pair\(s\) 2"):
-        plot_interval_examples([((30, 50), (35, 45)), ((30, 50), (60, 20))])
-    with pytest.raises(InputError, match="pair 1"):
-        plot_interval_examples([(30, 50)])
+
+
+@pytest.mark.parametrize(
+    ("pairs", "message"),
+    [
+        ([((30, 50), (35, 45)), ((30, 50), (60, 20))], r"low < high; not so in pair\(s\) 2$"),
+        ([((30, 50), ("a", 45)), ((30, 30), (1, 2))], r"not so in pair\(s\) 1, 2$"),
+        ([(30, 50)], r"pair 1: \(30, 50\) is not \(\(low, high\), \(low, high\)\)"),
+        ([], "no interval pairs given"),
+        (pd.DataFrame({"low_ref": [1.0]}), "interval pairs have no column 'high_ref', 'low_query'"),
+    ],
+)
+def test_interval_examples_bad_pairs(pairs, message):
+    with pytest.raises(InputError, match=message):
+        plot_interval_examples(pairs)
+
+
+def test_points_must_be_a_dataframe():
+    with pytest.raises(InputError, match="points must be a DataFrame"):
+        plot_rrmap([[0.0, 1.0]])
+
+
+def test_grid_without_categories_says_so():
+    df = pd.DataFrame({"expert": ["E1", "E2"], "delta": [0.0, 1.0], "r": [1.0, 1.0]})
+    with pytest.raises(InputError, match=r"no category column to draw rows for; pass categories"):
+        plot_rrmap_grid(df)
 
 
 def test_pdf_keeps_text_as_truetype_and_background_as_image(pts, tmp_path):
