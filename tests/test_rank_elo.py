@@ -127,3 +127,11 @@ def test_by_instance():
 def test_bad_parameters(kwargs, match):
     with pytest.raises(InputError, match=match):
         fit_elo(_random_table(0, n=5), **kwargs)
+
+
+def test_missing_group_values_are_an_error_not_a_silent_drop():
+    df = _random_table(1, n=6).assign(session=["a", "a", None, "b", "b", None])
+    with pytest.raises(
+        InputError, match=r"column 'session' \(by\): missing value in 2 rows \(2, 5\)"
+    ):
+        fit_elo(df, by="session")

@@ -215,3 +215,9 @@ def test_fineartbench_instances_nothing_lost():
     assert len(res.comparisons) + res.dropped["n_comparisons"].sum() == len(fab.comparisons)
     assert (res.instances["fas_method"] == "exact").all()
     assert res.instances["dropped"].sum() == len(res.dropped)
+
+
+def test_missing_instance_group_values_rejected():
+    df = _prefs([("A", "B", "left"), ("B", "C", "left")]).assign(session=["s1", None])
+    with pytest.raises(InputError, match=r"column 'session' \(by\): missing value in 1 rows \(1\)"):
+        filter_subjective(df, by="session")

@@ -77,9 +77,21 @@ def prepare(df: pd.DataFrame, by: str | None, ties: str) -> pd.DataFrame:
     clean = validate_comparisons(df)
     if len(clean) == 0:
         raise InputError("the comparisons table is empty")
-    if by is not None and by not in clean.columns:
-        raise InputError(f"column {by!r} (by) not in the comparisons table")
+    check_by(clean, by)
     return clean
+
+
+def check_by(df: pd.DataFrame, by: str | None) -> None:
+    """The grouping column exists and has no missing values (no row may vanish)."""
+    if by is None:
+        return
+    if by not in df.columns:
+        raise InputError(f"column {by!r} (by) not in the comparisons table")
+    missing = df[by].isna().to_numpy()
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        shown = ", ".join(map(str, rows[:20])) + (" ..." if len(rows) > 20 else "")
+        raise InputError(f"column {by!r} (by): missing value in {len(rows)} rows ({shown})")
 
 
 def counts_table(out: Outcomes) -> pd.DataFrame:

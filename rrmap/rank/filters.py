@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
+from rrmap.rank._outcomes import check_by
 from rrmap.rank.comparisons import validate_comparisons
 
 __all__ = [
@@ -283,8 +284,7 @@ class FilterResult:
 
 def _prepare(df: pd.DataFrame, by: str) -> pd.DataFrame:
     clean = validate_comparisons(df)
-    if by not in clean.columns:
-        raise InputError(f"column {by!r} (by) not in the comparisons table")
+    check_by(clean, by)
     return clean
 
 
