@@ -175,6 +175,10 @@ def test_align_per_instance_fisher():
         (pd.DataFrame({"candidate": ["A", "A"], "score": [1, 2]}), "duplicated candidate"),
         (pd.DataFrame({"candidate": ["A", "B"], "score": [1, "x"]}), "not a finite number"),
         ([1, 2], "human: expected a DataFrame, got list"),
+        (
+            pd.DataFrame({"candidate": ["A", None], "score": [1, 2]}),
+            r"human: column 'candidate' has missing values at rows \[1\]",
+        ),
     ],
 )
 def test_align_bad_input(human, match):

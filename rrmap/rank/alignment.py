@@ -228,6 +228,11 @@ def _check_ranking(df: pd.DataFrame, name: str, cols: list[str]) -> None:
             + ", ".join(repr(c) for c in missing)
             + f" (found: {', '.join(map(str, df.columns))})"
         )
+    for key in cols[:-1]:
+        gone = df[key].isna().to_numpy()
+        if gone.any():
+            rows = np.flatnonzero(gone)[:20].tolist()
+            raise InputError(f"{name}: column {key!r} has missing values at rows {rows}")
     dup = df.duplicated(cols[:-1])
     if dup.any():
         rows = np.flatnonzero(dup.to_numpy())[:20].tolist()
