@@ -347,3 +347,17 @@ def test_single_rater_layouts(pts):
     assert len(panels) == 1 and panels[0].get_title() == "E2 (n = 135, 12 clipped)"
     fig = plot_rrmap_grid(e2, ["movement", "modality"])
     assert len([ax for ax in fig.axes if panel_artists(ax).background is not None]) == 2
+
+
+def test_recorded_thresholds_are_drawn():
+    th = rrmap.Thresholds(excellent_bc=0.95, delta_bound=1.5, stereotype_r=0.5, fair_r=2.0)
+    custom = rrmap.points(rrmap.datasets.load_example_ratings(), thresholds=th)
+    drawn = panel_artists(plot_rrmap(custom))
+    assert drawn.zones["fair"].get_xy()[:4].tolist() == [
+        [-1.5, 0.5],
+        [1.5, 0.5],
+        [1.5, 2.0],
+        [-1.5, 2.0],
+    ]
+    x, y = drawn.excellent.get_xdata(), drawn.excellent.get_ydata()
+    np.testing.assert_allclose(bc_paper(x, y), 0.95, rtol=1e-9)
