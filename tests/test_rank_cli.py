@@ -191,11 +191,11 @@ def test_align_fineartbench_counts(runner, tmp_path):
     assert _csv(res.stdout)["rho"].iloc[0] == pytest.approx(-1.0)
 
 
-def test_align_refuses_filters(runner, prefs):
+def test_align_has_no_filter_options(runner, prefs):
     path, _ = prefs
     res = runner.invoke(main, ["rank", "align", str(path), str(path), "--eta", "0.1"])
-    assert res.exit_code == 1
-    assert "Error: filters apply to comparisons" in res.stderr
+    assert res.exit_code == 2
+    assert "No such option '--eta'" in res.stderr
 
 
 def test_columns_option(runner, prefs):

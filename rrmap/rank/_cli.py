@@ -152,6 +152,9 @@ _model_opts = [
     click.option("--scale", type=float, default=400.0, help="Elo logistic scale."),
     click.option("--shuffles", type=int, default=100, help="Elo: number of random orders."),
     click.option("--seed", type=int, default=0, help="Random seed (Elo orders, permutations)."),
+]  # fmt: skip
+
+_filter_opts = [
     click.option("--tie-band", nargs=2, type=float, default=None,
                  help="Filter: drop pairs whose preference lies in [LOW, HIGH], e.g. 0.4 0.6."),
     click.option("--eta", type=float, default=None,
@@ -180,6 +183,7 @@ def rank_group() -> None:
 @click.option("--by", default=None, help="Fit one ranking per value of this column "
               "(e.g. instance).")  # fmt: skip
 @_apply(_model_opts)
+@_apply(_filter_opts)
 @_apply(_out_opts)
 def fit_command(prefs: Path, by, model, input_format, output, fmt, force, columns, tie_band,
                 eta, dropped, **opts) -> None:  # fmt: skip
@@ -344,18 +348,17 @@ def _ranking(path: Path, by: str | None, model: str, input_format: str, opts: di
 @_apply(_model_opts)
 @_apply(_out_opts)
 def align_command(human, model_file, by, alternative, method, permutations, summary_only,
-                  model, input_format, output, fmt, force, columns, tie_band, eta, dropped,
+                  model, input_format, output, fmt, force, columns,
                   **opts) -> None:  # fmt: skip
     """Spearman agreement of the MODEL ranking with the HUMAN ranking.
 
     Each file is either a ranking table (candidate, score[, group]) such as
     the output of ``rrmap rank fit``, or a comparisons file (CSV with a
-    winner column, or FineArtBench JSON) that is first fitted with --model.
+    winner column, or FineArtBench JSON) that is first fitted with --model
+    (filter comparisons beforehand with ``rrmap rank filter``).
     The summary (mean rho, Fisher's combined p, exclusions) goes to stderr
     unless --summary-only sends it to the output.
     """
-    if tie_band or eta is not None or dropped:
-        raise InputError("filters apply to comparisons: run 'rrmap rank fit' with them first")
     h = _ranking(human, by, model, input_format, opts)
     m = _ranking(model_file, by, model, input_format, opts)
     res = align_rankings(h, m, by=by, alternative=alternative, method=method,
