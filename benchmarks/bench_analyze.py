@@ -22,6 +22,7 @@ scales its time linearly to B (labelled as extrapolated in the output).
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import dcor
@@ -68,7 +69,8 @@ def main() -> None:
     pts = rrmap.points(rrmap.datasets.load_example_ratings())
     by = default_categories(pts)
     print(f"example data: {len(pts)} points, categories {by}, B = {b}")
-    print(f"rrmap {rrmap.__version__}, dcor {dcor.__version__}, numpy {np.__version__}\n")
+    print(f"rrmap {rrmap.__version__}, dcor {dcor.__version__}, numpy {np.__version__}")
+    print(f"{os.cpu_count()} CPUs, load average at the start: {os.getloadavg()}\n")
 
     designs = {
         "expert effect, overall": lambda **kw: expert_effect(pts, **kw),
@@ -132,7 +134,11 @@ def main() -> None:
     )
     print(f"sum of the per-design rrmap runs (energy + χ²): {tot_rrmap:.2f} s wall")
     print(f"dcor loop (energy tests only){extrap}: {tot_dcor:.1f} s wall")
-    print(f"ratio dcor loop / rrmap full analysis: {tot_dcor / w_full:.1f}×")
+    cpu_dcor = df.dcor_cpu_s.sum()
+    print(f"dcor loop CPU time{extrap}: {cpu_dcor:.1f} s")
+    print(f"ratio dcor loop / rrmap full analysis, wall: {tot_dcor / w_full:.1f}×")
+    print(f"ratio dcor loop / rrmap full analysis, CPU:  {cpu_dcor / c_full:.1f}×")
+    print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
     print(
         f"checks: max relative statistic difference {max_rel:.1e}; "
         f"largest |Δp| / SE over {int((full.test == 'energy').sum())} tests: {worst_z:.2f}"
