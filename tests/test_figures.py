@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import zlib
 
 import matplotlib
 
@@ -44,6 +45,14 @@ def pts():
 def _close():
     yield
     plt.close("all")
+
+
+def _inflates(raw: bytes) -> bool:
+    try:
+        zlib.decompress(raw)
+    except zlib.error:
+        return False
+    return True
 
 
 def toy_points(delta, r, cat=None):
@@ -308,6 +317,13 @@ def test_pdf_keeps_text_as_truetype_and_background_as_image(pts, tmp_path):
     assert b"/FontFile2" in data and b"/CIDFontType2" in data
     assert b"/Subtype /Type3" not in data
     assert data.count(b"/Subtype /Image") >= 12  # one raster background per panel
+    # text objects: the page content has BT ... Tj/TJ ... ET operators, not glyph paths
+    content = b"".join(
+        zlib.decompress(m.group(1))
+        for m in re.finditer(rb"/FlateDecode[^>]*>>\s*stream\r?\n(.*?)\r?\nendstream", data, re.S)
+        if _inflates(m.group(1))
+    )
+    assert content.count(b"BT") >= 20 and (b" Tj" in content or b" TJ" in content)
     assert out.stat().st_size < 2_000_000
 
 
