@@ -139,6 +139,18 @@ def recorded_answer(body: dict[str, Any]) -> str:
     return "I am not sure what you are asking."
 
 
+def cheap_answer(body: dict[str, Any]) -> str:
+    """Recorded 2AFC answers without decoding images (for throughput benchmarks)."""
+    last, _ = _texts(body)
+    w = len(body.get("messages", [])) // 2 % 2
+    side = "left" if w == 0 else "right"
+    if "Step 1 of 3" in last:
+        return ANALYSER.format(side=side, w=w)
+    if "Step 2 of 3" in last:
+        return CRITIC.format(side=side)
+    return SUMMARY_FORMATS[len(last) % len(SUMMARY_FORMATS)].format(w=w)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
@@ -344,8 +356,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--latency", type=float, default=0.1)
     ap.add_argument("--no-key", action="store_true", help="accept requests without a key")
+    ap.add_argument("--cheap", action="store_true", help="answer without decoding images")
     args = ap.parse_args()
-    server = ChatServer(latency=args.latency, api_key=None if args.no_key else API_KEY)
+    server = ChatServer(
+        cheap_answer if args.cheap else recorded_answer,
+        latency=args.latency,
+        api_key=None if args.no_key else API_KEY,
+    )
     print(server.base_url, flush=True)
     try:
         server._httpd.serve_forever()

@@ -359,7 +359,9 @@ class ChatClient:
             raise RuntimeError("use 'async with client:' before calling chat()")
         result = await self._send_checked(body)
         if self.cache is not None:
-            self.cache.put(
+            # in a worker thread: the fsync of a record must not stall the other calls
+            await asyncio.to_thread(
+                self.cache.put,
                 key,
                 body,
                 {
