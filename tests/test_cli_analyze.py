@@ -173,3 +173,54 @@ def test_figures_written_and_listed(runner, tmp_path):
     for name in data["figures"]:
         assert (tmp_path / name).is_file()
         assert f"[{name}]({name})" in report
+
+
+def test_other_schema_through_the_ratings_options(runner, tmp_path):
+    g = np.random.default_rng(0)
+    rows = []
+    for a in ("ann1", "ann2"):
+        for style in ("s1", "s2"):
+            for item in range(5):
+                for corpus in ("human", "model"):
+                    lo = round(g.uniform(1, 4), 2)
+                    rows.append(
+                        (a, style, f"i{item}", corpus, lo, round(lo + g.uniform(0.5, 2.5), 2))
+                    )
+    f = tmp_path / "other.csv"
+    pd.DataFrame(rows, columns=["annotator", "style", "item", "corpus", "lower", "upper"]).to_csv(
+        f, index=False
+    )
+    res = runner.invoke(
+        main,
+        [
+            "analyze",
+            str(f),
+            "--rater",
+            "annotator",
+            "--origin",
+            "corpus",
+            "--low",
+            "lower",
+            "--high",
+            "upper",
+            "--reference",
+            "human",
+            "--query",
+            "model",
+            "--scale",
+            "1",
+            "7",
+            "--by",
+            "style",
+            "--permutations",
+            "19",
+            "--out",
+            str(tmp_path / "out"),
+            "--no-figures",
+            "-q",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    tests = pd.read_csv(tmp_path / "out" / "tests.csv")
+    assert tests.groups.iloc[0] == "ann1|ann2" and tests.n.iloc[0] == 20
+    assert set(tests.within) == {"all", "style=s1", "style=s2", "expert=ann1", "expert=ann2"}
