@@ -13,9 +13,11 @@ includes the zero diagonal). It is exactly the statistic of
 The permutation engine computes the pooled distance matrix ``D`` once. The
 statistic only depends on the block sums ``G = Lᵀ D L`` (``L`` the one-hot
 group labels), so a chunk of ``C`` permutations is evaluated as one matrix
-product ``D @ [L_1 … L_C]`` followed by a batched ``L_bᵀ (D L_b)``; the chunk
-size bounds the memory (``n × C × k`` floats), not the number of
-permutations. Pairwise tests reuse sub-blocks of the same ``D``.
+product ``D @ [L_1 … L_C]`` followed by ``L_bᵀ (D L_b)`` for every ``b``
+at once; only ``k − 1`` label columns are multiplied (the last row of ``G``
+follows from the row sums of ``D``). The chunk size bounds the memory
+(about ``3 n C (k − 1)`` floats), not the number of permutations. Pairwise
+tests reuse sub-blocks of the same ``D``.
 
 p-value (SPEC §3.1)::
 
