@@ -136,6 +136,8 @@ def recorded_answer(body: dict[str, Any]) -> str:
         return SUMMARY_FORMATS[pick % len(SUMMARY_FORMATS)].format(w=w)
     if "step by step" in last:
         return COT.format(side=side, w=w)
+    if "Answer with the letter" in last:  # multiple choice: a model with a habit
+        return "A"
     return "I am not sure what you are asking."
 
 
