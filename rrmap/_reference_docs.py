@@ -18,7 +18,14 @@ import click
 from rrmap.cli import main
 
 _WIDTH = 100
-API_PACKAGES = ("rrmap", "rrmap.rank", "rrmap.judge")
+API_PACKAGES = (
+    "rrmap",
+    "rrmap.figures",
+    "rrmap.ggplot",
+    "rrmap.styles",
+    "rrmap.rank",
+    "rrmap.judge",
+)
 
 
 def _walk(cmd: click.Command, path: list[str]):
