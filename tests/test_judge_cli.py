@@ -143,3 +143,23 @@ def test_interpret_command(tmp_path):
     assert scores["model"].tolist() == ["example_model"] * 2  # metadata kept
     summary = pd.read_csv(tmp_path / "s.csv")
     assert summary.loc[0, "overall"] == pytest.approx(4 / 3)
+
+
+def test_subjectivity_command_reads_a_per_order_file(tmp_path):
+    po = tmp_path / "po.csv"
+    pd.DataFrame({
+        "model": ["m", "m"], "mode": ["cot", "artcot"], "instance": ["i", "i"],
+        "order": ["ab", "ab"],
+        "answers": ['[{"turn": "cot", "text": "It feels somewhat dreamy."}]',
+                    '[{"turn": "artcot_critic", "text": "Thick black contours, flat sky."}]'],
+    }).to_csv(po, index=False)  # fmt: skip
+    r = _run(["judge", "subjectivity", str(po)])
+    assert r.exit_code == 0, r.output
+    table = pd.read_csv(io.StringIO(r.stdout)).set_index("mode")
+    assert table.loc["cot", "subjective_per_100"] == pytest.approx(75.0)
+    assert table.loc["artcot", "subjective_per_100"] == 0.0
+    only = _run(["judge", "subjectivity", str(po), "--turn", "artcot_critic", "--by", "mode"])
+    assert pd.read_csv(io.StringIO(only.stdout))["mode"].tolist() == ["artcot"]
+    pd.DataFrame({"x": [1]}).to_csv(tmp_path / "bad.csv", index=False)
+    bad = _run(["judge", "subjectivity", str(tmp_path / "bad.csv")])
+    assert bad.exit_code == 1 and "no 'answers' column" in bad.stderr

@@ -461,3 +461,58 @@ def interpret_command(
     for r in res.scores[~res.scores["valid"]].itertuples(index=False):
         click.echo(f"invalid: {r.id}: {r.error}", err=True)
     click.echo(client.stats.summary(), err=True)
+
+
+@judge_group.command("subjectivity", context_settings=CONTEXT_SETTINGS)
+@click.argument("per_order", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--by", "by", multiple=True, default=("model", "mode"), help="Columns to group by (repeatable)."
+)
+@click.option(
+    "--turn",
+    "turns",
+    multiple=True,
+    help="Only these turns (e.g. artcot_critic); default every turn.",
+)
+@click.option(
+    "--lexicon",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Your own lexicon TSV (word, subjectivity 0-1, kind).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the table here instead of stdout.",
+)
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+def subjectivity_command(
+    per_order: Path,
+    by: tuple[str, ...],
+    turns: tuple[str, ...],
+    lexicon: Path | None,
+    output: Path | None,
+    force: bool,
+) -> None:
+    """Subjectivity of the replies in PER_ORDER (from `2afc --per-order`), per model and mode.
+
+    Mean lexicon subjectivity (0-1) and subjective words per 100 words, as in
+    ArtCoT's comparison of prompting modes. No model is called.
+    """
+    from rrmap.judge.subjectivity import load_lexicon, reply_texts, subjectivity_by
+
+    if not per_order.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(per_order))
+    table = pd.read_csv(per_order, dtype=str, keep_default_na=False)
+    if "answers" not in table.columns:
+        raise click.ClickException(
+            f"{per_order}: no 'answers' column; write it with `rrmap judge 2afc --per-order FILE`"
+        )
+    texts = reply_texts(table)
+    if turns:
+        texts = texts[texts["turn"].isin(turns)]
+    _check_outputs(force, output)
+    out = subjectivity_by(texts, by=list(by), lexicon=load_lexicon(lexicon))
+    _emit(out, output, "rows")
