@@ -264,3 +264,13 @@ def test_progress_bar_on_stderr(pts, capsys):
     assert "tests" in err and "7/7" in err
     run_designs(pts, by="modality", n_perm=0, tests=["chi2"], progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_chi2_monte_carlo_in_designs(pts):
+    res = compare_groups(pts, "expert", tests=["chi2"], chi2_n_perm=199, rng=0)
+    assert (res.n_perm == 199).all()
+    assert ((res.pvalue >= 1 / 200) & (res.pvalue <= 1)).all()
+    # the raters differ strongly: no Monte Carlo table reaches the observed X²
+    assert res.pvalue.iloc[0] == pytest.approx(1 / 200)
+    asym = compare_groups(pts, "expert", tests=["chi2"])
+    np.testing.assert_allclose(res.statistic, asym.statistic)

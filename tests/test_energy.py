@@ -227,3 +227,19 @@ def test_energy_tests_bad_input():
         energy_tests([[0, 0], [np.nan, 1], [2, 2]], ["a", "a", "b"], n_perm=5)
     with pytest.raises(InputError, match="2 labels for 3 points"):
         energy_tests([[0, 0], [1, 1], [2, 2]], ["a", "b"], n_perm=5)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_statistic_invariances(seed):
+    g = np.random.default_rng(seed)
+    samples = [g.normal(size=(n, 2)) + i for i, n in enumerate((7, 12, 5))]
+    e = energy_statistic(*samples)
+    # order of points within a sample, and of the samples, does not matter
+    shuffled = [s[g.permutation(len(s))] for s in samples]
+    assert energy_statistic(*shuffled[::-1]) == pytest.approx(e, rel=1e-12)
+    # rigid motions leave distances, hence E, unchanged; scaling by c multiplies E by c
+    theta = g.uniform(0, 2 * np.pi)
+    rot = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+    moved = [s @ rot.T + np.array([3.0, -1.0]) for s in samples]
+    assert energy_statistic(*moved) == pytest.approx(e, rel=1e-10)
+    assert energy_statistic(*[2.5 * s for s in samples]) == pytest.approx(2.5 * e, rel=1e-12)
