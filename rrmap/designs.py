@@ -183,7 +183,7 @@ def _family(
             for rec in res.to_dict("records"):
                 rec.update(
                     dof=pd.NA,
-                    n_perm=rec["n_perm"] if not rec["note"] else pd.NA,
+                    n_perm=rec["n_perm"] if not np.isnan(rec["statistic"]) else pd.NA,
                     min_expected=np.nan,
                     share_expected_below_5=np.nan,
                 )

@@ -351,7 +351,8 @@ def energy_tests(
     """All groups at once (k-sample) and every pair of groups, from one distance matrix.
 
     Groups with fewer than 2 points, or a single group, give a row with a
-    NaN p-value and the reason in ``note`` (never a silent p-value). With
+    NaN p-value and the reason in ``note`` (never a silent p-value); so
+    does ``n_perm=0``, which still reports the statistic. With
     exactly two groups the global test is the pairwise test and is
     reported once.
 
@@ -459,4 +460,6 @@ def _one_test(d, lab_arr, idx, grp, n_perm, gen, chunk_size) -> dict:
     perm = _permutation_statistics(sub, codes, sizes, n_perm, gen, chunk_size)
     row["statistic"] = obs
     row["pvalue"] = _pvalue(obs, perm)
+    if n_perm == 0:
+        row["note"] = "statistic only: no permutations (n_perm = 0), no p-value"
     return row

@@ -193,6 +193,8 @@ def test_energy_tests_design_matches_single_tests():
     labels = np.array(["b"] * 10 + ["a"] * 14 + ["c"] * 12)
     res = energy_tests(x, labels, n_perm=0)
     assert res["groups"].tolist() == ["a|b|c", "a|b", "a|c", "b|c"]
+    assert res["pvalue"].isna().all() and (res["n_perm"] == 0).all()
+    assert set(res["note"]) == {"statistic only: no permutations (n_perm = 0), no p-value"}
     assert res["n"].tolist() == [36, 24, 26, 22]
     ref_global = dcor.homogeneity.energy_test(
         x[labels == "a"], x[labels == "b"], x[labels == "c"]
