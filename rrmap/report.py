@@ -137,6 +137,7 @@ def _label(col: str) -> str:
     if col in names:
         return names[col]
     kind, _, method = col.partition("_p_")
+    method = {"holm": "Holm", "fdr_bh": "BH"}.get(method, method)
     return f"p {method} ({'energy' if kind == 'energy' else 'χ²'})"
 
 
