@@ -208,7 +208,9 @@ def test_single_rater(path):
 def test_p_adjust_column(path):
     res = analyze(path, by=[], n_perm=19, rng=0, p_adjust="fdr_bh")
     assert "pvalue_fdr_bh" in res.tests.columns
-    assert "p-value adjustment: fdr_bh" in res.report()
+    text = res.report()
+    assert "p-value adjustment: fdr_bh" in text
+    assert "| p BH (energy) |" in text and "| p BH (χ²) |" in text
 
 
 @pytest.mark.parametrize(
