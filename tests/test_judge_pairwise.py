@@ -195,3 +195,5 @@ def test_bad_mode_and_orders():
         judge_pairs(_pairs(n=1), RandomJudge(0), mode="fancy")
     with pytest.raises(InputError, match="orders must be 'both' or 'ab'"):
         judge_pairs(_pairs(n=1), RandomJudge(0), orders="ba")
+    with pytest.raises(InputError, match=r"missing column\(s\) style, source_image"):
+        judge_pairs(_pairs(n=1).drop(columns=["style", "source_image"]), RandomJudge(0))

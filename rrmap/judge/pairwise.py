@@ -635,6 +635,11 @@ def judge_pairs(
     (1.0, 0.0)
     """
     _check_mode(mode)
+    missing = [c for c in PAIR_COLUMNS if c not in pairs.columns]
+    if missing:
+        raise InputError(
+            f"pairs table: missing column(s) {', '.join(missing)}; needs {', '.join(PAIR_COLUMNS)}"
+        )
     if orders not in ("both", "ab"):
         raise InputError(f"orders must be 'both' or 'ab', got {orders!r}")
     if format_retries < 0:
