@@ -87,6 +87,8 @@ def test_random_baseline_is_seeded_and_records_the_seed():
     b = pd.read_csv(io.StringIO(_run([*args, "--seed", "5"]).stdout))
     assert a.equals(b)
     assert (a["seed"] == 5).all() and (a["mode"] == "baseline").all()
+    dry = _run([*args, "--dry-run"])
+    assert dry.stdout == "" and "the random baseline sends no request" in dry.stderr
 
 
 def _mcq_responder(body: dict) -> str:

@@ -197,3 +197,18 @@ def test_bad_mode_and_orders():
         judge_pairs(_pairs(n=1), RandomJudge(0), orders="ba")
     with pytest.raises(InputError, match=r"missing column\(s\) style, source_image"):
         judge_pairs(_pairs(n=1).drop(columns=["style", "source_image"]), RandomJudge(0))
+
+
+def test_faults_mid_run_change_nothing_but_the_request_count():
+    pairs = _pairs(n=4)
+    with ChatServer() as clean_server:
+        clean = judge_pairs(pairs, _client(clean_server, concurrency=3), mode="artcot")
+    faults = {3: "429", 7: "drop", 12: "500", 15: "slow", 20: "garbage", 21: "drop"}
+    with ChatServer(faults=faults, slow_seconds=1.0, retry_after=0.05) as server:
+        client = _client(server, concurrency=3, timeout=0.5)
+        faulty = judge_pairs(pairs, client, mode="artcot")
+    assert server.received == 24 + len(faults)
+    assert client.stats.retries == len(faults)
+    cols = ["instance", "left", "right", "winner", "agreement"]
+    assert faulty.comparisons[cols].equals(clean.comparisons[cols])
+    assert faulty.per_order["valid"].all()

@@ -246,6 +246,11 @@ def twoafc_command(
         image_format=image_format,
     )
     if baseline == "random":
+        if o["dry_run"]:
+            click.echo(
+                f"dry run: the random baseline sends no request; {len(table)} pair(s)", err=True
+            )
+            return
         judge: Any = RandomJudge(rng=o["seed"])
     else:
         judge = _client(o)
