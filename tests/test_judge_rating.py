@@ -200,9 +200,10 @@ def test_end_to_end_model_beside_the_human_raters(server, tmp_path, corpora_file
     }
     props = rrmap.proportions(pts, wide=True).set_index("expert")
     assert props.loc["judge-model", ["excellent", "fair", "stereotype", "bad"]].sum() == 1
-    if hasattr(rrmap, "analyze"):
-        res = rrmap.analyze(ratings, by=["movement"], n_perm=199, rng=0)
-        overall = res.tests[(res.tests.by == "expert") & (res.tests.within == "all")]
-        assert "judge-model" in "|".join(overall.groups)
+    res = rrmap.analyze(ratings, by=["movement"], n_perm=199, rng=0, progress=False)
+    overall = res.tests[(res.tests.by == "expert") & (res.tests.within == "all")]
+    assert "E1|E2|E3|judge-model" in set(overall.groups)
+    assert "E1|judge-model" in set(overall.groups)
+    assert overall.pvalue.notna().all()
     with pytest.raises(InputError, match="already human raters"):
         merge_ratings(rrmap.datasets.example_ratings_path(), out.ratings.assign(expert="E1"))
