@@ -83,3 +83,10 @@ def test_table_problems(tmp_path):
     p.write_text("id,text\na,b\n")
     with pytest.raises(InputError, match="missing column"):
         read_interpretations(p)
+
+
+def test_summary_by_unknown_column():
+    s = pd.DataFrame({"relevance": [1.0], "precision": [1.0], "completeness": [1.0],
+                      "overall": [1.0], "valid": [True]})  # fmt: skip
+    with pytest.raises(InputError, match=r"no column\(s\) judge to group by"):
+        interpretation_summary(s, by="judge")

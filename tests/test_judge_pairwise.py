@@ -212,3 +212,9 @@ def test_faults_mid_run_change_nothing_but_the_request_count():
     cols = ["instance", "left", "right", "winner", "agreement"]
     assert faulty.comparisons[cols].equals(clean.comparisons[cols])
     assert faulty.per_order["valid"].all()
+
+
+def test_empty_pairs_file(tmp_path):
+    (tmp_path / "e.csv").write_text("")
+    with pytest.raises(InputError, match=r"e\.csv: the file is empty"):
+        read_pairs(tmp_path / "e.csv")

@@ -53,3 +53,10 @@ def test_user_file_problems_are_listed_together(tmp_path):
     p.write_text("- a list\n")
     with pytest.raises(InputError, match="expected a mapping"):
         load_prompts(p)
+
+
+def test_unparseable_prompt_file(tmp_path):
+    p = tmp_path / "p.json"
+    p.write_text("{not json")
+    with pytest.raises(InputError, match=r"p\.json: cannot parse prompts file"):
+        load_prompts(p)
