@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -30,7 +32,6 @@
 # %%
 # %matplotlib inline
 import tempfile
-import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -41,8 +42,6 @@ import rrmap
 from rrmap.figures import plot_interval_examples, plot_rrmap_by_rater, plot_rrmap_grid
 
 pd.set_option("display.width", 120)
-# progress bars in Jupyter need ipywidgets; without it tqdm warns once
-warnings.filterwarnings("ignore", message="IProgress not found")
 
 # %% [markdown]
 # ## 1. Load the ratings

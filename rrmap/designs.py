@@ -444,7 +444,7 @@ def _run(
     gen = np.random.default_rng(rng)
     rows: list[dict] = []
     cache: dict[str, np.ndarray] = {}
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # text bar on stderr: also shows in Jupyter, with no widget needed
 
     bar = tqdm(total=len(plan), desc="tests", unit="design", file=sys.stderr, disable=not progress)
     try:
