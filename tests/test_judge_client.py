@@ -177,9 +177,7 @@ def test_wrong_model_costs_one_request_even_with_many_calls_queued():
 
         async def run():
             async with client:
-                return await asyncio.gather(
-                    *(client.chat(m) for m in msgs), return_exceptions=True
-                )
+                return await asyncio.gather(*(client.chat(m) for m in msgs), return_exceptions=True)
 
         outcomes = asyncio.run(run())
     assert server.received == 1
