@@ -6,13 +6,12 @@ from pathlib import Path
 
 import click
 
+from rrmap._cli_common import CONTEXT_SETTINGS
 from rrmap._cli_options import ratings_from_options, ratings_options
 from rrmap.designs import P_ADJUST_METHODS
 
 
-@click.command(
-    "analyze", context_settings={"help_option_names": ["-h", "--help"], "show_default": True}
-)
+@click.command("analyze", context_settings=CONTEXT_SETTINGS)
 @click.argument("ratings", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--by",

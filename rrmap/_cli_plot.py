@@ -6,13 +6,12 @@ from pathlib import Path
 
 import click
 
+from rrmap._cli_common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap._cli_options import ratings_from_options, ratings_options
 from rrmap.errors import InputError
 
 
-@click.command(
-    "plot", context_settings={"help_option_names": ["-h", "--help"], "show_default": True}
-)
+@click.command("plot", context_settings=CONTEXT_SETTINGS)
 @click.argument("ratings", type=click.Path(dir_okay=False, path_type=Path))
 @ratings_options
 @click.option(
@@ -75,7 +74,6 @@ def plot_command(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from rrmap.cli import refuse_overwrite
     from rrmap.figures import plot_rrmap, plot_rrmap_by_rater, plot_rrmap_grid
     from rrmap.points import points
     from rrmap.styles import PAPER_STYLE

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import click
 
+from rrmap._cli_common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap._cli_options import ratings_from_options, ratings_options
 from rrmap._markdown import markdown_table
 from rrmap.points import points
 
 
-@click.command(
-    "points", context_settings={"help_option_names": ["-h", "--help"], "show_default": True}
-)
+@click.command("points", context_settings=CONTEXT_SETTINGS)
 @click.argument("ratings", type=click.Path(dir_okay=False, path_type=Path))
 @ratings_options
 @click.option(
@@ -33,7 +32,6 @@ from rrmap.points import points
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 def points_command(ratings: Path, output: Path | None, fmt: str, force: bool, **opts) -> None:
     """Compute one RRMap point (Δ, R, BC, quality) per reference/query pair in RATINGS."""
-    from rrmap.cli import refuse_overwrite
 
     df, settings = ratings_from_options(ratings, opts)
     pts = points(df, **settings)

@@ -7,14 +7,14 @@ code 1; results go to stdout or files, progress and logs to stderr.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
+from rrmap._cli_common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap._version import __version__
 from rrmap.errors import InputError
 
-CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "show_default": True}
+__all__ = ["CONTEXT_SETTINGS", "main", "refuse_overwrite"]
 
 
 class _Group(click.Group):
@@ -34,12 +34,6 @@ def _one_line(exc: BaseException) -> str:
         else (f"{exc.filename}: {exc.strerror or exc}")
     )
     return " ".join(text.split())
-
-
-def refuse_overwrite(path: Path, force: bool) -> None:
-    """Raise a click error if *path* exists and ``--force`` was not given."""
-    if path.exists() and not force:
-        raise click.ClickException(f"{path} exists; use --force to overwrite it")
 
 
 @click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)

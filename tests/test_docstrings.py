@@ -30,8 +30,7 @@ def _public_objects(module):
 def test_public_api_has_numpydoc_examples(name):
     module = importlib.import_module(name)
     missing = [
-        n for n, obj in _public_objects(module)
-        if "Examples\n" not in (inspect.getdoc(obj) or "")
+        n for n, obj in _public_objects(module) if "Examples\n" not in (inspect.getdoc(obj) or "")
     ]
     assert not missing, f"{name}: no Examples section in {missing}"
 

@@ -27,10 +27,17 @@ def test_custom_file_yaml_and_json(tmp_path):
     )
     (c,) = load_criteria(y)
     assert (c.name, c.group, c.low.label, c.high.label, c.scale) == (
-        "hair", "face", "dark hair", "light hair", (1.0, 7.0))
+        "hair",
+        "face",
+        "dark hair",
+        "light hair",
+        (1.0, 7.0),
+    )
     j = tmp_path / "c.json"
-    j.write_text('{"criteria": [{"name": "a", "group": "g", "low": {"label": "x", "definition": "d"},'
-                 ' "high": {"label": "y", "definition": "e"}}]}')
+    j.write_text(
+        '{"criteria": [{"name": "a", "group": "g", "low": {"label": "x", "definition": "d"},'
+        ' "high": {"label": "y", "definition": "e"}}]}'
+    )
     assert load_criteria(j)[0].scale == (0.0, 100.0)
 
 

@@ -4,8 +4,10 @@ An async client for any OpenAI-compatible chat-completions endpoint with a
 crash-safe cache (:mod:`~rrmap.judge.client`, :mod:`~rrmap.judge.cache`),
 ArtCoT-style 2AFC judging of stylised images (:mod:`~rrmap.judge.pairwise`),
 AesBench/AesTest-style multiple-choice evaluation (:mod:`~rrmap.judge.mcq`),
-interpretation scoring (:mod:`~rrmap.judge.interpret`) and the subjectivity
-of replies (:mod:`~rrmap.judge.subjectivity`).
+interpretation scoring (:mod:`~rrmap.judge.interpret`), the subjectivity
+of replies (:mod:`~rrmap.judge.subjectivity`), and a model as one more RRMap
+rater (:mod:`~rrmap.judge.rating`, with :mod:`~rrmap.judge.corpora` and
+:mod:`~rrmap.judge.criteria`).
 """
 
 from rrmap.judge.cache import ResponseCache, cache_key, hash_images
@@ -17,6 +19,8 @@ from rrmap.judge.client import (
     EndpointError,
     UsageStats,
 )
+from rrmap.judge.corpora import Corpus, load_corpora, meta_image
+from rrmap.judge.criteria import Criterion, Pole, load_criteria, study_criteria
 from rrmap.judge.images import (
     composite_2afc,
     data_url,
@@ -65,6 +69,14 @@ from rrmap.judge.parsing import (
     text_field,
 )
 from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, load_prompts, render
+from rrmap.judge.rating import (
+    RATING_PROMPTS,
+    ModelRatings,
+    RatingPrompts,
+    merge_ratings,
+    parse_intervals,
+    rate_corpora,
+)
 from rrmap.judge.subjectivity import (
     SUBJECTIVE_THRESHOLD,
     load_lexicon,
@@ -79,21 +91,27 @@ __all__ = [
     "MATCH_RULES",
     "MODES",
     "PAIR_COLUMNS",
+    "RATING_PROMPTS",
     "SUBJECTIVE_THRESHOLD",
     "CallFailedError",
     "ChatBackend",
     "ChatClient",
     "ChatResult",
+    "Corpus",
+    "Criterion",
     "Endpoint",
     "EndpointError",
     "FunctionChat",
     "InterpretResult",
     "McqResult",
+    "ModelRatings",
     "PairJudge",
     "PairwiseResult",
     "Parsed",
+    "Pole",
     "Prompts",
     "RandomJudge",
+    "RatingPrompts",
     "ResponseCache",
     "ScoreJudge",
     "UsageStats",
@@ -112,14 +130,20 @@ __all__ = [
     "image_part",
     "interpretation_summary",
     "judge_pairs",
+    "load_corpora",
+    "load_criteria",
     "load_image",
     "load_lexicon",
     "load_prompts",
     "match_option",
     "mcq_accuracy",
     "mcq_messages",
+    "merge_ratings",
+    "meta_image",
     "parse_fields",
+    "parse_intervals",
     "position_bias",
+    "rate_corpora",
     "read_interpretations",
     "read_pairs",
     "read_questions",
@@ -127,6 +151,7 @@ __all__ = [
     "reply_texts",
     "score012",
     "score_interpretations",
+    "study_criteria",
     "subjectivity",
     "subjectivity_by",
     "text_field",

@@ -12,9 +12,8 @@ from typing import Any
 import click
 import pandas as pd
 
-# the same settings as rrmap.cli.CONTEXT_SETTINGS (not imported: ``python -m rrmap.cli``
-# would import that module twice)
-CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "show_default": True}
+from rrmap._cli_common import CONTEXT_SETTINGS, refuse_overwrite
+
 _ABBREV = 48
 
 
@@ -137,7 +136,6 @@ def _emit(
 
 
 def _check_outputs(force: bool, *paths: Path | None) -> None:
-    from rrmap.cli import refuse_overwrite
 
     for p in paths:
         if p is not None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from rrmap.cli import CONTEXT_SETTINGS
+from rrmap._cli_common import CONTEXT_SETTINGS
 from rrmap.judge._cli import _backend_options, _client, _dry_run
 
 

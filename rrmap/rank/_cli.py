@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
+from rrmap._cli_common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap._markdown import markdown_table
 from rrmap.errors import InputError
 from rrmap.rank.alignment import align_rankings
@@ -16,8 +17,6 @@ from rrmap.rank.comparisons import read_comparisons, read_fineartbench
 from rrmap.rank.designs import sample_global, sample_per_instance
 from rrmap.rank.elo import fit_elo
 from rrmap.rank.filters import filter_subjective
-
-_CONTEXT = {"help_option_names": ["-h", "--help"], "show_default": True}
 
 
 def _log(msg: str) -> None:
@@ -60,7 +59,6 @@ def _filter(df: pd.DataFrame, band, eta, by: str, dropped_path: Path | None, for
 
 
 def _refuse(path: Path, force: bool) -> None:
-    from rrmap.cli import refuse_overwrite
 
     refuse_overwrite(path, force)
 
@@ -173,12 +171,12 @@ def _apply(options):
     return deco
 
 
-@click.group("rank", context_settings=_CONTEXT)
+@click.group("rank", context_settings=CONTEXT_SETTINGS)
 def rank_group() -> None:
     """Pairwise preferences: rankings (Bradley-Terry, Elo), designs, alignment."""
 
 
-@rank_group.command("fit", context_settings=_CONTEXT)
+@rank_group.command("fit", context_settings=CONTEXT_SETTINGS)
 @click.argument("prefs", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--by", default=None, help="Fit one ranking per value of this column "
               "(e.g. instance).")  # fmt: skip
@@ -200,7 +198,7 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
     _emit(table, output, fmt, force, "ranking rows", columns)
 
 
-@rank_group.command("filter", context_settings=_CONTEXT)
+@rank_group.command("filter", context_settings=CONTEXT_SETTINGS)
 @click.argument("prefs", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--tie-band",
@@ -258,7 +256,7 @@ def filter_command(prefs, tie_band, eta, no_tie_filter, no_fas_filter, by, input
     _emit(res.comparisons, output, fmt, force, "comparisons", columns)
 
 
-@rank_group.command("sample", context_settings=_CONTEXT)
+@rank_group.command("sample", context_settings=CONTEXT_SETTINGS)
 @click.option(
     "--design",
     type=click.Choice(["global", "instance"]),
@@ -326,7 +324,7 @@ def _ranking(path: Path, by: str | None, model: str, input_format: str, opts: di
     return pd.read_csv(path, dtype={"candidate": str, **({by: str} if by else {})})
 
 
-@rank_group.command("align", context_settings=_CONTEXT)
+@rank_group.command("align", context_settings=CONTEXT_SETTINGS)
 @click.argument("human", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--by", default=None, help="Per-group alignment (e.g. instance): rho per group, "

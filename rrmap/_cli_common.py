@@ -1,0 +1,21 @@
+"""What every rrmap command shares: help options and the overwrite guard.
+
+Kept apart from :mod:`rrmap.cli` so that command modules can import it at
+module level without importing the main group (``python -m rrmap.cli``
+would otherwise import that module twice).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+#: ``-h``/``--help`` everywhere, and defaults shown in every help text.
+CONTEXT_SETTINGS: dict = {"help_option_names": ["-h", "--help"], "show_default": True}
+
+
+def refuse_overwrite(path: Path, force: bool) -> None:
+    """Raise a click error if *path* exists and ``--force`` was not given."""
+    if path.exists() and not force:
+        raise click.ClickException(f"{path} exists; use --force to overwrite it")
