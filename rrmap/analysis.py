@@ -436,6 +436,8 @@ def analyze(
         p_adjust=p_adjust,
         progress=progress,
     )
+    # the p-values of permutation tests depend on it: it travels with the table
+    table["seed"] = seed
     raters = pts["expert"].nunique()
     if raters >= 2:
         ag = agreement(pts)
