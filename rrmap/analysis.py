@@ -50,7 +50,7 @@ class AnalysisResult:
     Attributes
     ----------
     tests : DataFrame
-        One row per test (SPEC §3.3 format; see :mod:`rrmap.designs`).
+        One row per test (the format of docs/tests.md; see :mod:`rrmap.designs`).
     points : DataFrame
         The RRMap points (output of :func:`rrmap.points`).
     proportions : DataFrame

@@ -1,4 +1,4 @@
-"""χ² tests of Category × Quality contingency tables (SPEC §3.2, paper §2.2.7).
+"""χ² tests of Category × Quality contingency tables (paper §2.2.7; docs/tests.md).
 
 Rows are groups (raters or category options), columns the quality levels.
 All-zero rows and columns are dropped before testing and the resulting

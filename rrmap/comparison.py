@@ -1,4 +1,4 @@
-"""One comparison of a reference and a query Gaussian (SPEC §2.3, paper eqs. 2–3)."""
+"""One comparison of a reference and a query Gaussian (paper eqs. 2–3; docs/method.md)."""
 
 from __future__ import annotations
 

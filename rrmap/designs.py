@@ -1,4 +1,4 @@
-"""The test designs of the paper (§2.2.5, §2.2.7; SPEC §3.3), for both test kinds.
+"""The test designs of the paper (§2.2.5, §2.2.7; docs/tests.md), for both test kinds.
 
 - **Expert effect, overall**: all raters (k-sample), then every rater pair.
 - **Expert effect per option**: for each category and each of its options,
@@ -8,7 +8,7 @@
 
 Each design runs the energy test on the (Δ, R) points and the χ² test on the
 Group × Quality table. The results are one tidy table, one row per test, in
-the format of SPEC §3.3 (see :data:`TESTS_COLUMNS`); a test that cannot be
+the tests-table format of docs/tests.md (see :data:`TESTS_COLUMNS`); a test that cannot be
 run (a single group, a group with fewer than 2 points, a χ² table with a
 single non-empty quality level) is a row with an empty p-value and the
 reason in ``note``.
@@ -43,7 +43,7 @@ __all__ = [
     "run_designs",
 ]
 
-#: The columns of the tests table, in the order of SPEC §3.3.
+#: The columns of the tests table, in the documented order (docs/tests.md).
 TESTS_COLUMNS: tuple[str, ...] = (
     "test",
     "by",

@@ -1,4 +1,4 @@
-"""Energy distance permutation tests on RRMap points (SPEC §3.1).
+"""Energy distance permutation tests on RRMap points (docs/tests.md).
 
 The k-sample energy statistic of Székely & Rizzo (Euclidean distance,
 V-statistic) for samples ``S_1 … S_k`` of sizes ``n_i`` is::
@@ -19,7 +19,7 @@ follows from the row sums of ``D``). The chunk size bounds the memory
 (about ``3 n C (k − 1)`` floats), not the number of permutations. Pairwise
 tests reuse sub-blocks of the same ``D``.
 
-p-value (SPEC §3.1)::
+p-value (docs/tests.md)::
 
     p = (1 + #{E_b ≥ E_obs − 1e-12·|E_obs|}) / (B + 1)
 """
@@ -51,7 +51,7 @@ __all__ = [
 #: explicit ``chunk_size`` is given.
 DEFAULT_CHUNK_BYTES = 32 * 2**20
 
-#: Relative tolerance of the ``E_b ≥ E_obs`` comparison (SPEC §3.1).
+#: Relative tolerance of the ``E_b ≥ E_obs`` comparison (docs/tests.md).
 _REL_TOL = 1e-12
 
 #: Up to this many points, matrix products run on one BLAS thread: the
@@ -260,7 +260,7 @@ def _check_n_perm(n_perm: int) -> int:
 
 
 def energy_statistic(*samples: ArrayLike) -> float:
-    """The k-sample energy statistic ``E`` (SPEC §3.1).
+    """The k-sample energy statistic ``E`` (docs/tests.md).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""RRMap figures with matplotlib (SPEC §4, paper Figs. 2, 4 and 5).
+"""RRMap figures with matplotlib (paper Figs. 2, 4 and 5; docs/figures.md).
 
 :func:`plot_rrmap` draws one RRMap panel on an Axes: the Bhattacharyya
 coefficient as background (with a colorbar), the stereotype and fair

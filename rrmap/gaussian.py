@@ -1,4 +1,4 @@
-"""From a rated interval to a Gaussian (SPEC §2.2, paper eq. 1)."""
+"""From a rated interval to a Gaussian (paper eq. 1; docs/method.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The RRMap as a plotnine ``ggplot`` that users extend with ``+`` (SPEC §4).
+"""The RRMap as a plotnine ``ggplot`` that users extend with ``+`` (docs/figures.md).
 
 :func:`ggrrmap` returns an ordinary ``ggplot``: add a theme
 (``+ theme_bw()`` or :func:`rrmap.styles.theme_rrmap`), facets

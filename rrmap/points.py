@@ -1,4 +1,4 @@
-"""RRMap points: one row per reference/query comparison (SPEC §2.3–2.4)."""
+"""RRMap points: one row per reference/query comparison (docs/method.md)."""
 
 from __future__ import annotations
 

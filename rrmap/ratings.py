@@ -1,4 +1,4 @@
-"""Loading and validating interval ratings (SPEC §2.1).
+"""Loading and validating interval ratings (docs/ratings.md).
 
 A ratings table has one row per rated interval: who rated (the rater), which
 corpus (origin: reference or query), the interval bounds, and any number of

@@ -1,4 +1,4 @@
-"""Quality proportion tables and pointwise agreement across raters (SPEC §2.5)."""
+"""Quality proportion tables and pointwise agreement across raters (docs/method.md)."""
 
 from __future__ import annotations
 

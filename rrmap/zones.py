@@ -1,4 +1,4 @@
-"""Quality zones of the RRMap (SPEC §2.4, paper §2.2.6)."""
+"""Quality zones of the RRMap (paper §2.2.6; docs/method.md)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ from rrmap.gaussian import Z_95
 @pytest.mark.parametrize(
     ("a", "b"),
     [
-        (((30, 40), (35, 45)), ((60, 80), (70, 90))),  # SPEC §2.3 shift example
-        (((50, 60), (45, 65)), ((30, 60), (15, 75))),  # SPEC §2.3 scale example
+        (((30, 40), (35, 45)), ((60, 80), (70, 90))),  # the paper's shift example (§2.2.4)
+        (((50, 60), (45, 65)), ((30, 60), (15, 75))),  # the paper's scale example (§2.2.4)
     ],
 )
 def test_spec_invariance_pairs(a, b):

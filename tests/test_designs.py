@@ -1,4 +1,4 @@
-"""Tests of the test designs (SPEC §3.3) and the tests table format."""
+"""Tests of the test designs and the tests table format."""
 
 from __future__ import annotations
 

@@ -107,7 +107,7 @@ def test_excellent_contour_is_bc_level_with_spec_extent():
     line = panel_artists(ax).excellent
     x, y = line.get_xdata(), line.get_ydata()
     np.testing.assert_allclose(bc_paper(x, y), 0.98, rtol=1e-9)
-    # SPEC §2.4: on Δ = 0 the excellent region is 0.7512 < R < 1.3313
+    # docs/method.md: on Δ = 0 the excellent region is 0.7512 < R < 1.3313
     assert y.min() == pytest.approx(0.7512, abs=1e-4)
     assert y.max() == pytest.approx(1.3313, abs=1e-4)
     # on R = 1 it is |Δ| < 0.4020

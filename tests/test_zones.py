@@ -23,7 +23,7 @@ def test_excellent_extent_on_the_delta_zero_axis():
     eps = 1e-6
     q = classify([0] * 4, [lo - eps, lo + eps, hi - eps, hi + eps])
     assert list(q) == ["fair", "excellent", "excellent", "fair"]
-    # SPEC §2.4 states the extent to 4 decimals: 0.7512 < R < 1.3313 are excellent,
+    # docs/method.md states the extent to 4 decimals: 0.7512 < R < 1.3313 are excellent,
     # one step further out on either side is not
     q = classify([0] * 4, [0.7511, 0.7512, 1.3313, 1.3314])
     assert list(q) == ["fair", "excellent", "excellent", "fair"]

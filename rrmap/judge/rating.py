@@ -12,7 +12,7 @@ Every answer is parsed and validated (two numbers, ordered, inside the
 scale, not degenerate); an invalid answer is re-asked with the problems
 spelled out, and what stays invalid is recorded as a failure with the raw
 text — never guessed. The result is a ratings table in the study's schema
-(SPEC §2.1) with the model as the rater, ready for :func:`rrmap.analyze`
+(docs/ratings.md) with the model as the rater, ready for :func:`rrmap.analyze`
 together with human ratings.
 
 A model rating "from knowledge" is not an expert: rrmap measures how the
