@@ -62,6 +62,14 @@ def _signature(obj: object) -> str:
     return sig if len(sig) <= 80 else "(...)"
 
 
+def _constant(value: object) -> str:
+    """A constant's value, unless it depends on the machine (a path) or is too long."""
+    text = repr(value)
+    if isinstance(value, str) and Path(value).is_absolute():
+        return "a file path inside the installed package"
+    return f"`{text}`" if len(text) <= 80 else f"a `{type(value).__name__}`"
+
+
 def api_reference() -> str:
     """Markdown listing each package's public names with their one-line summary."""
     parts = [
@@ -86,7 +94,7 @@ def api_reference() -> str:
                 kind, sig = "function", _signature(obj)
             else:
                 kind, sig = "constant", ""
-            doc = inspect.getdoc(obj) if kind != "constant" else f"`{obj!r}`"
+            doc = inspect.getdoc(obj) if kind != "constant" else _constant(obj)
             summary = (doc or "").strip().split("\n\n")[0].replace("\n", " ").replace("|", "\\|")
             where = getattr(obj, "__module__", pkg_name) if kind != "constant" else pkg_name
             call = f"`{name}{sig}`".replace("|", "\\|")
