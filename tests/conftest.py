@@ -7,15 +7,16 @@ from pathlib import Path
 import matplotlib
 import pandas as pd
 import pytest
-
-matplotlib.use("Agg")
+from hypothesis import settings
 
 import rrmap
 
-STUDY_HEADER = (
-    "movement,expert,criterion,criterion group,origin,modality,modality name,"
-    "low rating,high rating,mean,sigma"
-)
+matplotlib.use("Agg")  # before any figure module imports pyplot
+
+# Property tests check values, not speed: no per-example deadline, so a busy CI
+# machine cannot fail them. Failing examples are still reported with their seed.
+settings.register_profile("rrmap", deadline=None, print_blob=True)
+settings.load_profile("rrmap")
 
 
 @pytest.fixture(scope="session")
