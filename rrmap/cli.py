@@ -6,24 +6,31 @@ code 1; results go to stdout or files, progress and logs to stderr.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 
 from rrmap._cli_common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap._version import __version__
-from rrmap.errors import InputError
 
 __all__ = ["CONTEXT_SETTINGS", "main", "refuse_overwrite"]
 
 
 class _Group(click.Group):
-    """A click group that turns rrmap's input errors into ``Error: ...`` lines."""
+    """A click group that turns user errors into one ``Error: ...`` line and exit code 1.
+
+    rrmap reports bad input as ``ValueError`` (:class:`InputError` and the
+    parameter checks) or as an ``OSError`` about a file. Set the environment
+    variable ``RRMAP_DEBUG=1`` to see the traceback instead.
+    """
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (InputError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            if os.environ.get("RRMAP_DEBUG"):
+                raise
             raise click.ClickException(_one_line(exc)) from None
 
 
@@ -44,6 +51,9 @@ def main() -> None:
     Turn reference/query interval ratings into RRMap points (relative shift,
     relative dispersion, Bhattacharyya overlap, quality zone), test expert
     and category effects, and draw the maps.
+
+    Bad input is reported as one line and exit code 1 (set RRMAP_DEBUG=1 to
+    see a traceback instead).
     """
 
 

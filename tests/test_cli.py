@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 import rrmap
@@ -36,3 +37,28 @@ def test_runs_as_a_module():
 def test_unknown_command_is_a_usage_error():
     res = CliRunner().invoke(main, ["analyse"])
     assert res.exit_code == 2 and "No such command 'analyse'" in res.output
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--coverage", "1.5"], "Error: coverage must lie strictly between 0 and 1, got 1.5"),
+        (["--excellent-bc", "2"], "Error: excellent_bc must lie in (0, 1), got 2.0"),
+        (
+            ["--stereotype-r", "2", "--fair-r", "1"],
+            "Error: need 0 < stereotype_r <= fair_r, got 2.0 and 1.0",
+        ),
+    ],
+)
+def test_bad_parameters_are_one_line(option, message):
+    example = str(rrmap.datasets.example_ratings_path())
+    res = CliRunner().invoke(main, ["points", example, *option])
+    assert res.exit_code == 1
+    assert res.output.strip() == message
+
+
+def test_debug_shows_the_traceback(monkeypatch):
+    monkeypatch.setenv("RRMAP_DEBUG", "1")
+    example = str(rrmap.datasets.example_ratings_path())
+    res = CliRunner().invoke(main, ["points", example, "--coverage", "1.5"])
+    assert isinstance(res.exception, ValueError)
