@@ -166,6 +166,33 @@ def test_repeats_show_the_models_variability(server, tmp_path, corpora_file, mon
     assert (v.low_max > v.low_min).any()  # the seeds make the runs differ
 
 
+def test_run_points_and_their_spread(server, tmp_path, corpora_file, monkeypatch):
+    monkeypatch.setenv("RRMAP_TEST_KEY", API_KEY)
+    out = rate_corpora(
+        client(server, tmp_path, temperature=0.7),
+        load_corpora(corpora_file),
+        study_criteria()[:1],
+        repeats=3,
+        rng=7,
+        progress=False,
+    )
+    pts = out.run_points()
+    assert len(pts) == 15 * 3 and sorted(pts.run.unique()) == [1, 2, 3]
+    one = out.runs[out.runs.run == 2].drop(columns=["run", "seed"])
+    direct = rrmap.points(rrmap.load_ratings(one))
+    got = pts[pts.run == 2].sort_values("modality_name")["delta"].to_numpy()
+    np.testing.assert_allclose(got, direct.sort_values("modality_name")["delta"], rtol=1e-12)
+    spread = out.point_spread()
+    assert len(spread) == 15 and (spread.n_runs == 3).all()
+    assert (spread.delta_min <= spread.delta_max).all() and (spread.r_min <= spread.r_max).all()
+    for rec in spread.itertuples():
+        sub = pts[pts.modality_name == rec.modality_name]
+        assert rec.delta_min == sub.delta.min() and rec.r_max == sub.r.max()
+        counts = sub.quality.astype(str).value_counts()
+        assert rec.modal_share == counts.max() / 3
+        assert set(rec.zones.split("|")) == set(counts.index)
+
+
 def test_single_setup_sends_one_corpus_per_request(server, tmp_path, corpora_file, monkeypatch):
     monkeypatch.setenv("RRMAP_TEST_KEY", API_KEY)
     out = rate_corpora(

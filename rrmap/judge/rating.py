@@ -266,6 +266,94 @@ class ModelRatings:
             f"failed sheets={len(self.failures)})"
         )
 
+    def run_points(self, **kwargs: Any) -> pd.DataFrame:
+        """RRMap points of every run: where each run alone puts each comparison.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`rrmap.points` (``z``, ``thresholds``, ...).
+
+        Returns
+        -------
+        DataFrame
+            :func:`rrmap.points` output with a ``run`` column; plot it with
+            ``rrmap.figures.plot_rrmap(pts, color="run")``.
+
+        Examples
+        --------
+        >>> runs = pd.DataFrame({
+        ...     "movement": "cubism", "expert": "m", "criterion": "left-right",
+        ...     "criterion group": "topological", "origin": ["real", "generated"] * 2,
+        ...     "modality": "movement", "modality name": "Cubism",
+        ...     "low rating": [20, 30, 20, 35], "high rating": [60, 50, 60, 45],
+        ...     "run": [1, 1, 2, 2], "seed": [5, 5, 9, 9]})
+        >>> mr = ModelRatings(pd.DataFrame(), runs, pd.DataFrame(), pd.DataFrame(), {})
+        >>> mr.run_points().set_index("run")["r"].to_dict()
+        {1: 0.5, 2: 0.25}
+        """
+        from rrmap.points import points
+        from rrmap.ratings import load_ratings
+
+        cats = ["movement", "criterion", "criterion group", "modality", "modality name", "run"]
+        scale = self.settings.get("scale")
+        ratings = load_ratings(
+            self.runs.drop(columns=["seed"]),
+            categories=cats,
+            reference=self.settings.get("origins", ["real", "generated"])[0],
+            query=self.settings.get("origins", ["real", "generated"])[1],
+            scale=tuple(scale) if scale else None,
+        )
+        pts = points(ratings, **kwargs)
+        pts["run"] = pts["run"].astype(int)
+        return pts
+
+    def point_spread(self, **kwargs: Any) -> pd.DataFrame:
+        """The model's own variability on the map: per comparison, the spread over runs.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`rrmap.points`.
+
+        Returns
+        -------
+        DataFrame
+            Per comparison key: ``n_runs``, ``delta_min``, ``delta_max``,
+            ``r_min``, ``r_max``, ``zones`` (the zones the runs put it in,
+            joined with ``|``) and ``modal_share`` (the share of runs in the
+            most frequent zone: 1 when every run agrees).
+
+        Examples
+        --------
+        >>> runs = pd.DataFrame({
+        ...     "movement": "cubism", "expert": "m", "criterion": "left-right",
+        ...     "criterion group": "topological", "origin": ["real", "generated"] * 2,
+        ...     "modality": "movement", "modality name": "Cubism",
+        ...     "low rating": [20, 30, 20, 35], "high rating": [60, 50, 60, 45],
+        ...     "run": [1, 1, 2, 2], "seed": [5, 5, 9, 9]})
+        >>> mr = ModelRatings(pd.DataFrame(), runs, pd.DataFrame(), pd.DataFrame(), {})
+        >>> mr.point_spread()[["n_runs", "r_min", "r_max", "zones", "modal_share"]].values.tolist()
+        [[2, 0.25, 0.5, 'stereotype', 1.0]]
+        """
+        pts = self.run_points(**kwargs)
+        keys = ["expert", "movement", "criterion", "criterion_group", "modality", "modality_name"]
+        grouped = pts.groupby(keys, sort=False)
+        out = grouped.agg(
+            n_runs=("run", "nunique"),
+            delta_min=("delta", "min"),
+            delta_max=("delta", "max"),
+            r_min=("r", "min"),
+            r_max=("r", "max"),
+        )
+        zones = grouped["quality"].agg(
+            lambda q: "|".join(z for z in q.cat.categories if z in set(q.astype(str)))
+        )
+        modal = grouped["quality"].agg(lambda q: q.value_counts().max() / len(q))
+        out["zones"] = zones
+        out["modal_share"] = modal.astype(float)
+        return out.reset_index()
+
     def write(self, path: str | os.PathLike[str], force: bool = False) -> list[Path]:
         """Write the ratings CSV and its sidecars (``.runs.csv``, ``.variability.csv``,
         ``.failures.csv``, ``.json`` settings) next to it.
@@ -595,6 +683,7 @@ def rate_corpora(
         "max_reasks": max_reasks,
         "grid_limit": grid_limit,
         "origins": list(origins),
+        "scale": list(criteria[0].scale) if len({c.scale for c in criteria}) == 1 else None,
         "criteria": [c.name for c in criteria],
         "n_corpora": len(corpora),
         "sheets_asked": len(jobs),
