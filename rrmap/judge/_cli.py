@@ -17,6 +17,22 @@ from rrmap._cli_common import CONTEXT_SETTINGS, refuse_overwrite
 _ABBREV = 48
 
 
+# options several commands share, declared once
+_PROMPTS_OPTION = click.option(
+    "--prompts",
+    "prompts_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="YAML/JSON file replacing some prompts.",
+)
+_MAX_SIDE_OPTION = click.option(
+    "--max-side",
+    type=click.IntRange(16),
+    default=512,
+    help="Downscale each image to this longer side.",
+)
+
+
 def _backend_options(func: Callable[..., Any]) -> Callable[..., Any]:
     opts = [
         click.option(
@@ -163,19 +179,8 @@ def judge_group() -> None:
     default="both",
     help="Judge each pair in both left/right orders, or only as listed.",
 )
-@click.option(
-    "--prompts",
-    "prompts_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="YAML/JSON file replacing some prompts.",
-)
-@click.option(
-    "--max-side",
-    type=click.IntRange(16),
-    default=512,
-    help="Downscale each image to this longer side.",
-)
+@_PROMPTS_OPTION
+@_MAX_SIDE_OPTION
 @click.option(
     "--separate-images",
     is_flag=True,
@@ -299,19 +304,8 @@ def twoafc_command(
 @click.option(
     "--by", "by", multiple=True, help="Metadata column to aggregate accuracy by (repeatable)."
 )
-@click.option(
-    "--prompts",
-    "prompts_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="YAML/JSON file replacing some prompts.",
-)
-@click.option(
-    "--max-side",
-    type=click.IntRange(16),
-    default=512,
-    help="Downscale each image to this longer side.",
-)
+@_PROMPTS_OPTION
+@_MAX_SIDE_OPTION
 @click.option(
     "--responses",
     "responses_out",
@@ -389,13 +383,7 @@ def mcq_command(
 @judge_group.command("interpret", context_settings=CONTEXT_SETTINGS)
 @click.argument("responses", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--by", "by", multiple=True, help="Metadata column to summarise by (repeatable).")
-@click.option(
-    "--prompts",
-    "prompts_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="YAML/JSON file replacing some prompts.",
-)
+@_PROMPTS_OPTION
 @click.option(
     "--format-retries",
     type=click.IntRange(0),
