@@ -267,7 +267,7 @@ class AnalysisResult:
 
 
 def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
-    """Names of :data:`OUTPUT_FILES` already present in *folder*.
+    """Names of :data:`OUTPUT_FILES` already present in *folder* (and ``figures/`` if not empty).
 
     Parameters
     ----------
@@ -285,7 +285,11 @@ def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
     []
     """
     folder = Path(folder)
-    return [name for name in OUTPUT_FILES if (folder / name).exists()]
+    found = [name for name in OUTPUT_FILES if (folder / name).exists()]
+    figures = folder / "figures"
+    if figures.is_dir() and any(figures.iterdir()):
+        found.append("figures/")
+    return found
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
