@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 
 import pytest
@@ -182,3 +183,15 @@ def test_wrong_model_costs_one_request_even_with_many_calls_queued():
         outcomes = asyncio.run(run())
     assert server.received == 1
     assert all(isinstance(o, EndpointError) for o in outcomes)
+
+
+def test_missing_http_library_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "httpx", None)  # as if rrmap[judge] were not installed
+    client = ChatClient(Endpoint("http://127.0.0.1:9/v1", MODEL, api_key_env=None))
+
+    async def enter():
+        async with client:
+            pass
+
+    with pytest.raises(InputError, match=r"pip install 'rrmap\[judge\]'"):
+        asyncio.run(enter())

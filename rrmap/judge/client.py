@@ -291,7 +291,12 @@ class ChatClient:
 
     async def __aenter__(self) -> ChatClient:
         if self._depth == 0:
-            import httpx
+            try:
+                import httpx
+            except ImportError:
+                raise InputError(
+                    "talking to an endpoint needs the judge extra: pip install 'rrmap[judge]'"
+                ) from None
 
             n = self.endpoint.concurrency
             self._http = httpx.AsyncClient(
