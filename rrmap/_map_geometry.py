@@ -7,6 +7,7 @@ closed form, not traced from a raster) and the clipping of points to a view.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +38,7 @@ def _check_limits(xlim: ArrayLike, ylim: ArrayLike) -> tuple[tuple[float, float]
     return (x0, x1), (y0, y1)
 
 
+@functools.lru_cache(maxsize=8)
 def _bc_grid(
     xlim: tuple[float, float], ylim: tuple[float, float], resolution: int = 400
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
@@ -44,13 +46,18 @@ def _bc_grid(
 
     Returns ``x`` (nx,), ``y`` (ny,) and ``bc`` (ny, nx), ``bc[i, j] = BC(x[j], y[i])``.
     The number of cells along the longer side is *resolution*; cells are square
-    in data units only if the view is.
+    in data units only if the view is. Cached: the panels of a layout share
+    one view, so the grid is computed once per figure, and the arrays are
+    read-only.
     """
     (x0, x1), (y0, y1) = xlim, ylim
     nx = ny = int(resolution)
     x = x0 + (np.arange(nx) + 0.5) * (x1 - x0) / nx
     y = y0 + (np.arange(ny) + 0.5) * (y1 - y0) / ny
-    return x, y, bhattacharyya(x[None, :], y[:, None])
+    bc = bhattacharyya(x[None, :], y[:, None])
+    for arr in (x, y, bc):
+        arr.setflags(write=False)
+    return x, y, bc
 
 
 def _zone_rectangles(th: Thresholds) -> dict[str, NDArray[np.float64]]:
