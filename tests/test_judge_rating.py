@@ -234,3 +234,26 @@ def test_end_to_end_model_beside_the_human_raters(server, tmp_path, corpora_file
     assert overall.pvalue.notna().all()
     with pytest.raises(InputError, match="already human raters"):
         merge_ratings(rrmap.datasets.example_ratings_path(), out.ratings.assign(expert="E1"))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"setup": "sheet"}, "setup must be 'relative' or 'single', got 'sheet'"),
+        ({"repeats": 0}, "repeats must be at least 1, got 0"),
+        ({"criteria": []}, "need at least one corpus and one criterion"),
+    ],
+)
+def test_bad_rating_settings_are_named(corpora_file, kwargs, message):
+    from rrmap.judge import FunctionChat
+
+    args = {"criteria": study_criteria()[:1], **kwargs}
+    crits = args.pop("criteria")
+    with pytest.raises(InputError, match=re.escape(message)):
+        rate_corpora(
+            FunctionChat(lambda m: "", name="x"),
+            load_corpora(corpora_file),
+            crits,
+            progress=False,
+            **args,
+        )

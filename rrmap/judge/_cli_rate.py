@@ -92,25 +92,22 @@ def rate_command(
     """
     from rrmap.judge.corpora import load_corpora
     from rrmap.judge.criteria import load_criteria, study_criteria
-    from rrmap.judge.rating import _sheet_messages, merge_ratings, rate_corpora
+    from rrmap.judge.rating import merge_ratings, rate_corpora, sheet_requests
 
     corpora = load_corpora(corpus_file)
     criteria = load_criteria(criteria_file) if criteria_file else study_criteria()
     client = _client(o)
     if o["dry_run"]:
-        from rrmap.judge.corpora import meta_image
-        from rrmap.judge.images import data_url
-
-        sheet = [c for c in corpora if c.movement == corpora[0].movement]
-        sheet = sheet if setup == "relative" else sheet[:1]
-        images = {
-            f: data_url(meta_image(f, limit=grid_limit, columns=grid_columns, cell=cell))
-            for c in sheet
-            for f in (c.query, c.reference_images)
-            if f is not None
-        }
-        messages, _ = _sheet_messages(sheet, criteria[0], _prompts(), images)
-        _dry_run(client, messages, f"{len(corpora)} corpora × {len(criteria)} criteria")
+        # the first sheet only: no need to encode every corpus's meta-image
+        first = sheet_requests(
+            [c for c in corpora if c.movement == corpora[0].movement],
+            criteria[:1],
+            setup=setup,
+            grid_limit=grid_limit,
+            grid_columns=grid_columns,
+            cell=cell,
+        )
+        _dry_run(client, first[0][2], f"{len(corpora)} corpora × {len(criteria)} criteria")
         return
     if o["output"] is None:
         raise click.UsageError(
@@ -154,9 +151,3 @@ def rate_command(
         merged = merge_ratings(merge_with, result)
         merged.to_csv(merged_path, index=False)
         click.echo(f"wrote {len(merged)} human + model ratings to {merged_path}", err=True)
-
-
-def _prompts() -> Any:
-    from rrmap.judge.rating import RATING_PROMPTS
-
-    return RATING_PROMPTS

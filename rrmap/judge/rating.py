@@ -49,6 +49,7 @@ __all__ = [
     "merge_ratings",
     "parse_intervals",
     "rate_corpora",
+    "sheet_requests",
 ]
 
 STUDY_COLUMNS = list(HEADERS)
@@ -472,6 +473,66 @@ async def _ask(
     return None, attempts, raw, problems
 
 
+def sheet_requests(
+    corpora: Sequence[Corpus],
+    criteria: Sequence[Criterion],
+    *,
+    setup: str = "relative",
+    grid_limit: int | None = 20,
+    grid_columns: int = 5,
+    cell: int = 256,
+    prompts: RatingPrompts = RATING_PROMPTS,
+) -> list[tuple[list[Corpus], Criterion, list[dict[str, Any]], list[str]]]:
+    """The requests of one rating run: one per sheet and criterion, in order.
+
+    Sheets are the movements' corpora together (``relative``) or one corpus
+    each (``single``); each folder's meta-image is encoded once.
+
+    Parameters
+    ----------
+    corpora, criteria, setup, grid_limit, grid_columns, cell, prompts
+        As in :func:`rate_corpora`.
+
+    Returns
+    -------
+    list of (sheet, criterion, messages, labels)
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> from rrmap.judge.criteria import study_criteria
+    >>> d = Path(tempfile.mkdtemp())
+    >>> Image.new("RGB", (8, 8)).save(d / "1.png")
+    >>> corpora = [Corpus("cubism", m, m, d, "the works") for m in ("movement", "male painter")]
+    >>> reqs = sheet_requests(corpora, study_criteria()[:2])
+    >>> len(reqs), reqs[0][3]
+    (2, ['A', 'B'])
+    """
+    if setup not in ("relative", "single"):
+        raise InputError(f"setup must be 'relative' or 'single', got {setup!r}")
+    images: dict[Path, str] = {}
+    for c in corpora:
+        for folder in (c.query, c.reference_images):
+            if folder is not None and folder not in images:
+                images[folder] = data_url(
+                    meta_image(folder, limit=grid_limit, columns=grid_columns, cell=cell)
+                )
+    if setup == "relative":
+        sheets: dict[str, list[Corpus]] = {}
+        for c in corpora:
+            sheets.setdefault(c.movement, []).append(c)
+        sheet_list = list(sheets.values())
+    else:
+        sheet_list = [[c] for c in corpora]
+    out = []
+    for sheet in sheet_list:
+        for crit in criteria:
+            messages, labels = _sheet_messages(sheet, crit, prompts, images)
+            out.append((sheet, crit, messages, labels))
+    return out
+
+
 def rate_corpora(
     backend: Any,
     corpora: Sequence[Corpus],
@@ -544,8 +605,6 @@ def rate_corpora(
     >>> out.ratings[["criterion", "origin", "low rating", "high rating"]].values.tolist()[:2]
     [['centered-edges', 'real', 20.0, 70.0], ['centered-edges', 'generated', 35.0, 55.0]]
     """
-    if setup not in ("relative", "single"):
-        raise InputError(f"setup must be 'relative' or 'single', got {setup!r}")
     if repeats < 1:
         raise InputError(f"repeats must be at least 1, got {repeats}")
     if not corpora or not criteria:
@@ -554,34 +613,25 @@ def rate_corpora(
     seeds = [int(s) for s in gen.integers(0, 2**31 - 1, size=repeats)]
     name = rater or getattr(backend, "name", "model")
 
-    # one meta-image per folder, encoded once
-    images: dict[Path, str] = {}
-    for c in corpora:
-        for folder in (c.query, c.reference_images):
-            if folder is not None and folder not in images:
-                images[folder] = data_url(
-                    meta_image(folder, limit=grid_limit, columns=grid_columns, cell=cell)
-                )
-    if setup == "relative":
-        sheets: dict[str, list[Corpus]] = {}
-        for c in corpora:
-            sheets.setdefault(c.movement, []).append(c)
-        sheet_list = list(sheets.values())
-    else:
-        sheet_list = [[c] for c in corpora]
-
+    requests = sheet_requests(
+        corpora,
+        criteria,
+        setup=setup,
+        grid_limit=grid_limit,
+        grid_columns=grid_columns,
+        cell=cell,
+        prompts=prompts,
+    )
     backends = [_with_seed(backend, s) for s in seeds]
     jobs, meta = [], []
     for run, (b, seed) in enumerate(zip(backends, seeds, strict=True), start=1):
-        for sheet in sheet_list:
-            for crit in criteria:
-                msgs, labels = _sheet_messages(sheet, crit, prompts, images)
+        for sheet, crit, msgs, labels in requests:
 
-                async def job(b=b, msgs=msgs, labels=labels, crit=crit):
-                    return await _ask(b, msgs, labels, crit.scale, prompts, max_reasks)
+            async def job(b=b, msgs=msgs, labels=labels, crit=crit):
+                return await _ask(b, msgs, labels, crit.scale, prompts, max_reasks)
 
-                jobs.append(job)
-                meta.append((run, seed, sheet, crit, labels))
+            jobs.append(job)
+            meta.append((run, seed, sheet, crit, labels))
 
     in_flight = concurrency or getattr(getattr(backend, "endpoint", None), "concurrency", 8)
 
