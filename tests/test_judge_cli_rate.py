@@ -93,3 +93,31 @@ def test_bad_corpus_file_is_one_line(tmp_path, server):
     )
     assert res.exit_code == 1
     assert res.output.count("\n") == 1 and "missing column(s) 'modality'" in res.output
+
+
+def test_output_is_required_and_merged_file_is_not_overwritten(
+    server, tmp_path, corpora_file, monkeypatch
+):
+    monkeypatch.setenv("RRMAP_TEST_KEY", API_KEY)
+    res = CliRunner().invoke(
+        main, ["judge", "rate", "--corpus", str(corpora_file), *_args(server, tmp_path)]
+    )
+    assert res.exit_code == 2 and "give -o/--output" in res.output
+    merged = tmp_path / "model.merged.csv"
+    merged.write_text("keep me")
+    res = CliRunner().invoke(
+        main,
+        [
+            "judge",
+            "rate",
+            "--corpus",
+            str(corpora_file),
+            "-o",
+            str(tmp_path / "model.csv"),
+            "--merge-with",
+            str(rrmap.datasets.example_ratings_path()),
+            *_args(server, tmp_path),
+        ],
+    )
+    assert res.exit_code == 1 and f"{merged} exists; use --force" in res.output
+    assert merged.read_text() == "keep me" and server.received == 0

@@ -1,3 +1,5 @@
+import re
+
 import pandas as pd
 import pytest
 
@@ -66,3 +68,18 @@ def test_bad_scale_and_syntax(tmp_path):
         load_criteria(y)
     with pytest.raises(FileNotFoundError):
         load_criteria(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("- just a list\n", "expected a mapping with a 'criteria' list"),
+        ("criteria: []\n", "'criteria' must be a non-empty list"),
+        ("criteria: [plain]\n", "criterion #1: expected a mapping, got 'plain'"),
+    ],
+)
+def test_structure_problems(tmp_path, text, message):
+    y = tmp_path / "c.yaml"
+    y.write_text(text)
+    with pytest.raises(InputError, match=re.escape(message)):
+        load_criteria(y)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from chat_server import API_KEY, MODEL, ChatServer
+from PIL import Image
 from rating_model import _text, interval_model
 
 import rrmap
@@ -257,3 +258,60 @@ def test_bad_rating_settings_are_named(corpora_file, kwargs, message):
             progress=False,
             **args,
         )
+
+
+def test_merge_checks_the_schema_and_the_overlap():
+    human = pd.read_csv(rrmap.datasets.example_ratings_path())
+    model = human[human.expert == "E1"].assign(expert="m")
+    with pytest.raises(
+        InputError, match=r"human ratings lack the study's column\(s\) \['origin'\]"
+    ):
+        merge_ratings(human.drop(columns="origin"), model)
+    with pytest.raises(InputError, match=r"the model rated no \(movement, criterion, modality\)"):
+        merge_ratings(human, model.assign(movement="fauvism"))
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        (
+            '{"A": {"reference": [10, "inf"], "generated": [1, 2]}}',
+            "A reference: expected finite numbers, got [10, 'inf']",
+        ),
+        (
+            '{"A": {"reference": [10, 20, 30], "generated": [1, 2]}}',
+            "A reference: expected [low, high], got [10, 20, 30]",
+        ),
+        ('{"A": {"reference": [10, 20]}}', "A generated: missing"),
+    ],
+)
+def test_parse_interval_problems(answer, problem):
+    parsed, problems = parse_intervals(answer, ["A"], (0, 100))
+    assert parsed is None and problems == [problem]
+
+
+def test_write_refuses_to_overwrite(tmp_path):
+    from rrmap.judge.rating import ModelRatings
+
+    mr = ModelRatings(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), {})
+    mr.write(tmp_path / "m.csv")
+    with pytest.raises(InputError, match=r"m\.csv, .*m\.json exist\(s\); use --force"):
+        mr.write(tmp_path / "m.csv")
+    assert len(mr.write(tmp_path / "m.csv", force=True)) == 5
+
+
+def test_meta_image_and_reference_folder_problems(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match=r"no images in .*empty"):
+        meta_image(tmp_path / "empty")
+    with pytest.raises(InputError, match=r"image folder not found: .*nope"):
+        meta_image(tmp_path / "nope")
+    (tmp_path / "gen").mkdir()
+    Image.new("RGB", (8, 8)).save(tmp_path / "gen" / "1.png")
+    path = tmp_path / "c.csv"
+    path.write_text(
+        "movement,modality,modality name,query,reference,reference images\n"
+        "cubism,movement,Cubism,gen,the works,refs\n"
+    )
+    with pytest.raises(InputError, match=r"line 2: reference images folder not found: .*refs"):
+        load_corpora(path)

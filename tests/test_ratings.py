@@ -233,3 +233,46 @@ def test_reference_equal_to_query_is_rejected(write_csv):
 def test_nothing_is_dropped(example_ratings):
     assert len(example_ratings) == 810
     assert example_ratings.groupby("expert").size().tolist() == [270, 270, 270]
+
+
+def test_header_and_category_problems(write_csv):
+    same = write_csv(
+        [H.replace("modality name", "Modality_Name,modality-name"), row() + ",x"], name="same.csv"
+    )
+    with pytest.raises(
+        RatingsError, match="columns 'Modality_Name' and 'modality-name' are the same header"
+    ):
+        load_ratings(same)
+    path = write_csv([H, *good_pair()])
+    with pytest.raises(
+        RatingsError, match=r"category column\(s\) \['style'\] not found; headers found: 'movement'"
+    ):
+        load_ratings(path, categories=["style"])
+    with pytest.raises(
+        RatingsError, match=r"column\(s\) \['origin'\] cannot be both a role and a category"
+    ):
+        load_ratings(path, categories=["origin"])
+    clash = write_csv(
+        ["who,origin,line,low rating,high rating", "A,real,1,1,2", "A,generated,1,1,3"],
+        name="clash.csv",
+    )
+    with pytest.raises(
+        RatingsError, match=r"category column\(s\) \['line'\] clash with rrmap's output names"
+    ):
+        load_ratings(clash, rater="who")
+
+
+def test_infinite_bounds_and_bad_min_width(write_csv):
+    with pytest.raises(
+        RatingsError, match=r"columns 'low rating'/'high rating': infinite value on line 3"
+    ):
+        load_ratings(write_csv([H, row(), row(origin="generated", high="inf")]))
+    with pytest.raises(RatingsError, match="min_width must be a positive number, got -1"):
+        load_ratings(write_csv([H, *good_pair()]), min_width=-1)
+
+
+def test_unreadable_table(tmp_path):
+    path = tmp_path / "broken.csv"
+    path.write_text('expert,origin\n"A,real\n')
+    with pytest.raises(RatingsError, match=r"broken\.csv: 1 problem: not a readable table"):
+        load_ratings(path)
