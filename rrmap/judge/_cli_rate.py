@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from rrmap._cli_common import CONTEXT_SETTINGS
+from rrmap._cli_common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.judge._cli import _backend_options, _client, _dry_run
 
 
@@ -117,8 +117,8 @@ def rate_command(
     merged_path = merged_output or (
         out.with_suffix("").with_name(out.stem + ".merged.csv") if merge_with else None
     )
-    if merged_path is not None and merged_path.exists() and not o["force"]:
-        raise click.ClickException(f"{merged_path} exists; use --force to overwrite it")
+    if merged_path is not None:
+        refuse_overwrite(merged_path, o["force"])
     result = rate_corpora(
         client,
         corpora,
