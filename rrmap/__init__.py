@@ -16,7 +16,7 @@ Examples
 from rrmap import datasets
 from rrmap._version import __version__
 from rrmap.analysis import AnalysisResult, analyze
-from rrmap.comparison import bhattacharyya, compare, compare_intervals
+from rrmap.comparison import bhattacharyya, compare, compare_bounds, compare_intervals
 from rrmap.errors import InputError, RatingsError
 from rrmap.gaussian import Z_95, interval_to_gaussian, z_value
 from rrmap.points import points
@@ -40,6 +40,7 @@ __all__ = [
     "bhattacharyya",
     "classify",
     "compare",
+    "compare_bounds",
     "compare_intervals",
     "datasets",
     "interval_to_gaussian",

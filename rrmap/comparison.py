@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["bhattacharyya", "compare", "compare_intervals"]
+__all__ = ["bhattacharyya", "compare", "compare_bounds", "compare_intervals"]
+
+#: Largest power of ten tried when reading bounds as exact decimals.
+_MAX_DECIMALS = 6
 
 
 def bhattacharyya(delta: ArrayLike, r: ArrayLike) -> NDArray[np.float64]:
@@ -71,6 +74,74 @@ def compare(
     return delta, r, bhattacharyya(delta, r)
 
 
+def _decimal_integers(bounds: list[np.ndarray]) -> list[np.ndarray]:
+    """Each comparison's four bounds as exact integers ``x · 10^d``, d ≤ 6 as small as possible.
+
+    Ratings are written in decimals (``40``, ``40.5``): scaled to integers,
+    widths and sums are exact, so Δ and R, which do not change when all
+    four bounds are scaled alike, are computed with one rounding each.
+    Comparisons whose bounds are not short decimals keep their values.
+    """
+    out = [b.astype(float, copy=True) for b in bounds]
+    todo = np.ones(out[0].shape, dtype=bool)
+    for d in range(_MAX_DECIMALS + 1):
+        if not todo.any():
+            break
+        power = 10.0**d
+        rounded = [np.round(b * power) for b in bounds]
+        fits = todo.copy()
+        for b, r in zip(bounds, rounded, strict=True):
+            # x is the double nearest to the decimal r / 10^d (as parsing "40.5" gives)
+            fits &= (r / power == b) & (np.abs(r) < 2.0**52)
+        for o, r in zip(out, rounded, strict=True):
+            o[fits] = r[fits]
+        todo &= ~fits
+    return out
+
+
+def compare_bounds(
+    low_ref: ArrayLike,
+    high_ref: ArrayLike,
+    low_query: ArrayLike,
+    high_query: ArrayLike,
+    z: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """(Δ, R, BC) straight from interval bounds, with as few roundings as possible.
+
+    ``R = (b₂ − a₂) / (b₁ − a₁)`` and ``Δ = z · ((a₂ + b₂) − (a₁ + b₁)) / (b₁ − a₁)``,
+    the same as :func:`compare` on the Gaussians of the intervals, but
+    computed from exact widths and sums: bounds written with up to six
+    decimals are scaled to integers first. An integer or one-decimal R of
+    exactly 3/2 is then exactly ``1.5``, never ``1.5000000000000002``, so
+    the zone boundaries (docs/method.md) are met exactly.
+
+    Parameters
+    ----------
+    low_ref, high_ref, low_query, high_query : array_like
+        Bounds of the reference and query intervals (broadcast together).
+    z : float
+        The standard-normal quantile of the intervals' coverage.
+
+    Returns
+    -------
+    delta, r, bc : ndarray
+
+    Examples
+    --------
+    >>> d, r, bc = compare_bounds([40.0], [60.0], [35.0], [65.0], z=1.96)
+    >>> float(d[0]), float(r[0])
+    (0.0, 1.5)
+    """
+    arrays = np.broadcast_arrays(
+        *(np.asarray(v, dtype=float) for v in (low_ref, high_ref, low_query, high_query))
+    )
+    a1, b1, a2, b2 = _decimal_integers(list(arrays))
+    w1 = b1 - a1
+    r = (b2 - a2) / w1
+    delta = z * ((a2 + b2) - (a1 + b1)) / w1
+    return delta, r, bhattacharyya(delta, r)
+
+
 def compare_intervals(
     ref: tuple[float, float] | ArrayLike,
     query: tuple[float, float] | ArrayLike,
@@ -81,7 +152,8 @@ def compare_intervals(
 
     R does not depend on the coverage; Δ scales with z (Δ = 2z·Δm / w_ref)
     and BC through Δ, so the coverage convention matters, if only slightly
-    between the exact z and the paper's 1.96 (a relative 2e-5).
+    between the exact z and the paper's 1.96 (a relative 2e-5). Computed by
+    :func:`compare_bounds`.
 
     Parameters
     ----------
@@ -103,12 +175,13 @@ def compare_intervals(
     (1.96, 1.0)
     >>> compare_intervals((60, 80), (70, 90), z=1.96)[:2] == (d, r)
     True
+    >>> compare_intervals((40, 60), (35, 65))[1]
+    1.5
     """
-    from rrmap.gaussian import interval_to_gaussian
+    from rrmap.gaussian import z_value
 
     (a1, b1), (a2, b2) = np.asarray(ref, dtype=float), np.asarray(query, dtype=float)
     if not (b1 > a1 and b2 > a2):
         raise ValueError(f"intervals must have low < high, got {tuple(ref)} and {tuple(query)}")
-    m, s = interval_to_gaussian([a1, a2], [b1, b2], coverage=coverage, z=z)
-    d, r, bc = compare(m[0], s[0], m[1], s[1])
+    d, r, bc = compare_bounds(a1, b1, a2, b2, z=z_value(coverage, z))
     return float(d), float(r), float(bc)

@@ -6,7 +6,7 @@ import os
 
 import pandas as pd
 
-from rrmap.comparison import compare
+from rrmap.comparison import compare_bounds
 from rrmap.gaussian import interval_to_gaussian, z_value
 from rrmap.ratings import load_ratings
 from rrmap.zones import Thresholds, classify
@@ -128,7 +128,9 @@ def points(
         )
     m1, s1 = interval_to_gaussian(merged["low_ref"], merged["high_ref"], z=zz)
     m2, s2 = interval_to_gaussian(merged["low_query"], merged["high_query"], z=zz)
-    delta, r, bc = compare(m1, s1, m2, s2)
+    delta, r, bc = compare_bounds(
+        merged["low_ref"], merged["high_ref"], merged["low_query"], merged["high_query"], z=zz
+    )
     out = merged[keys].reset_index(drop=True)
     for col in ("low_ref", "high_ref", "low_query", "high_query"):
         out[col] = merged[col].to_numpy()
