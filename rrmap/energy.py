@@ -19,9 +19,18 @@ follows from the row sums of ``D``). The chunk size bounds the memory
 (about ``3 n C (k − 1)`` floats), not the number of permutations. Pairwise
 tests reuse sub-blocks of the same ``D``.
 
+The observed statistic goes through the same arithmetic as the permuted
+ones (it is the identity relabelling), and the group derived by subtraction
+is the largest one, so the rounding error of every statistic is a small
+multiple of ``n·ε`` times the scale of its block terms.
+
 p-value (docs/tests.md)::
 
-    p = (1 + #{E_b ≥ E_obs − 1e-12·|E_obs|}) / (B + 1)
+    p = (1 + #{E_b ≥ E_obs − τ}) / (B + 1),   τ = 1e-12·|E_obs| + 16·n·ε·S
+
+with ``S = Σ_{i<j} w_ij (2 M_ij + M_ii + M_jj)`` the size of the terms of
+``E_obs``: relabellings that tie with the observed one in exact arithmetic
+(common with coarse ratings) are always counted.
 """
 
 from __future__ import annotations
@@ -53,6 +62,9 @@ DEFAULT_CHUNK_BYTES = 32 * 2**20
 
 #: Relative tolerance of the ``E_b ≥ E_obs`` comparison (docs/tests.md).
 _REL_TOL = 1e-12
+
+#: Rounding allowance of a statistic, in units of ``n·ε·S`` (docs/tests.md).
+_ROUNDING_ULPS = 16
 
 #: Up to this many points, matrix products run on one BLAS thread: the
 #: products are small and many, and thread start-up costs more than it saves.
@@ -155,11 +167,46 @@ def _statistic_from_blocks(g: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return terms @ w
 
 
-def _observed(d: np.ndarray, codes: np.ndarray, sizes: np.ndarray) -> float:
-    k = len(sizes)
+def _term_scale(g: np.ndarray, sizes: np.ndarray) -> float:
+    """``S = Σ_{i<j} w_ij (2 M_ij + M_ii + M_jj)``: the size of the terms that make E."""
+    nn = np.outer(sizes, sizes).astype(float)
+    m = g / nn
+    iu, ju = np.triu_indices(len(sizes), 1)
+    w = nn[iu, ju] / (sizes[iu] + sizes[ju])
+    return float((2.0 * m[iu, ju] + m[iu, iu] + m[ju, ju]) @ w)
+
+
+def _largest_last(codes: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Renumber the groups so that the largest one is last (E does not depend on the order).
+
+    The engine derives the last group's block sums by subtraction; for the
+    largest group that subtraction loses the least precision.
+    """
+    order = np.argsort(sizes, kind="stable")
+    remap = np.empty(len(sizes), dtype=np.int64)
+    remap[order] = np.arange(len(sizes))
+    return remap[codes], sizes[order]
+
+
+def _blocks(d: np.ndarray, codes: np.ndarray, k: int) -> np.ndarray:
     onehot = np.zeros((len(codes), k))
     onehot[np.arange(len(codes)), codes] = 1.0
-    return float(_statistic_from_blocks(onehot.T @ d @ onehot, sizes))
+    return onehot.T @ d @ onehot
+
+
+def _observed(d: np.ndarray, codes: np.ndarray, sizes: np.ndarray) -> float:
+    """E of the observed labels, through the same arithmetic as the relabellings."""
+    codes, sizes = _largest_last(codes, sizes)
+    rowsum = d.sum(axis=1)
+    stat = _relabelled_statistics(d, codes[:, None], sizes, rowsum, float(rowsum.sum()))
+    return float(stat[0])
+
+
+def _tolerance(d: np.ndarray, codes: np.ndarray, sizes: np.ndarray, observed: float) -> float:
+    """τ of the p-value: relabellings within τ below E_obs tie with it (docs/tests.md)."""
+    scale = _term_scale(_blocks(d, codes, len(sizes)), sizes)
+    eps = float(np.finfo(float).eps)
+    return _REL_TOL * abs(observed) + _ROUNDING_ULPS * len(codes) * eps * scale
 
 
 def _chunk(n: int, k: int, n_perm: int, chunk_size: int | None) -> int:
@@ -234,6 +281,7 @@ def _permutation_statistics(
 ) -> np.ndarray:
     """Energy statistics of *n_perm* random relabellings, chunk by chunk."""
     out = np.empty(n_perm)
+    codes, sizes = _largest_last(codes, sizes)
     step = _chunk(len(codes), len(sizes), n_perm, chunk_size)
     rowsum = d.sum(axis=1)
     total = float(rowsum.sum())
@@ -246,10 +294,10 @@ def _permutation_statistics(
     return out
 
 
-def _pvalue(observed: float, perm_stats: np.ndarray) -> float:
+def _pvalue(observed: float, perm_stats: np.ndarray, tolerance: float) -> float:
     if len(perm_stats) == 0:
         return float("nan")
-    hits = np.count_nonzero(perm_stats >= observed - _REL_TOL * abs(observed))
+    hits = np.count_nonzero(perm_stats >= observed - tolerance)
     return float((1.0 + hits) / (len(perm_stats) + 1.0))
 
 
@@ -333,10 +381,11 @@ def energy_test(
     pts, codes, sizes = _pool(samples)
     d = pairwise_distances(pts)
     gen = np.random.default_rng(rng)
-    obs = _observed(d, codes, sizes)
     with _blas_threads(len(codes)):
+        obs = _observed(d, codes, sizes)
         perm = _permutation_statistics(d, codes, sizes, n_perm, gen, chunk_size)
-    return EnergyTestResult(obs, _pvalue(obs, perm), n_perm, tuple(int(s) for s in sizes))
+    pvalue = _pvalue(obs, perm, _tolerance(d, codes, sizes, obs))
+    return EnergyTestResult(obs, pvalue, n_perm, tuple(int(s) for s in sizes))
 
 
 def energy_tests(
@@ -459,7 +508,7 @@ def _one_test(d, lab_arr, idx, grp, n_perm, gen, chunk_size) -> dict:
     obs = _observed(sub, codes, sizes)
     perm = _permutation_statistics(sub, codes, sizes, n_perm, gen, chunk_size)
     row["statistic"] = obs
-    row["pvalue"] = _pvalue(obs, perm)
+    row["pvalue"] = _pvalue(obs, perm, _tolerance(sub, codes, sizes, obs))
     if n_perm == 0:
         row["note"] = "statistic only: no permutations (n_perm = 0), no p-value"
     return row
