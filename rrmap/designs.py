@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal
 
@@ -26,7 +27,13 @@ import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
 from rrmap.chi2 import chi2_test
-from rrmap.energy import _check_n_perm, _skip_reason, _tests_from_distances, pairwise_distances
+from rrmap.energy import (
+    _check_n_perm,
+    _skip_reason,
+    _tests_from_distances,
+    check_labels,
+    pairwise_distances,
+)
 from rrmap.errors import InputError
 from rrmap.zones import QUALITY_LEVELS
 
@@ -41,6 +48,8 @@ __all__ = [
     "expert_effect",
     "expert_effect_per_option",
     "run_designs",
+    "split_within",
+    "within_label",
 ]
 
 #: The columns of the tests table, in the documented order (docs/tests.md).
@@ -67,6 +76,63 @@ TestKind = Literal["energy", "chi2"]
 _KINDS = ("energy", "chi2")
 
 
+def _quote(text: str) -> str:
+    """*text*, in double quotes (inner quotes doubled) if it holds ``=`` or starts with a quote."""
+    if "=" in text or text.startswith('"'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def within_label(column: str, value: object) -> str:
+    """The ``within`` label of the subset ``column == value``: ``movement=cubism``.
+
+    A column name or value holding ``=`` is quoted, so that two subsets never
+    share a label (category ``a=b`` with option ``c`` is ``"a=b"=c``, category
+    ``a`` with option ``b=c`` is ``a="b=c"``).
+
+    Examples
+    --------
+    >>> within_label("movement", "cubism"), within_label("a=b", "c"), within_label("a", "b=c")
+    ('movement=cubism', '"a=b"=c', 'a="b=c"')
+    """
+    return f"{_quote(str(column))}={_quote(str(value))}"
+
+
+def split_within(label: str) -> tuple[str, str]:
+    """The column and value of a ``within`` label (quotes removed); ``("all", "")`` for ``all``.
+
+    Examples
+    --------
+    >>> split_within('a="b=c"'), split_within("movement=cubism")
+    (('a', 'b=c'), ('movement', 'cubism'))
+    """
+    if label == "all":
+        return "all", ""
+    parts: list[str] = []
+    i = 0
+    for _ in range(2):
+        if label.startswith('"', i):
+            j = i + 1
+            buf = []
+            while j < len(label):
+                if label[j] == '"':
+                    if label.startswith('""', j):
+                        buf.append('"')
+                        j += 2
+                        continue
+                    break
+                buf.append(label[j])
+                j += 1
+            parts.append("".join(buf))
+            i = j + 2  # closing quote and "="
+        else:
+            j = label.find("=", i) if not parts else len(label)
+            j = len(label) if j < 0 else j
+            parts.append(label[i:j])
+            i = j + 1
+    return parts[0], parts[1]
+
+
 def _check_points(points: pd.DataFrame, columns: Iterable[str]) -> None:
     missing = [c for c in ["expert", "delta", "r", "quality", *columns] if c not in points.columns]
     if missing:
@@ -90,6 +156,8 @@ def _check_points(points: pd.DataFrame, columns: Iterable[str]) -> None:
         raise InputError(
             f"{len(rows)} point(s) without a quality level (rows {rows[:20].tolist()})"
         )
+    for col in ["expert", *columns]:
+        check_labels(points[col].to_numpy(dtype=object), f"column {col!r}")
 
 
 def _check_tests(tests: Sequence[str]) -> tuple[str, ...]:
@@ -127,7 +195,7 @@ def _chi2_rows(
 ) -> list[dict]:
     rows = []
     for grp in _group_sets(names, pairwise):
-        mask = np.isin(labels, list(grp))
+        mask = pd.Series(labels, dtype=object).isin(grp).to_numpy()
         counts = [int((labels == g).sum()) for g in grp]
         row = {
             "groups": "|".join(str(g) for g in grp),
@@ -170,16 +238,23 @@ def _family(
     gen: np.random.Generator,
     pairwise: bool,
     distances: np.ndarray | None = None,
+    names: list | None = None,
 ) -> list[dict]:
+    """One k-sample test and its pairs, for each test kind, on the points *sub*.
+
+    *names* are the groups the design expects (default: those present); one
+    absent from *sub* is a group with 0 points, noted like one with 1 point.
+    """
     labels = sub[group].astype(str).to_numpy(dtype=object)
-    names = sorted(pd.unique(labels), key=str)
+    if names is None:
+        names = sorted(pd.unique(labels), key=str)
     out: list[dict] = []
     for kind in tests:
         if kind == "energy":
             d = distances
             if d is None:
                 d = pairwise_distances(sub[["delta", "r"]].to_numpy(dtype=float))
-            res = _tests_from_distances(d, labels, n_perm, gen, pairwise)
+            res = _tests_from_distances(d, labels, n_perm, gen, pairwise, names=names)
             for rec in res.to_dict("records"):
                 rec.update(
                     dof=pd.NA,
@@ -301,17 +376,33 @@ def expert_effect(
     )
 
 
-def _plan(points: pd.DataFrame, by: Sequence[str]) -> list[tuple[str, str, pd.DataFrame]]:
-    """Every family of tests: (group column, within label, subset)."""
-    plan: list[tuple[str, str, pd.DataFrame]] = [("expert", "all", points)]
+@dataclass(frozen=True)
+class _Family:
+    """One family of tests: groups of *group* compared within one subset of the points.
+
+    *subset* identifies the subset unambiguously (its distance matrix is
+    cached under it); *names* are the groups the design expects in it.
+    """
+
+    group: str
+    within: str
+    subset: tuple
+    points: pd.DataFrame
+    names: list
+
+
+def _plan(points: pd.DataFrame, by: Sequence[str]) -> list[_Family]:
+    """Every family of tests, in table order."""
+    experts = sorted(points["expert"].astype(str).unique(), key=str)
+    plan = [_Family("expert", "all", ("all",), points, experts)]
     for cat in by:
         for opt, sub in points.groupby(cat, sort=True, observed=True):
-            plan.append(("expert", f"{cat}={opt}", sub))
-    experts = sorted(points["expert"].astype(str).unique(), key=str)
+            plan.append(_Family("expert", within_label(cat, opt), (cat, opt), sub, experts))
     for e in experts:
         sub = points.loc[points["expert"].astype(str) == e]
         for cat in by:
-            plan.append((cat, f"expert={e}", sub))
+            options = sorted(points[cat].astype(str).unique(), key=str)
+            plan.append(_Family(cat, within_label("expert", e), ("expert", e), sub, options))
     return plan
 
 
@@ -351,7 +442,7 @@ def expert_effect_per_option(
     by = _check_by(points, by)
     return _run(
         points,
-        [p for p in _plan(points, by) if p[1] != "all" and p[0] == "expert"],
+        [f for f in _plan(points, by) if f.within != "all" and f.group == "expert"],
         tests,
         n_perm,
         chi2_n_perm,
@@ -396,7 +487,7 @@ def category_effect_per_expert(
     by = _check_by(points, by)
     return _run(
         points,
-        [p for p in _plan(points, by) if p[0] != "expert"],
+        [f for f in _plan(points, by) if f.group != "expert"],
         tests,
         n_perm,
         chi2_n_perm,
@@ -430,7 +521,7 @@ def _working(points: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 def _run(
     points: pd.DataFrame,
-    plan: list[tuple[str, str, pd.DataFrame]],
+    plan: list[_Family],
     tests: Sequence[str],
     n_perm: int,
     chi2_n_perm: int,
@@ -440,23 +531,35 @@ def _run(
     tests = _check_tests(tests)
     n_perm = _check_n_perm(n_perm)
     chi2_n_perm = _check_n_perm(chi2_n_perm)
-    _check_points(points, {p[0] for p in plan} - {"expert"})
+    _check_points(points, {f.group for f in plan} - {"expert"})
     gen = np.random.default_rng(rng)
     rows: list[dict] = []
-    cache: dict[str, np.ndarray] = {}
+    cache: dict[tuple, np.ndarray] = {}
     from tqdm import tqdm  # text bar on stderr: also shows in Jupyter, with no widget needed
 
     bar = tqdm(total=len(plan), desc="tests", unit="design", file=sys.stderr, disable=not progress)
     try:
-        for group, within, sub in plan:
+        for fam in plan:
             d = None
             if "energy" in tests:
                 # one distance matrix per subset, reused by every category of a rater
-                if within not in cache:
+                if fam.subset not in cache:
                     cache.clear()
-                    cache[within] = pairwise_distances(sub[["delta", "r"]].to_numpy(dtype=float))
-                d = cache[within]
-            rows += _family(sub, group, within, tests, n_perm, chi2_n_perm, gen, True, d)
+                    xy = fam.points[["delta", "r"]].to_numpy(dtype=float)
+                    cache[fam.subset] = pairwise_distances(xy)
+                d = cache[fam.subset]
+            rows += _family(
+                fam.points,
+                fam.group,
+                fam.within,
+                tests,
+                n_perm,
+                chi2_n_perm,
+                gen,
+                True,
+                d,
+                fam.names,
+            )
             bar.update(1)
     finally:
         bar.close()

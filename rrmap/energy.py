@@ -55,6 +55,7 @@ __all__ = [
     "energy_tests",
     "pairwise_distances",
 ]
+# check_labels is shared with rrmap.designs, not part of the public surface
 
 #: Memory budget of one chunk of permutations (bytes), used when no
 #: explicit ``chunk_size`` is given.
@@ -442,6 +443,7 @@ def energy_tests(
     lab = pd.Series(np.asarray(labels, dtype=object))
     if len(lab) != len(pts):
         raise InputError(f"{len(lab)} labels for {len(pts)} points")
+    check_labels(lab.to_numpy(), "labels")
     return _tests_from_distances(
         pairwise_distances(pts),
         lab.to_numpy(),
@@ -459,18 +461,66 @@ def _tests_from_distances(
     gen: np.random.Generator,
     pairwise: bool = True,
     chunk_size: int | None = None,
+    names: Sequence | None = None,
 ) -> pd.DataFrame:
-    """:func:`energy_tests` on a precomputed distance matrix."""
-    names = sorted(pd.unique(lab_arr), key=str)
+    """:func:`energy_tests` on a precomputed distance matrix.
+
+    *names* are the groups to compare (default: those in *lab_arr*); a name
+    with no point is a group of 0 points, and its tests are skipped with a note.
+    """
+    if names is None:
+        names = sorted(pd.unique(lab_arr), key=str)
     rows: list[dict] = []
     sets: list[tuple] = [tuple(names)]
     if pairwise and len(names) > 2:
         sets += list(combinations(names, 2))
     with _blas_threads(len(lab_arr)):
         for grp in sets:
-            idx = np.flatnonzero(np.isin(lab_arr, list(grp)))
+            idx = np.flatnonzero(pd.Series(lab_arr, dtype=object).isin(grp).to_numpy())
             rows.append(_one_test(d, lab_arr, idx, grp, n_perm, gen, chunk_size))
     return pd.DataFrame(rows, columns=["groups", "n", "statistic", "pvalue", "n_perm", "note"])
+
+
+def check_labels(labels: np.ndarray, what: str) -> None:
+    """Reject missing group labels and distinct labels that print alike (``1`` and ``"1"``).
+
+    Parameters
+    ----------
+    labels : ndarray
+        Group labels, one per point.
+    what : str
+        How to name them in the message (``"labels"``, ``"column 'expert'"``).
+
+    Raises
+    ------
+    rrmap.errors.InputError
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_labels(np.array(["a", None, "b"], dtype=object), "labels")
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: labels: missing value at row 1; every point needs a group
+    """
+    missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        shown = ", ".join(str(i) for i in rows[:20]) + (" …" if len(rows) > 20 else "")
+        raise InputError(
+            f"{what}: missing value at row{'s' if len(rows) > 1 else ''} {shown}; "
+            "every point needs a group"
+        )
+    distinct = pd.unique(pd.Series(labels, dtype=object))
+    printed: dict[str, object] = {}
+    for v in distinct:
+        key = str(v)
+        if key in printed and not bool(printed[key] == v):
+            raise InputError(
+                f"{what}: labels {printed[key]!r} and {v!r} are different values that print "
+                "the same; give the labels one type"
+            )
+        printed.setdefault(key, v)
 
 
 def _skip_reason(names: Sequence, counts: Sequence[int]) -> str:

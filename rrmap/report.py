@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from rrmap._markdown import markdown_table
+from rrmap.designs import split_within
 from rrmap.zones import QUALITY_LEVELS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,7 +115,7 @@ def _design_table(tests: pd.DataFrame, first: str) -> str:
         return "_No tests._"
     table = pd.DataFrame({first: wide["within"] if first != "groups" else wide["groups"]})
     if first != "groups":
-        table[first] = [w.split("=", 1)[1] if "=" in w else w for w in wide["within"]]
+        table[first] = [split_within(w)[1] if w != "all" else w for w in wide["within"]]
         table["groups"] = wide["groups"]
     table["n"] = wide["n"].astype(int)
     p_cols = [c for c in wide.columns if c.endswith("_p") or "_p_" in c]
@@ -293,7 +294,8 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
         _design_table(tests[tests["within"] == "all"], "groups"),
     ]
     for cat in s["by"]:
-        part = tests[(tests["by"] == "expert") & tests["within"].str.startswith(f"{cat}=")]
+        of_cat = tests["within"].map(lambda w: split_within(w)[0] == cat)
+        part = tests[(tests["by"] == "expert") & of_cat]
         parts += [
             "",
             f"## Expert effect per {cat}",

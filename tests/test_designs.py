@@ -6,6 +6,8 @@ import dcor
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
@@ -21,6 +23,7 @@ from rrmap.designs import (
     expert_effect_per_option,
     run_designs,
 )
+from rrmap.energy import energy_tests
 from rrmap.errors import InputError
 from rrmap.zones import QUALITY_LEVELS
 
@@ -138,9 +141,13 @@ def test_skips_are_recorded(pts):
     lone = sub[(sub.movement == movs[1]) & (sub.expert == "E2")].index[1:]
     sub = sub.drop(index=lone)
     res = expert_effect_per_option(sub, "movement", n_perm=9, rng=0)
-    first = res[res.within == f"movement={movs[0]}"]
-    assert len(first) == 2
-    assert first.note.tolist() == ["single group (E1): nothing to compare"] * 2
+    # raters without a point in an option are noted like raters with one point
+    first = res[res.within == f"movement={movs[0]}"].set_index(["test", "groups"])
+    assert len(first) == 8
+    both = "group with < 2 points: E2 has 0 points; E3 has 0 points"
+    assert first.loc[("energy", "E1|E2|E3"), "note"] == both
+    assert first.loc[("chi2", "E1|E3"), "note"] == "group with < 2 points: E3 has 0 points"
+    assert first.loc[("energy", "E1|E2|E3"), "n"] == (sub.movement == movs[0]).sum()
     assert first.pvalue.isna().all() and first.n_perm.isna().all()
     second = res[res.within == f"movement={movs[1]}"].set_index(["test", "groups"])
     reason = "group with < 2 points: E2 has 1 point"
@@ -274,3 +281,66 @@ def test_chi2_monte_carlo_in_designs(pts):
     assert res.pvalue.iloc[0] == pytest.approx(1 / 200)
     asym = compare_groups(pts, "expert", tests=["chi2"])
     np.testing.assert_allclose(res.statistic, asym.statistic)
+
+
+def _two_families_one_label():
+    """Category ``a`` whose only option is ``b=c`` and category ``a=b`` with options c, d:
+    both families were labelled ``a=b=c`` and ran one after the other."""
+    g = np.random.default_rng(0)
+    rows = []
+    for e in ["E1", "E2"]:
+        for i in range(12):
+            for origin in ["real", "generated"]:
+                lo = int(g.integers(0, 40))
+                rows.append(
+                    {
+                        "expert": e,
+                        "a": "b=c",
+                        "a=b": "c" if i % 2 else "d",
+                        "item": str(i),
+                        "origin": origin,
+                        "low rating": lo,
+                        "high rating": lo + int(g.integers(5, 40)),
+                    }
+                )
+    return rrmap.points(rrmap.load_ratings(pd.DataFrame(rows)))
+
+
+def test_families_with_lookalike_labels_use_their_own_points():
+    from rrmap.energy import energy_statistic
+
+    pts = _two_families_one_label()
+    res = run_designs(pts, by=["a", "a=b"], n_perm=99, rng=0, tests=["energy"])
+    fams = res[res["by"] == "expert"].set_index("within")
+    assert list(fams.index) == ["all", 'a="b=c"', '"a=b"=c', '"a=b"=d']
+    for within, col, val in [('a="b=c"', "a", "b=c"), ('"a=b"=c', "a=b", "c")]:
+        sub = pts[pts[col] == val]
+        want = energy_statistic(*[sub[sub.expert == e][["delta", "r"]] for e in ("E1", "E2")])
+        assert fams.loc[within, "statistic"] == pytest.approx(want, rel=1e-12)
+        assert fams.loc[within, "n"] == len(sub)
+    # adjusted p-values treat them as two families
+    adj = adjust_pvalues(res, "holm")
+    assert adj.groupby(["test", "by", "within"]).ngroups == len(res)
+
+
+@given(st.text(max_size=8), st.text(max_size=8))
+def test_within_labels_round_trip(column, value):
+    from rrmap.designs import split_within, within_label
+
+    assert split_within(within_label(column or "c", value)) == (column or "c", value)
+
+
+def test_missing_or_lookalike_group_labels_are_errors(pts):
+    bad = pts.copy()
+    bad.loc[bad.index[[3, 7]], "movement"] = np.nan
+    with pytest.raises(InputError, match=r"column 'movement': missing value at rows 3, 7"):
+        run_designs(bad, by=["movement"], n_perm=9, rng=0)
+    mixed = pts.copy()
+    mixed["movement"] = mixed["movement"].astype(object)
+    mixed.loc[mixed.index[:5], "movement"] = 1
+    mixed.loc[mixed.index[5:10], "movement"] = "1"
+    with pytest.raises(InputError, match="labels 1 and '1' are different values that print"):
+        run_designs(mixed, by=["movement"], n_perm=9, rng=0)
+    x = np.zeros((4, 2))
+    with pytest.raises(InputError, match="labels: missing value at row 2"):
+        energy_tests(x, ["a", "a", None, "b"], n_perm=9, rng=0)
