@@ -294,7 +294,7 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
         _design_table(tests[tests["within"] == "all"], "groups"),
     ]
     for cat in s["by"]:
-        of_cat = tests["within"].map(lambda w: split_within(w)[0] == cat)
+        of_cat = tests["within"].map(lambda w, cat=cat: split_within(w)[0] == cat)
         part = tests[(tests["by"] == "expert") & of_cat]
         parts += [
             "",
