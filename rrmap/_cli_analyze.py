@@ -84,7 +84,7 @@ def analyze_command(
         raise click.ClickException(
             f"{out} already holds {', '.join(existing)}; use --force to overwrite"
         )
-    df, settings = ratings_from_options(ratings, opts)
+    df, settings = ratings_from_options(ratings, opts, quiet=quiet)
     result = analyze(
         df,
         by=list(by) if by else None,

@@ -1,8 +1,9 @@
-"""Click options shared by commands that read ratings (schema, coverage, thresholds)."""
+"""Click options shared by commands that read ratings (file format, schema, coverage, zones)."""
 
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,8 +11,16 @@ from typing import Any
 import click
 import pandas as pd
 
-from rrmap.ratings import load_ratings
+from rrmap._tabular import describe_reading
+from rrmap.gaussian import z_value
+from rrmap.ratings import RatingsWarning, load_ratings
 from rrmap.zones import Thresholds
+
+_FILE_OPTIONS: list[tuple[str, str, str]] = [
+    ("--sheet", "sheet", "Sheet of an .xlsx/.ods workbook, by name or 1-based number [first]."),
+    ("--encoding", "encoding", "Encoding of a text file (e.g. cp1252) [detected]."),
+    ("--sep", "sep", "Field separator of a text file (',' ';' tab '|') [detected]."),
+]
 
 _ROLE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("--rater", "rater", "Column naming the rater [study: expert]."),
@@ -26,6 +35,17 @@ _ROLE_OPTIONS: list[tuple[str, str, str | None]] = [
 def ratings_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Decorate a click command with the ratings-schema, coverage and zone options."""
     opts = [
+        click.option(flag, dest, default=None, help=help_) for flag, dest, help_ in _FILE_OPTIONS
+    ]
+    opts += [
+        click.option(
+            "--decimal",
+            type=click.Choice([".", ","]),
+            default=None,
+            help="Decimal mark of the numbers [detected from the numbers].",
+        )
+    ]
+    opts += [
         click.option(flag, dest, default=None, help=help_) for flag, dest, help_ in _ROLE_OPTIONS
     ]
     opts += [
@@ -77,6 +97,10 @@ def ratings_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _OPTION_KEYS = [
+    "sheet",
+    "encoding",
+    "sep",
+    "decimal",
     "rater",
     "origin",
     "low",
@@ -96,30 +120,66 @@ _OPTION_KEYS = [
 ]
 
 
-def ratings_from_options(path: Path, opts: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Load *path* with the schema options; return the ratings and the ``points`` settings.
+def _plain(info: dict[str, Any]) -> bool:
+    """A UTF-8, comma-separated file read with nothing skipped: nothing worth saying."""
+    return (
+        info.get("format") == "text"
+        and info.get("encoding") == "utf-8"
+        and info.get("sep") == ","
+        and info.get("decimal", ".") == "."
+        and not info.get("empty_lines")
+        and not info.get("dropped_columns")
+    )
+
+
+def ratings_from_options(
+    path: Path, opts: dict[str, Any], quiet: bool = False
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Load *path* with the shared options; return the ratings and the ``points`` settings.
 
     Pops the shared options out of *opts* so that the command keeps only its own.
+    Says on stderr how the file was read, unless it is a plain UTF-8
+    comma-separated file or *quiet* is set, and prints each
+    :class:`~rrmap.ratings.RatingsWarning` as one ``Warning:`` line.
     """
     o = {k: opts.pop(k) for k in _OPTION_KEYS}
-    df = load_ratings(
-        path,
-        rater=o["rater"],
-        origin=o["origin"],
-        low=o["low"],
-        high=o["high"],
-        reference=o["reference"],
-        query=o["query"],
-        categories=list(o["categories"]) or None,
-        scale=None if o["no_scale_check"] else tuple(o["scale"]),
-        min_width=o["min_width"],
-        coverage=o["coverage"],
-        z=o["z"],
-    )
+    # settings first: a bad option is reported before the file is read
     th = Thresholds(
         excellent_bc=o["excellent_bc"],
         delta_bound=o["delta_bound"],
         stereotype_r=o["stereotype_r"],
         fair_r=o["fair_r"],
     )
+    z_value(o["coverage"], o["z"])
+    sep = o["sep"]
+    if sep is not None and sep.lower() in ("tab", "\\t"):
+        sep = "\t"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RatingsWarning)
+        df = load_ratings(
+            path,
+            rater=o["rater"],
+            origin=o["origin"],
+            low=o["low"],
+            high=o["high"],
+            reference=o["reference"],
+            query=o["query"],
+            categories=list(o["categories"]) or None,
+            scale=None if o["no_scale_check"] else tuple(o["scale"]),
+            min_width=o["min_width"],
+            coverage=o["coverage"],
+            z=o["z"],
+            sep=sep,
+            encoding=o["encoding"],
+            decimal=o["decimal"],
+            sheet=o["sheet"],
+        )
+    meta = df.attrs["rrmap"]
+    if not quiet and not _plain(meta["read"]):
+        click.echo(describe_reading(meta["read"], meta["source"], len(df)), err=True)
+    for w in caught:
+        if issubclass(w.category, RatingsWarning):
+            click.echo(f"Warning: {' '.join(str(w.message).split())}", err=True)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return df, {"coverage": o["coverage"], "z": o["z"], "thresholds": th}

@@ -43,6 +43,14 @@ def cli_reference() -> str:
         "Generated from the commands' own `--help` by `python -m rrmap._reference_docs`; "
         "the test suite checks it is up to date.",
         "",
+        "**Exit codes.** `0`: done. `1`: bad input — a file, column, value or setting rrmap "
+        "cannot use — reported as one line `Error: …` on stderr (set `RRMAP_DEBUG=1` for a "
+        "traceback). `2`: the command line itself is wrong — an unknown option or command, a "
+        "missing argument, a value of the wrong type or out of range — reported with the "
+        "command's usage, as in every click program. Warnings about the input (a guessed "
+        "encoding, `mean` columns that disagree with the intervals) are lines `Warning: …` "
+        "on stderr and do not change the exit code.",
+        "",
     ]
     for path, cmd in _walk(main, ["rrmap"]):
         settings = {**cmd.context_settings, "terminal_width": _WIDTH, "max_content_width": _WIDTH}

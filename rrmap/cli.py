@@ -52,8 +52,10 @@ def main() -> None:
     relative dispersion, Bhattacharyya overlap, quality zone), test expert
     and category effects, and draw the maps.
 
-    Bad input is reported as one line and exit code 1 (set RRMAP_DEBUG=1 to
-    see a traceback instead).
+    Exit codes: 0 done; 1 bad input (a file, a column, a value: one line
+    "Error: ...", set RRMAP_DEBUG=1 to see a traceback instead); 2 the command
+    itself was mistyped (unknown option, missing argument, value out of range),
+    with its usage.
     """
 
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from rrmap._headers import snake
+from rrmap._tabular import Table, detect_decimal, read_table
 from rrmap.errors import RatingsError
 from rrmap.gaussian import interval_to_gaussian
 
@@ -96,56 +96,459 @@ class RatingsSchema:
         return d
 
 
-def _lines(positions: Iterable[int], offset: int, word: str) -> str:
-    nums = [int(p) + offset for p in positions]
-    shown = ", ".join(str(n) for n in nums[:_MAX_LINES])
-    more = ""
-    if len(nums) > _MAX_LINES:
-        more = f" … and {len(nums) - _MAX_LINES} more ({len(nums)} in all)"
-    return f"{word}{'s' if len(nums) != 1 else ''} {shown}{more}"
+#: How many line numbers, values or keys a single problem lists before summarising.
+_MAX_LINES = 30
+
+_MISSING_WORDS = ("na", "nan", "null", "none")
 
 
-def _intervals(idx: np.ndarray, lo: np.ndarray, hi: np.ndarray, offset: int, word: str) -> str:
-    """List offending intervals with their line numbers, summarising long lists."""
-    shown = ", ".join(f"[{lo[i]:g}, {hi[i]:g}] ({word} {i + offset})" for i in idx[:_MAX_LINES])
-    if len(idx) > _MAX_LINES:
-        shown += f" … and {len(idx) - _MAX_LINES} more ({len(idx)} in all)"
-    return shown
+@dataclass
+class _Rows:
+    """Where the rows of the table being validated are, for messages."""
+
+    source: str
+    lines: np.ndarray
+    unit: str
+
+    def at(self, mask_or_idx: np.ndarray) -> str:
+        """``lines 2, 5, 9`` (or ``rows …``) for the selected rows, summarised past 30."""
+        idx = np.asarray(mask_or_idx)
+        nums = self.lines[idx]
+        shown = ", ".join(str(int(n)) for n in nums[:_MAX_LINES])
+        more = ""
+        if len(nums) > _MAX_LINES:
+            more = f" … and {len(nums) - _MAX_LINES} more ({len(nums)} in all)"
+        return f"{self.unit}{'s' if len(nums) != 1 else ''} {shown}{more}"
+
+    def intervals(self, idx: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> str:
+        """``[60, 40] (line 6), …`` for the rows *idx*, summarised past 30."""
+        shown = ", ".join(
+            f"[{lo[i]:g}, {hi[i]:g}] ({self.unit} {int(self.lines[i])})" for i in idx[:_MAX_LINES]
+        )
+        if len(idx) > _MAX_LINES:
+            shown += f" … and {len(idx) - _MAX_LINES} more ({len(idx)} in all)"
+        return shown
 
 
-def _read_table(source: str | os.PathLike[str] | pd.DataFrame, sep: str | None):
+@dataclass
+class _Columns:
+    """Positions of the roles and categories in the table, by normalised name."""
+
+    by_key: dict[str, int]
+    names: dict[str, str]
+    rater: str
+    origin: str
+    low: str
+    high: str
+    categories: list[str]
+
+
+# --- step 1: the settings ------------------------------------------------------------
+
+
+def _schema(base: RatingsSchema, **given: Any) -> RatingsSchema:
+    """*base* with the keyword arguments that were given (not None) replacing its fields."""
+    scale = given.pop("scale")
+    categories = given.pop("categories")
+    fields = {k: v for k, v in given.items() if v is not None}
+    return RatingsSchema(
+        rater=fields.get("rater") or base.rater,
+        origin=fields.get("origin") or base.origin,
+        low=fields.get("low") or base.low,
+        high=fields.get("high") or base.high,
+        reference=fields.get("reference", base.reference),
+        query=fields.get("query", base.query),
+        scale=base.scale if isinstance(scale, str) else scale,
+        categories=tuple(categories) if categories is not None else base.categories,
+        derived=base.derived,
+    )
+
+
+def _check_settings(sch: RatingsSchema, name: str, decimal: str | None) -> None:
+    if sch.reference == sch.query:
+        raise RatingsError(name, [f"reference and query origin values are both {sch.reference!r}"])
+    if sch.scale is not None:
+        lo_s, hi_s = sch.scale
+        if not (np.isfinite(lo_s) and np.isfinite(hi_s) and lo_s < hi_s):
+            raise RatingsError(
+                name, [f"scale must be two finite numbers low < high, got {sch.scale!r}"]
+            )
+    if decimal not in (None, ".", ","):
+        raise RatingsError(name, [f"decimal must be '.' or ',', got {decimal!r}"])
+
+
+# --- step 2: the table ------------------------------------------------------------------
+
+
+def _read(
+    source: str | os.PathLike[str] | pd.DataFrame,
+    sep: str | None,
+    encoding: str | None,
+    sheet: str | int | None,
+) -> Table:
     if isinstance(source, pd.DataFrame):
-        return source.copy(), "<DataFrame>", 0, "row"
-    path = Path(source)
-    if not path.exists():
-        raise FileNotFoundError(2, "no such file", str(path))
-    if path.is_dir():
-        raise IsADirectoryError(21, "is a directory, expected a ratings file", str(path))
-    if sep is None:
-        sep = "\t" if path.suffix.lower() in {".tsv", ".tab"} else ","
-    try:
-        df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except pd.errors.EmptyDataError:
-        raise RatingsError(str(path), ["the file is empty (no header line)"]) from None
-    except pd.errors.ParserError as exc:
+        cells = source.copy()
+        header = [str(c).strip() for c in cells.columns]
+        cells.columns = range(cells.shape[1])
+        cells = cells.reset_index(drop=True)
+        info = {"format": "dataframe"}
+        return Table(header, cells, np.arange(len(cells)), "<DataFrame>", "row", info)
+    table = read_table(source, sep=sep, encoding=encoding, sheet=sheet)
+    info = table.info
+    if info.get("not_utf8"):
+        sample = ", ".join(info.get("non_ascii_sample") or [])
+        enc = info["encoding"]
+        warnings.warn(
+            f"{table.source} is not UTF-8 ({info['not_utf8']}); read as "
+            f"{_encoding_name(enc)}, where its accented text reads: {sample} — if that looks "
+            "wrong, pass encoding= (--encoding)",
+            RatingsWarning,
+            stacklevel=3,
+        )
+    for where in info.get("mojibake", []):
+        warnings.warn(
+            f"{table.source}: text looks garbled by an encoding mix-up: {where} — UTF-8 text "
+            "once read as Windows-1252 and saved again? rrmap reads it as it is; fix the file",
+            RatingsWarning,
+            stacklevel=3,
+        )
+    return table
+
+
+def _encoding_name(enc: str) -> str:
+    from rrmap._tabular import _ENCODING_NAMES
+
+    return _ENCODING_NAMES.get(enc, enc)
+
+
+# --- step 3: headers, roles and categories ----------------------------------------------
+
+
+def _match_headers(table: Table, sch: RatingsSchema) -> _Columns:
+    by_key: dict[str, int] = {}
+    names: dict[str, str] = {}
+    problems = []
+    for i, col in enumerate(table.header):
+        key = snake(col)
+        if key in by_key:
+            j = by_key[key]
+            problems.append(
+                f"columns {j + 1} {names[key]!r} and {i + 1} {col!r} are the same header "
+                "(names match ignoring case, spaces, '_' and '-'); rename or remove one"
+            )
+            continue
+        by_key[key] = i
+        names[key] = col
+    if problems:
+        raise RatingsError(table.source, problems)
+    roles = {"rater": sch.rater, "origin": sch.origin, "low": sch.low, "high": sch.high}
+    missing = [f"{role} column {col!r}" for role, col in roles.items() if snake(col) not in by_key]
+    found = ", ".join(repr(c) for c in table.header)
+    if missing:
+        hint = "(name the roles with rater=/origin=/low=/high=, or --rater/--origin/--low/--high)"
+        others = table.info.get("other_sheets")
+        if others:
+            hint += f" (the workbook has other sheets: {', '.join(map(repr, others))}; --sheet)"
         raise RatingsError(
-            str(path), [f"not a readable table: {' '.join(str(exc).split())}"]
-        ) from None
-    # line numbers as in the file: header = line 1, first record = line 2
-    return df, str(path), 2, "line"
+            table.source, [f"missing {', '.join(missing)}; headers found: {found} {hint}"]
+        )
+    role_keys = {snake(c) for c in roles.values()}
+    derived_keys = {snake(c) for c in sch.derived}
+    if sch.categories is not None:
+        cat_keys = [snake(c) for c in sch.categories]
+        unknown = [c for c, k in zip(sch.categories, cat_keys, strict=True) if k not in by_key]
+        if unknown:
+            raise RatingsError(
+                table.source, [f"category column(s) {unknown} not found; headers found: {found}"]
+            )
+        clash = [c for c, k in zip(sch.categories, cat_keys, strict=True) if k in role_keys]
+        if clash:
+            raise RatingsError(
+                table.source, [f"column(s) {clash} cannot be both a role and a category"]
+            )
+    else:
+        cat_keys = [k for k in by_key if k not in role_keys and k not in derived_keys]
+    reserved = {"expert", "origin", "low", "high", "line"} & set(cat_keys)
+    if reserved:
+        raise RatingsError(
+            table.source,
+            [
+                f"category column(s) {sorted(reserved)} clash with rrmap's output names; "
+                "rename them or name the roles explicitly"
+            ],
+        )
+    return _Columns(
+        by_key,
+        names,
+        snake(sch.rater),
+        snake(sch.origin),
+        snake(sch.low),
+        snake(sch.high),
+        cat_keys,
+    )
 
 
-def _numeric(col: pd.Series) -> tuple[pd.Series, pd.Series, pd.Series]:
-    """Parse a column to float; return values, missing mask, non-numeric mask."""
+# --- step 4: values -----------------------------------------------------------------------
+
+
+def _numeric(col: pd.Series, decimal: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Parse a column to float with decimal mark *decimal* (``"."``, ``","`` or ``"either"``).
+
+    Returns the values, the missing mask and the not-a-number mask.
+    """
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
-        vals = col.astype(float)
-        missing = vals.isna()
-        return vals, missing, pd.Series(False, index=col.index)
+        vals = col.astype(float).to_numpy()
+        return vals, np.isnan(vals), np.zeros(len(col), dtype=bool)
     text = col.astype("string").str.strip()
-    missing = text.isna() | (text == "") | text.str.lower().isin(["na", "nan", "null", "none"])
-    vals = pd.to_numeric(text.where(~missing), errors="coerce").astype(float)
-    bad = vals.isna() & ~missing
-    return vals, missing.fillna(True).astype(bool), bad.astype(bool)
+    missing = (text.isna() | (text == "") | text.str.lower().isin(_MISSING_WORDS)).to_numpy(
+        dtype=bool, na_value=True
+    )
+    wrong_mark = np.zeros(len(col), dtype=bool)
+    if decimal == ",":
+        wrong_mark = text.str.contains(".", regex=False).to_numpy(dtype=bool, na_value=False)
+        text = text.str.replace(",", ".", regex=False)
+    elif decimal == "either":
+        text = text.str.replace(",", ".", regex=False)
+    vals = pd.to_numeric(text.where(~missing), errors="coerce").to_numpy(dtype=float)
+    vals[wrong_mark] = np.nan
+    bad = np.isnan(vals) & ~missing
+    return vals, missing, bad
+
+
+def _decimal_mark(
+    table: Table, cols: _Columns, derived: set[str], decimal: str | None, rows: _Rows
+) -> tuple[str, list[str]]:
+    """The decimal mark to parse with (``"either"`` when both occur: a problem)."""
+    if decimal is not None:
+        return decimal, []
+    keys = [
+        cols.low,
+        cols.high,
+        *[k for k in ("mean", "sigma") if k in derived and k in cols.by_key],
+    ]
+    text = {
+        cols.names[k]: table.cells[cols.by_key[k]]
+        for k in keys
+        if not pd.api.types.is_numeric_dtype(table.cells[cols.by_key[k]])
+    }
+    if not text:
+        return ".", []
+    mark, problem = detect_decimal(text, rows.lines, rows.unit)
+    if problem:
+        return "either", [problem]
+    return mark, []
+
+
+def _bounds(
+    table: Table, cols: _Columns, sch: RatingsSchema, decimal: str, forced: bool, rows: _Rows
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Interval bounds, the mask of rows with two usable numbers, and the problems."""
+    problems: list[str] = []
+    parsed = {}
+    for key, label in ((cols.low, sch.low), (cols.high, sch.high)):
+        col = table.cells[cols.by_key[key]]
+        vals, miss, bad = _numeric(col, decimal)
+        parsed[key] = (vals, miss, bad)
+        if miss.any():
+            problems.append(f"column {label!r}: missing value on {rows.at(miss)}")
+        if bad.any():
+            idx = np.flatnonzero(bad)
+            examples = ", ".join(
+                f"{col.iloc[i]!r} ({rows.unit} {int(rows.lines[i])})" for i in idx[:_MAX_LINES]
+            )
+            more = f" … and {len(idx) - _MAX_LINES} more" if len(idx) > _MAX_LINES else ""
+            mark = f" with decimal mark {decimal!r}" if forced or decimal == "," else ""
+            problems.append(f"column {label!r}: not a number{mark}: {examples}{more}")
+    lo, lo_miss, lo_bad = parsed[cols.low]
+    hi, hi_miss, hi_bad = parsed[cols.high]
+    inf = np.isinf(lo) | np.isinf(hi)
+    if inf.any():
+        problems.append(f"columns {sch.low!r}/{sch.high!r}: infinite value on {rows.at(inf)}")
+    ok = ~(lo_miss | lo_bad | hi_miss | hi_bad | inf)
+    return lo, hi, ok, problems
+
+
+def _interval_problems(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    ok: np.ndarray,
+    sch: RatingsSchema,
+    min_width: float | None,
+    rows: _Rows,
+) -> list[str]:
+    problems: list[str] = []
+    inverted = ok & (lo > hi)
+    if inverted.any():
+        ex = rows.intervals(np.flatnonzero(inverted), lo, hi)
+        problems.append(f"low > high ({sch.low!r} above {sch.high!r}): {ex}")
+    zero = ok & (lo == hi)
+    if min_width is not None:
+        if not (np.isfinite(min_width) and min_width > 0):
+            raise RatingsError(
+                rows.source, [f"min_width must be a positive number, got {min_width!r}"]
+            )
+    elif zero.all() and len(zero) > 1:
+        problems.append(
+            f"columns {sch.low!r} and {sch.high!r} hold the same value on every "
+            f"{rows.unit}: is one a copy of the other? (no interval has a width)"
+        )
+    elif zero.any():
+        ex = rows.intervals(np.flatnonzero(zero), lo, hi)
+        problems.append(
+            f"zero-width interval (low = high gives a zero standard deviation): {ex}; "
+            "pass min_width= (--min-width) to floor widths explicitly"
+        )
+    if sch.scale is not None:
+        lo_s, hi_s = sch.scale
+        outside = ok & ((lo < lo_s) | (hi > hi_s))
+        if outside.any():
+            ex = rows.intervals(np.flatnonzero(outside), lo, hi)
+            problems.append(f"interval outside the scale [{lo_s:g}, {hi_s:g}]: {ex}")
+    return problems
+
+
+def _origins(
+    table: Table, cols: _Columns, sch: RatingsSchema, rows: _Rows
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Origin values, the reference and query masks, and the problems."""
+    org = table.cells[cols.by_key[cols.origin]].astype("string").str.strip()
+    ref = (org == sch.reference).to_numpy(dtype=bool, na_value=False)
+    qry = (org == sch.query).to_numpy(dtype=bool, na_value=False)
+    other = ~(ref | qry)
+    problems = []
+    if other.any():
+        values = org.fillna("").to_numpy(dtype=object)
+        counts = pd.Series(values[other]).value_counts()
+        listing = "; ".join(
+            f"{v!r} on {rows.at(other & (values == v))}" for v in counts.index[:_MAX_LINES]
+        )
+        if len(counts) > _MAX_LINES:
+            listing += f" … and {len(counts) - _MAX_LINES} more values"
+        problems.append(
+            f"column {sch.origin!r}: value neither the reference {sch.reference!r} nor the query "
+            f"{sch.query!r}: {listing} (name them with reference=/query=, or --reference/--query)"
+        )
+    return org.to_numpy(dtype=object), ref, qry, problems
+
+
+def _key_values(
+    table: Table, cols: _Columns, rows: _Rows
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """Rater and category values as stripped text; a missing one is a problem."""
+    values: dict[str, np.ndarray] = {}
+    problems = []
+    for key in [cols.rater, *cols.categories]:
+        text = table.cells[cols.by_key[key]].astype("string").str.strip()
+        miss = (text.isna() | (text == "")).to_numpy(dtype=bool, na_value=True)
+        if miss.any():
+            problems.append(f"column {cols.names[key]!r}: missing value on {rows.at(miss)}")
+        values[key] = text.to_numpy(dtype=object)
+    return values, problems
+
+
+# --- step 5: pairing -------------------------------------------------------------------------
+
+
+def _pairing_problems(
+    keys: dict[str, np.ndarray], ref: np.ndarray, qry: np.ndarray, sch: RatingsSchema, rows: _Rows
+) -> list[str]:
+    """Every comparison key needs exactly one reference and one query interval.
+
+    Group ids come from one hash grouping; labels are built only for the
+    keys that are shown, so a file with many bad keys fails fast.
+    """
+    sided = ref | qry
+    frame = pd.DataFrame({k: v[sided] for k, v in keys.items()})
+    if frame.empty:
+        return []
+    gid = frame.groupby(list(keys), sort=False, dropna=False).ngroup().to_numpy()
+    n_groups = int(gid.max()) + 1
+    n_ref = np.bincount(gid[ref[sided]], minlength=n_groups)
+    n_qry = np.bincount(gid[qry[sided]], minlength=n_groups)
+    bad = np.flatnonzero((n_ref != 1) | (n_qry != 1))  # in order of first appearance
+    if not len(bad):
+        return []
+    positions = np.flatnonzero(sided)
+    shown = bad[:_MAX_LINES]
+    listed = []
+    for g in shown:
+        members = np.flatnonzero(gid == g)
+        first = members[0]
+        label = ", ".join(f"{k}={frame[k].iloc[first]}" for k in keys)
+        r, q = int(n_ref[g]), int(n_qry[g])
+        if r == 0:
+            what = f"a query but no reference interval ({q} query)"
+        elif q == 0:
+            what = f"a reference but no query interval ({r} reference)"
+        else:
+            what = f"duplicated intervals ({r} reference, {q} query)"
+        listed.append(f"[{label}] has {what} on {rows.at(positions[members])}")
+    more = f" … and {len(bad) - len(shown)} more keys" if len(bad) > len(shown) else ""
+    return [
+        f"{len(bad)} comparison key(s) without exactly one {sch.reference!r} and one "
+        f"{sch.query!r} interval: " + "; ".join(listed) + more
+    ]
+
+
+# --- step 6: after validation -----------------------------------------------------------
+
+
+def _floor_widths(
+    lo: np.ndarray, hi: np.ndarray, min_width: float, sch: RatingsSchema, rows: _Rows
+) -> tuple[np.ndarray, np.ndarray, int]:
+    narrow = (hi - lo) < min_width
+    if not narrow.any():
+        return lo, hi, 0
+    centre = (lo + hi) / 2
+    new_lo, new_hi = centre - min_width / 2, centre + min_width / 2
+    if sch.scale is not None:
+        shift_up = np.clip(sch.scale[0] - new_lo, 0, None)
+        shift_dn = np.clip(new_hi - sch.scale[1], 0, None)
+        new_lo, new_hi = new_lo + shift_up - shift_dn, new_hi + shift_up - shift_dn
+    widened = int(narrow.sum())
+    warnings.warn(
+        f"{rows.source}: {widened} interval(s) narrower than min_width={min_width:g} were widened "
+        f"to it ({rows.at(narrow)})",
+        RatingsWarning,
+        stacklevel=3,
+    )
+    return np.where(narrow, new_lo, lo), np.where(narrow, new_hi, hi), widened
+
+
+def _check_derived(
+    table: Table,
+    cols: _Columns,
+    sch: RatingsSchema,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    decimal: str,
+    coverage: float,
+    z: float | None,
+    rows: _Rows,
+) -> None:
+    """Warn where ``mean``/``sigma`` columns disagree with the interval (never trusted)."""
+    derived_keys = {snake(c) for c in sch.derived}
+    m, s = interval_to_gaussian(lo, hi, coverage=coverage, z=z)
+    span = (
+        (sch.scale[1] - sch.scale[0])
+        if sch.scale is not None
+        else float(np.nanmax(hi) - np.nanmin(lo) or 1)
+    )
+    for col, expected in (("mean", m), ("sigma", s)):
+        if col not in cols.by_key or col not in derived_keys:
+            continue
+        given, miss, bad = _numeric(table.cells[cols.by_key[col]], decimal)
+        tol = np.maximum(0.005 * span, 0.01 * np.abs(expected))
+        with np.errstate(invalid="ignore"):
+            off = (~miss & ~bad & (np.abs(given - expected) > tol)) | bad
+        if off.any():
+            warnings.warn(
+                f"{rows.source}: column {cols.names[col]!r} disagrees with the interval on "
+                f"{rows.at(off)}; rrmap recomputes the {col} from the interval and ignores "
+                "this column",
+                RatingsWarning,
+                stacklevel=3,
+            )
 
 
 def load_ratings(
@@ -164,18 +567,24 @@ def load_ratings(
     coverage: float = 0.95,
     z: float | None = None,
     sep: str | None = None,
+    encoding: str | None = None,
+    decimal: str | None = None,
+    sheet: str | int | None = None,
 ) -> pd.DataFrame:
     """Read and validate interval ratings into a tidy DataFrame.
 
     Every problem in the input is collected and reported at once in a
     :class:`~rrmap.errors.RatingsError` naming the column, the value and the
-    line numbers (header = line 1; for a DataFrame, positional rows counted
-    from 0). No row is ever dropped.
+    line numbers (physical lines of a text file, header = line 1; rows of a
+    sheet; for a DataFrame, positional rows counted from 0). No row is ever
+    dropped; empty lines are skipped and counted in ``attrs["rrmap"]["read"]``.
 
     Parameters
     ----------
     source : path or DataFrame
-        A CSV (``.tsv`` read tab-separated) or a DataFrame.
+        A text table (CSV, TSV, …: separator, encoding and decimal mark are
+        detected), a spreadsheet (``.xlsx``, ``.xlsm``, ``.xls``, ``.ods``)
+        or a DataFrame. See docs/ratings.md, "Files rrmap reads".
     rater, origin, low, high : str, optional
         Column names of the roles, if they differ from the study's
         (``expert``, ``origin``, ``low rating``, ``high rating``).
@@ -197,14 +606,20 @@ def load_ratings(
     coverage, z : float, optional
         Only used to check ``mean``/``sigma`` columns against the interval.
     sep : str, optional
-        Field separator (default from the file extension).
+        Field separator of a text file (default: detected from the header line).
+    encoding : str, optional
+        Encoding of a text file (default: detected; see docs/ratings.md).
+    decimal : {".", ","}, optional
+        Decimal mark of the numbers (default: detected from the numbers).
+    sheet : str or int, optional
+        Sheet of a workbook, by name or 1-based position (default: the first).
 
     Returns
     -------
     pandas.DataFrame
         Columns ``expert``, ``origin``, the category columns (snake_case),
         ``low``, ``high`` and ``line`` (where the row came from). The roles
-        are recorded in ``df.attrs["rrmap"]``.
+        and how the file was read are recorded in ``df.attrs["rrmap"]``.
 
     Raises
     ------
@@ -216,7 +631,9 @@ def load_ratings(
     Warns
     -----
     RatingsWarning
-        If ``mean``/``sigma`` disagree with the interval, or widths were floored.
+        If ``mean``/``sigma`` disagree with the interval, widths were floored,
+        a file that is not UTF-8 was read in a legacy encoding, or text looks
+        garbled by an encoding mix-up.
 
     Examples
     --------
@@ -227,269 +644,70 @@ def load_ratings(
     >>> list(df.columns[:4])
     ['expert', 'origin', 'movement', 'criterion']
     """
-    base = schema or RatingsSchema()
-    sch = RatingsSchema(
-        rater=rater or base.rater,
-        origin=origin or base.origin,
-        low=low or base.low,
-        high=high or base.high,
-        reference=reference if reference is not None else base.reference,
-        query=query if query is not None else base.query,
-        scale=base.scale if isinstance(scale, str) else scale,
-        categories=tuple(categories) if categories is not None else base.categories,
-        derived=base.derived,
+    sch = _schema(
+        schema or RatingsSchema(),
+        rater=rater,
+        origin=origin,
+        low=low,
+        high=high,
+        reference=reference,
+        query=query,
+        scale=scale,
+        categories=categories,
     )
-    raw, name, offset, word = _read_table(source, sep)
-    if sch.reference == sch.query:
-        raise RatingsError(name, [f"reference and query origin values are both {sch.reference!r}"])
-    if sch.scale is not None:
-        lo_s, hi_s = sch.scale
-        if not (np.isfinite(lo_s) and np.isfinite(hi_s) and lo_s < hi_s):
-            raise RatingsError(
-                name, [f"scale must be two finite numbers low < high, got {sch.scale!r}"]
-            )
-
-    # --- headers -----------------------------------------------------------
-    norm_to_orig: dict[str, str] = {}
-    problems: list[str] = []
-    for col in raw.columns:
-        key = snake(col)
-        if key in norm_to_orig:
-            problems.append(f"columns {norm_to_orig[key]!r} and {col!r} are the same header")
-        norm_to_orig[key] = str(col)
+    name = "<DataFrame>" if isinstance(source, pd.DataFrame) else str(source)
+    _check_settings(sch, name, decimal)
+    table = _read(source, sep, encoding, sheet)
+    rows = _Rows(table.source, table.lines, table.unit)
+    cols = _match_headers(table, sch)
+    derived = {snake(c) for c in sch.derived}
+    mark, problems = _decimal_mark(table, cols, derived, decimal, rows)
+    lo, hi, ok, found = _bounds(table, cols, sch, mark, decimal is not None, rows)
+    problems += found
+    problems += _interval_problems(lo, hi, ok, sch, min_width, rows)
+    org, ref, qry, found = _origins(table, cols, sch, rows)
+    problems += found
+    keys, found = _key_values(table, cols, rows)
+    problems += found
+    if not found:
+        problems += _pairing_problems(keys, ref, qry, sch, rows)
     if problems:
-        raise RatingsError(name, problems)
-    roles = {"rater": sch.rater, "origin": sch.origin, "low": sch.low, "high": sch.high}
-    missing = [
-        f"{role} column {col!r}" for role, col in roles.items() if snake(col) not in norm_to_orig
-    ]
-    if missing:
-        found = ", ".join(repr(c) for c in raw.columns)
-        raise RatingsError(
-            name,
-            [
-                f"missing {', '.join(missing)}; headers found: {found} "
-                "(name the roles with rater=/origin=/low=/high=, or --rater/--origin/--low/--high)"
-            ],
-        )
-    role_keys = {snake(c) for c in roles.values()}
-    derived_keys = {snake(c) for c in sch.derived}
-    if sch.categories is not None:
-        cat_keys = [snake(c) for c in sch.categories]
-        unknown = [
-            c for c, k in zip(sch.categories, cat_keys, strict=True) if k not in norm_to_orig
-        ]
-        if unknown:
-            raise RatingsError(
-                name,
-                [
-                    f"category column(s) {unknown} not found; headers found: "
-                    + ", ".join(repr(c) for c in raw.columns)
-                ],
-            )
-        clash = [c for c, k in zip(sch.categories, cat_keys, strict=True) if k in role_keys]
-        if clash:
-            raise RatingsError(name, [f"column(s) {clash} cannot be both a role and a category"])
-    else:
-        cat_keys = [k for k in norm_to_orig if k not in role_keys and k not in derived_keys]
-    reserved = {"expert", "origin", "low", "high", "line"} & set(cat_keys)
-    if reserved:
-        raise RatingsError(
-            name,
-            [
-                f"category column(s) {sorted(reserved)} clash with rrmap's output names; "
-                "rename them or name the roles explicitly"
-            ],
-        )
-
-    df = raw.rename(columns={v: k for k, v in norm_to_orig.items()})
-    rk, ok, lk, hk = (snake(sch.rater), snake(sch.origin), snake(sch.low), snake(sch.high))
-
-    # --- values ------------------------------------------------------------
-    low_v, low_miss, low_bad = _numeric(df[lk])
-    high_v, high_miss, high_bad = _numeric(df[hk])
-    pos = np.arange(len(df))
-    for label, miss, bad, col in (
-        (sch.low, low_miss, low_bad, df[lk]),
-        (sch.high, high_miss, high_bad, df[hk]),
-    ):
-        if miss.any():
-            problems.append(
-                f"column {label!r}: missing value on {_lines(pos[miss.to_numpy()], offset, word)}"
-            )
-        if bad.any():
-            idx = pos[bad.to_numpy()]
-            vals = col.iloc[idx]
-            examples = ", ".join(
-                f"{v!r} ({word} {i + offset})"
-                for i, v in zip(idx[:_MAX_LINES], vals[:_MAX_LINES], strict=False)
-            )
-            more = f" … and {len(idx) - _MAX_LINES} more" if len(idx) > _MAX_LINES else ""
-            problems.append(f"column {label!r}: not a number: {examples}{more}")
-    inf = np.isinf(low_v.to_numpy()) | np.isinf(high_v.to_numpy())
-    if inf.any():
-        problems.append(
-            f"columns {sch.low!r}/{sch.high!r}: infinite value on {_lines(pos[inf], offset, word)}"
-        )
-    ok_num = ~(low_miss | low_bad | high_miss | high_bad).to_numpy() & ~inf
-    lo_a, hi_a = low_v.to_numpy(), high_v.to_numpy()
-    inverted = ok_num & (lo_a > hi_a)
-    if inverted.any():
-        idx = pos[inverted]
-        ex = _intervals(idx, lo_a, hi_a, offset, word)
-        problems.append(f"low > high ({sch.low!r} above {sch.high!r}): {ex}")
+        raise RatingsError(table.source, problems)
     widened = 0
-    zero = ok_num & (lo_a == hi_a)
     if min_width is not None:
-        if not (np.isfinite(min_width) and min_width > 0):
-            raise RatingsError(name, [f"min_width must be a positive number, got {min_width!r}"])
-    elif zero.any():
-        idx = pos[zero]
-        ex = _intervals(idx, lo_a, hi_a, offset, word)
-        problems.append(
-            f"zero-width interval (low = high gives a zero standard deviation): {ex}; "
-            "pass min_width= (--min-width) to floor widths explicitly"
-        )
-    if sch.scale is not None:
-        lo_s, hi_s = sch.scale
-        outside = ok_num & ((lo_a < lo_s) | (hi_a > hi_s))
-        if outside.any():
-            idx = pos[outside]
-            ex = _intervals(idx, lo_a, hi_a, offset, word)
-            problems.append(f"interval outside the scale [{lo_s:g}, {hi_s:g}]: {ex}")
+        lo, hi, widened = _floor_widths(lo, hi, min_width, sch, rows)
+    _check_derived(table, cols, sch, lo, hi, mark, coverage, z, rows)
+    return _assemble(table, cols, sch, keys, org, lo, hi, widened, mark)
 
-    # origin values
-    org = df[ok].astype("string").str.strip()
-    ref_mask = (org == sch.reference).fillna(False).to_numpy()
-    qry_mask = (org == sch.query).fillna(False).to_numpy()
-    other = ~(ref_mask | qry_mask)
-    if other.any():
-        vals = pd.Series(org.to_numpy()[other]).fillna("").value_counts()
-        listing = "; ".join(
-            f"{v!r} on {_lines(pos[other & (org.fillna('').to_numpy() == v)], offset, word)}"
-            for v in vals.index
-        )
-        problems.append(
-            f"column {sch.origin!r}: value neither the reference {sch.reference!r} nor the query "
-            f"{sch.query!r}: {listing} (name them with reference=/query=, or --reference/--query)"
-        )
 
-    # rater and category values must be present
-    keys_complete = True
-    for key in [rk, *cat_keys]:
-        text = df[key].astype("string").str.strip()
-        miss = (text.isna() | (text == "")).to_numpy()
-        if miss.any():
-            problems.append(
-                f"column {norm_to_orig[key]!r}: missing value on {_lines(pos[miss], offset, word)}"
-            )
-            keys_complete = False
-        df[key] = text
-
-    # --- pairing: exactly one reference and one query per key ---------------
-    keys = [rk, *cat_keys]
-    if keys_complete:
-        tmp = df[keys].copy()
-        tmp["_side"] = np.where(ref_mask, "ref", np.where(qry_mask, "query", "other"))
-        tmp["_pos"] = pos
-        tmp = tmp[tmp["_side"] != "other"]
-        counts = (
-            tmp.groupby([*keys, "_side"], sort=False, dropna=False)
-            .size()
-            .unstack("_side", fill_value=0)
-        )
-        for side in ("ref", "query"):
-            if side not in counts:
-                counts[side] = 0
-        bad_keys = counts[(counts["ref"] != 1) | (counts["query"] != 1)]
-        if len(bad_keys):
-            grouped = tmp.groupby(keys, sort=False)["_pos"].apply(list)
-            listed = []
-            for key_vals, row in bad_keys.iterrows():
-                key_vals = key_vals if isinstance(key_vals, tuple) else (key_vals,)
-                label = ", ".join(f"{k}={v}" for k, v in zip(keys, key_vals, strict=True))
-                where = _lines(
-                    grouped.loc[key_vals if len(keys) > 1 else key_vals[0]], offset, word
-                )
-                n_r, n_q = int(row["ref"]), int(row["query"])
-                if n_r == 0:
-                    what = f"a query but no reference interval ({n_q} query)"
-                elif n_q == 0:
-                    what = f"a reference but no query interval ({n_r} reference)"
-                else:
-                    what = f"duplicated intervals ({n_r} reference, {n_q} query)"
-                listed.append(f"[{label}] has {what} on {where}")
-            shown = listed[:_MAX_LINES]
-            more = (
-                f" … and {len(listed) - _MAX_LINES} more keys" if len(listed) > _MAX_LINES else ""
-            )
-            problems.append(
-                f"{len(listed)} comparison key(s) without exactly one {sch.reference!r} and one "
-                f"{sch.query!r} interval: " + "; ".join(shown) + more
-            )
-
-    if problems:
-        raise RatingsError(name, problems)
-
-    # --- optional width floor ------------------------------------------------
-    if min_width is not None:
-        narrow = (hi_a - lo_a) < min_width
-        if narrow.any():
-            centre = (lo_a + hi_a) / 2
-            new_lo = centre - min_width / 2
-            new_hi = centre + min_width / 2
-            if sch.scale is not None:
-                shift_up = np.clip(sch.scale[0] - new_lo, 0, None)
-                shift_dn = np.clip(new_hi - sch.scale[1], 0, None)
-                new_lo, new_hi = new_lo + shift_up - shift_dn, new_hi + shift_up - shift_dn
-            lo_a = np.where(narrow, new_lo, lo_a)
-            hi_a = np.where(narrow, new_hi, hi_a)
-            widened = int(narrow.sum())
-            warnings.warn(
-                f"{name}: {widened} interval(s) narrower than min_width={min_width:g} were widened "
-                f"to it ({_lines(pos[narrow], offset, word)})",
-                RatingsWarning,
-                stacklevel=2,
-            )
-
-    # --- derived columns: warn when inconsistent, never trust ---------------
-    m, s = interval_to_gaussian(lo_a, hi_a, coverage=coverage, z=z)
-    span = (
-        (sch.scale[1] - sch.scale[0])
-        if sch.scale is not None
-        else float(np.nanmax(hi_a) - np.nanmin(lo_a) or 1)
-    )
-    for col, expected, label in (("mean", m, "mean"), ("sigma", s, "sigma")):
-        if col in df.columns and col in derived_keys:
-            vals, miss, bad = _numeric(df[col])
-            given = vals.to_numpy()
-            tol = np.maximum(0.005 * span, 0.01 * np.abs(expected))
-            off = ~miss.to_numpy() & ~bad.to_numpy() & (np.abs(given - expected) > tol)
-            off |= bad.to_numpy()
-            if off.any():
-                warnings.warn(
-                    f"{name}: column {norm_to_orig[col]!r} disagrees with the interval on "
-                    f"{_lines(pos[off], offset, word)}; rrmap recomputes the {label} from the "
-                    "interval and ignores this column",
-                    RatingsWarning,
-                    stacklevel=2,
-                )
-
-    out = pd.DataFrame(
-        {"expert": df[rk].to_numpy(dtype=object), "origin": org.to_numpy(dtype=object)}
-    )
-    for key in cat_keys:
-        out[key] = df[key].to_numpy(dtype=object)
-    out["low"] = lo_a
-    out["high"] = hi_a
-    out["line"] = pos + offset
+def _assemble(
+    table: Table,
+    cols: _Columns,
+    sch: RatingsSchema,
+    keys: dict[str, np.ndarray],
+    org: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    widened: int,
+    decimal: str,
+) -> pd.DataFrame:
+    out = pd.DataFrame({"expert": keys[cols.rater], "origin": org})
+    for key in cols.categories:
+        out[key] = keys[key]
+    out["low"] = lo
+    out["high"] = hi
+    out["line"] = table.lines
+    read = dict(table.info)
+    if read.get("format") != "dataframe":
+        read["decimal"] = decimal
     out.attrs["rrmap"] = {
-        "source": name,
+        "source": table.source,
         "schema": sch.to_dict(),
         "reference": sch.reference,
         "query": sch.query,
-        "categories": list(cat_keys),
+        "categories": list(cols.categories),
         "n_rows": len(out),
         "widened": widened,
+        "read": read,
     }
     return out

@@ -240,7 +240,7 @@ def test_header_and_category_problems(write_csv):
         [H.replace("modality name", "Modality_Name,modality-name"), row() + ",x"], name="same.csv"
     )
     with pytest.raises(
-        RatingsError, match="columns 'Modality_Name' and 'modality-name' are the same header"
+        RatingsError, match="columns 7 'Modality_Name' and 8 'modality-name' are the same header"
     ):
         load_ratings(same)
     path = write_csv([H, *good_pair()])
