@@ -144,7 +144,51 @@ def test_fineartbench_bad_records(tmp_path):
     msg = str(err.value)
     assert "2 problems" in msg
     assert "key 'method_right' missing (record 1)" in msg
-    assert "value 'both' is not left, right, tie, empty or null (record 2)" in msg
+    assert "value 'both' is not left, right, tie or empty (record 2)" in msg
+
+
+def test_fineartbench_nulls_and_string_booleans_are_errors_not_candidates(tmp_path):
+    """A null method once became a candidate named 'None' and got ranked."""
+
+    def rec(i, **kw):
+        base = {"id": i, "content_index": 1, "style_index": 2, "style_prompt": "p",
+                "method_left": "A", "method_right": "B", "winner": "left", "skipped": False}
+        return {**base, **kw}  # fmt: skip
+
+    recs = [
+        rec(0),
+        rec(1, method_left=None),
+        rec(2, method_right=" "),
+        rec(3, content_index=None),
+        rec(4, style_index=None, method_left=None),
+        rec(5, winner=None),  # not skipped, so an answer is expected
+        rec(6, skipped="true"),
+        rec(7, winner=None, skipped=True),  # how the release marks a skipped record: fine
+        rec(8, winner=""),  # unanswered: excluded and counted
+        rec(9, skipped=1),
+    ]
+    p = tmp_path / "fab.json"
+    p.write_text(json.dumps(recs))
+    with pytest.raises(InputError) as err:
+        read_fineartbench(p)
+    problems = str(err.value).split(": ", 2)[2].split("; ")
+    assert problems == [
+        "key 'method_left' is null or empty (records 1, 4)",
+        "key 'method_right' is null or empty (record 2)",
+        "key 'content_index' is null (record 3)",
+        "key 'style_index' is null (record 4)",
+        "key 'winner' is null on a record that is not skipped (record 5)",
+        "key 'skipped': 'true' is not true or false (record 6)",
+        "key 'skipped': 1 is not true or false (record 9)",
+    ]
+    good = [recs[i] for i in (0, 7, 8)]
+    p.write_text(json.dumps(good))
+    fab = read_fineartbench(p)
+    assert fab.comparisons[["left", "right", "winner"]].values.tolist() == [["A", "B", "left"]]
+    assert fab.excluded.set_index("reason")["n_records"].to_dict() == {
+        "skipped": 1,
+        "unannotated": 1,
+    }
 
 
 @pytest.mark.parametrize(

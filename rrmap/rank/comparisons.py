@@ -266,12 +266,16 @@ class FineArtBench:
 _FAB_KEYS = ("id", "content_index", "style_index", "method_left", "method_right", "winner")
 
 
+def _blank(value: object) -> bool:
+    return isinstance(value, str) and value.strip() == ""
+
+
 def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
     """Read a FineArtBench annotation JSON file (``global_`` or ``instance_annotation.json``).
 
     Records with ``skipped`` true are excluded with reason ``"skipped"``;
-    records with no winner (null or empty) and not skipped are excluded with
-    reason ``"unannotated"``. Both are counted in
+    records not skipped whose winner is the empty string are excluded with
+    reason ``"unannotated"`` (as the release records unanswered questions). Both are counted in
     :attr:`FineArtBench.excluded`. The group of a record is its content/style
     pair, written ``"c<content_index>-s<style_index>"``: that pair is what
     the candidates (stylization methods) were run on, so it is the instance
@@ -293,8 +297,10 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
     Raises
     ------
     rrmap.errors.InputError
-        Not JSON, not a list of records, or records with missing keys or
-        unknown winners (all listed, by record position and id).
+        Not JSON, not a list of records, or records with missing keys, null
+        (or empty) methods, null indices, a null winner on a record that is
+        not skipped, a ``skipped`` that is not a JSON boolean, or unknown
+        winners (all listed, by record position).
 
     Examples
     --------
@@ -317,6 +323,8 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
         raise InputError(f"{path}: expected a JSON list of records, got {type(records).__name__}")
     problems: list[str] = []
     missing: dict[str, list[int]] = {}
+    null: dict[str, list[int]] = {}
+    bad_skipped: dict[str, list[int]] = {}
     bad_winner: dict[str, list[int]] = {}
     rows = []
     counts = {"skipped": 0, "unannotated": 0}
@@ -329,11 +337,23 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
             missing.setdefault(k, []).append(pos)
         if absent:
             continue
+        skipped = rec.get("skipped", False)
+        if not isinstance(skipped, bool):
+            bad_skipped.setdefault(repr(skipped), []).append(pos)
+            continue
         winner = rec["winner"]
-        if rec.get("skipped") is True:
+        if skipped:
             counts["skipped"] += 1
             continue
-        if winner is None or (isinstance(winner, str) and winner.strip() == ""):
+        nulls = [k for k in _FAB_KEYS if k != "winner" and rec[k] is None]
+        nulls += [k for k in ("method_left", "method_right") if _blank(rec[k])]
+        if winner is None:
+            nulls.append("winner")
+        for k in nulls:
+            null.setdefault(k, []).append(pos)
+        if nulls:
+            continue
+        if isinstance(winner, str) and winner.strip() == "":
             counts["unannotated"] += 1
             continue
         w = str(winner).strip().lower()
@@ -354,9 +374,17 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
         )
     for key, positions in missing.items():
         problems.append(f"key {key!r} missing ({_rows_text(positions, 'record')})")
+    for key, positions in null.items():
+        what = "null or empty" if key.startswith("method") else "null"
+        extra = " on a record that is not skipped" if key == "winner" else ""
+        problems.append(f"key {key!r} is {what}{extra} ({_rows_text(positions, 'record')})")
+    for value, positions in bad_skipped.items():
+        problems.append(
+            f"key 'skipped': {value} is not true or false ({_rows_text(positions, 'record')})"
+        )
     for value, positions in bad_winner.items():
         problems.append(
-            f"key 'winner': value {value} is not left, right, tie, empty or null "
+            f"key 'winner': value {value} is not left, right, tie or empty "
             f"({_rows_text(positions, 'record')})"
         )
     _raise_problems(str(path), problems)
