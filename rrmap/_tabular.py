@@ -56,6 +56,7 @@ _MAX_LISTED = 30
 _DEC_COMMA = re.compile(r"^[+-]?\d*,\d+(?:[eE][+-]?\d+)?$")
 _DEC_POINT = re.compile(r"^[+-]?\d*\.\d+(?:[eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3},\d{3}$")
 # UTF-8 text that was decoded as Windows-1252 and saved again ("MÃ¼nter"): the lead
 # byte of a two-byte sequence followed by what cp1252 makes of a continuation byte
 _CONTINUATION = bytes(range(0x80, 0xC0)).decode("cp1252", errors="ignore")
@@ -313,6 +314,18 @@ def _parse_csv_module(text: str, sep: str, ncols: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=range(ncols), dtype=object)
 
 
+def _padded(text: str, sep: str) -> bool:
+    """Whether some field may start or end with blanks (then every cell is stripped).
+
+    A few substring searches of the text instead of a strip of every cell.
+    """
+    blanks = " " if sep == "\t" else " \t"
+    edges = (sep, "\n", "\r", '"')
+    if text[:1] in blanks or text[-1:] in blanks:
+        return True
+    return any(b + e in text or e + b in text for b in blanks for e in edges)
+
+
 def _read_text(path: Path, raw: bytes, sep: str | None, encoding: str | None) -> Table:
     text, enc, info = _decode(path, raw, encoding)
     if "\r" in text and "\n" not in text:  # classic Mac line ends
@@ -348,6 +361,10 @@ def _read_text(path: Path, raw: bytes, sep: str | None, encoding: str | None) ->
         sep=sep,
         sep_detected=sep_detected,
         sep_declared=bool(declared),
+        padded=_padded(text, sep),
+        mojibake_suspect=enc in ("utf-8", "utf-8-sig")
+        and ("\u00c3" in text or "\u00c2" in text or "\u00e2\u20ac" in text)
+        and _MOJIBAKE.search(text) is not None,
     )
     keep = lines > skip
     return _tidy(path, str(path), "line", cells[keep], lines[keep], counts[keep], info)
@@ -412,7 +429,7 @@ def _read_sheet(path: Path, sheet: str | int | None) -> Table:
     lines = np.arange(1, len(rows) + 1)
     counts = np.full(len(rows), width)
     others = [n for n in names if n != name]
-    info = {"format": "sheet", "sheet": name, "other_sheets": others}
+    info = {"format": "sheet", "sheet": name, "other_sheets": others, "padded": False}
     source = f"{path}, sheet {name!r}" if len(names) > 1 or sheet is not None else str(path)
     try:
         return _tidy(path, source, "row", cells, lines, counts, info)
@@ -436,7 +453,9 @@ def _tidy(
     info: dict[str, Any],
 ) -> Table:
     """Header, empty records, trailing separators and field counts, checked."""
-    stripped = cells.reset_index(drop=True).apply(lambda c: c.astype(str).str.strip())
+    stripped = cells.reset_index(drop=True)
+    if info.pop("padded", True):
+        stripped = stripped.apply(lambda c: c.astype(str).str.strip())
     blank = (stripped == "").all(axis=1).to_numpy()
     if blank.all():
         raise RatingsError(source, ["the file is empty (no header line)"])
@@ -494,7 +513,7 @@ def _tidy(
         header_at=int(lines[first]),
     )
     header = [header[i] for i in keep]
-    if info.get("encoding") in ("utf-8", "utf-8-sig"):
+    if info.pop("mojibake_suspect", False):
         _check_mojibake(data, header, data_lines, info)
     return Table(header, data, np.asarray(data_lines, dtype=np.int64), source, unit, info)
 
@@ -632,13 +651,17 @@ def read_table(
 
 
 def detect_decimal(
-    columns: dict[str, pd.Series], lines: np.ndarray, unit: str
+    columns: dict[str, pd.Series],
+    lines: np.ndarray,
+    unit: str,
+    parsed: dict[str, np.ndarray] | None = None,
 ) -> tuple[str, str | None]:
     """The decimal mark of numeric text columns, decided from the numbers themselves.
 
     ``","`` when some values are written like ``40,5`` and none like
     ``40.5``; ``"."`` otherwise — never guessed from the field separator.
-    Values of both kinds is a problem, returned with an example of each.
+    Values of both kinds is a problem, returned with an example of each; so
+    is a column whose comma numbers all look like thousands (``1,250``).
 
     Parameters
     ----------
@@ -646,13 +669,16 @@ def detect_decimal(
         Column name → text values (each as long as *lines*).
     lines, unit
         Where the rows are in the file, for the message.
+    parsed : dict of str to ndarray, optional
+        The columns already parsed with a decimal point (NaN where that
+        fails), to save parsing them again.
 
     Returns
     -------
     mark : str
         ``","`` or ``"."``.
     problem : str or None
-        Set when both marks occur.
+        Set when the mark cannot be decided.
 
     Examples
     --------
@@ -660,24 +686,43 @@ def detect_decimal(
     >>> detect_decimal({"low": pd.Series(["40,5", "41"])}, np.array([2, 3]), "line")
     (',', None)
     """
-    first: dict[str, tuple[str, str, int]] = {}
+    comma: tuple[str, str, int] | None = None
+    point: tuple[str, str, int] | None = None
+    thousands_only = True
     for name, col in columns.items():
-        text = col.astype("string").str.strip()
-        for pattern, kind in ((_DEC_COMMA, "comma"), (_DEC_POINT, "point")):
-            if kind in first:
-                continue
-            hits = text.str.match(pattern).to_numpy(dtype=bool, na_value=False)
+        values = (parsed or {}).get(name)
+        if values is None:
+            values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
+        if point is None:
+            # a number that parses with a point and is not whole was written with one
+            frac = np.isfinite(values) & (values != np.round(values))
+            if frac.any():
+                i = int(np.argmax(frac))
+                point = (name, str(col.iloc[i]).strip(), int(lines[i]))
+        failed = np.flatnonzero(np.isnan(values))
+        if len(failed):
+            text = col.iloc[failed].astype("string").str.strip()
+            hits = text.str.match(_DEC_COMMA).to_numpy(dtype=bool, na_value=False)
             if hits.any():
-                i = int(np.argmax(hits))
-                first[kind] = (name, str(text.iloc[i]), int(lines[i]))
-    if "comma" in first and "point" in first:
-        (cn, cv, cl), (pn, pv, pl) = first["comma"], first["point"]
+                thousands_only &= bool(text[hits].str.match(_THOUSANDS).all())
+                if comma is None:
+                    i = int(np.argmax(hits))
+                    comma = (name, str(text.iloc[i]), int(lines[failed[i]]))
+    if comma and point:
+        (cn, cv, cl), (pn, pv, pl) = comma, point
         return ",", (
             f"numbers are written with both decimal marks: {cv!r} (column {cn!r}, {unit} {cl}) "
             f"and {pv!r} (column {pn!r}, {unit} {pl}); pass decimal= (--decimal) to say which "
             "is the decimal mark"
         )
-    return ("," if "comma" in first else "."), None
+    if comma and thousands_only:
+        cn, cv, cl = comma
+        return ",", (
+            f"{cv!r} (column {cn!r}, {unit} {cl}) and every other number with a comma has three "
+            "digits after it: decimal commas or thousands separators? pass decimal= "
+            "(--decimal) to say"
+        )
+    return ("," if comma else "."), None
 
 
 def describe_reading(info: dict[str, Any], source: str, n_rows: int) -> str:

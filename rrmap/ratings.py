@@ -100,6 +100,10 @@ class RatingsSchema:
 _MAX_LINES = 30
 
 _MISSING_WORDS = ("na", "nan", "null", "none")
+#: Cells that mean "no value": empty, or a missing-value word in any usual spelling.
+_MISSING_TEXT = sorted(
+    {"", *_MISSING_WORDS, *(w.upper() for w in _MISSING_WORDS), "NaN", "Na", "Null", "None"}
+)
 
 
 @dataclass
@@ -291,63 +295,102 @@ def _match_headers(table: Table, sch: RatingsSchema) -> _Columns:
 # --- step 4: values -----------------------------------------------------------------------
 
 
-def _numeric(col: pd.Series, decimal: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _point_numbers(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """One vectorised pass: the numbers as written with a decimal point, and the missing mask."""
+    obj = col.astype(object)
+    missing = (obj.isna() | obj.isin(_MISSING_TEXT)).to_numpy(dtype=bool, copy=True)
+    vals = pd.to_numeric(obj.where(~missing), errors="coerce").to_numpy(dtype=float, copy=True)
+    return vals, missing
+
+
+def _numeric(
+    col: pd.Series, decimal: str, first: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Parse a column to float with decimal mark *decimal* (``"."``, ``","`` or ``"either"``).
 
-    Returns the values, the missing mask and the not-a-number mask.
+    Returns the values, the missing mask and the not-a-number mask. Numbers
+    are parsed in one vectorised pass (*first*, if already done); only the
+    values that fail it are looked at again (for a decimal comma).
     """
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
         vals = col.astype(float).to_numpy()
         return vals, np.isnan(vals), np.zeros(len(col), dtype=bool)
-    text = col.astype("string").str.strip()
-    missing = (text.isna() | (text == "") | text.str.lower().isin(_MISSING_WORDS)).to_numpy(
-        dtype=bool, na_value=True
-    )
-    wrong_mark = np.zeros(len(col), dtype=bool)
+    obj = col.astype(object)
+    vals, missing = first if first is not None else _point_numbers(col)
+    vals, missing = vals.copy(), missing.copy()
     if decimal == ",":
-        wrong_mark = text.str.contains(".", regex=False).to_numpy(dtype=bool, na_value=False)
-        text = text.str.replace(",", ".", regex=False)
-    elif decimal == "either":
-        text = text.str.replace(",", ".", regex=False)
-    vals = pd.to_numeric(text.where(~missing), errors="coerce").to_numpy(dtype=float)
-    vals[wrong_mark] = np.nan
+        # with a decimal comma, a number written with a point is not a number
+        text = obj.astype("string").str.strip()
+        wrong = text.str.contains(".", regex=False).to_numpy(dtype=bool, na_value=False)
+        vals[wrong & ~missing] = np.nan
+    failed = np.flatnonzero(np.isnan(vals) & ~missing)
+    if len(failed):
+        text = obj.iloc[failed].astype("string").str.strip()
+        blank = (text.isna() | text.str.lower().isin(["", *_MISSING_WORDS])).to_numpy(
+            dtype=bool, na_value=True
+        )
+        if decimal == ",":
+            point = text.str.contains(".", regex=False).fillna(True).astype(bool)
+            text = text.str.replace(",", ".", regex=False).where(~point)
+        elif decimal == "either":
+            text = text.str.replace(",", ".", regex=False)
+        vals[failed] = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+        missing[failed[blank]] = True
     bad = np.isnan(vals) & ~missing
     return vals, missing, bad
 
 
-def _decimal_mark(
-    table: Table, cols: _Columns, derived: set[str], decimal: str | None, rows: _Rows
-) -> tuple[str, list[str]]:
-    """The decimal mark to parse with (``"either"`` when both occur: a problem)."""
-    if decimal is not None:
-        return decimal, []
+def _first_pass(
+    table: Table, cols: _Columns, derived: set[str]
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The numeric text columns (bounds, ``mean``, ``sigma``) parsed once with a decimal point."""
     keys = [
         cols.low,
         cols.high,
         *[k for k in ("mean", "sigma") if k in derived and k in cols.by_key],
     ]
-    text = {
-        cols.names[k]: table.cells[cols.by_key[k]]
+    return {
+        k: _point_numbers(table.cells[cols.by_key[k]])
         for k in keys
         if not pd.api.types.is_numeric_dtype(table.cells[cols.by_key[k]])
     }
-    if not text:
+
+
+def _decimal_mark(
+    table: Table,
+    cols: _Columns,
+    first: dict[str, tuple[np.ndarray, np.ndarray]],
+    decimal: str | None,
+    rows: _Rows,
+) -> tuple[str, list[str]]:
+    """The decimal mark to parse with (``"either"`` when both occur: a problem)."""
+    if decimal is not None:
+        return decimal, []
+    if not first:
         return ".", []
-    mark, problem = detect_decimal(text, rows.lines, rows.unit)
+    text = {cols.names[k]: table.cells[cols.by_key[k]] for k in first}
+    parsed = {cols.names[k]: v for k, (v, _) in first.items()}
+    mark, problem = detect_decimal(text, rows.lines, rows.unit, parsed)
     if problem:
         return "either", [problem]
     return mark, []
 
 
 def _bounds(
-    table: Table, cols: _Columns, sch: RatingsSchema, decimal: str, forced: bool, rows: _Rows
+    table: Table,
+    cols: _Columns,
+    sch: RatingsSchema,
+    decimal: str,
+    forced: bool,
+    first: dict[str, tuple[np.ndarray, np.ndarray]],
+    rows: _Rows,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """Interval bounds, the mask of rows with two usable numbers, and the problems."""
     problems: list[str] = []
     parsed = {}
     for key, label in ((cols.low, sch.low), (cols.high, sch.high)):
         col = table.cells[cols.by_key[key]]
-        vals, miss, bad = _numeric(col, decimal)
+        vals, miss, bad = _numeric(col, decimal, first.get(key))
         parsed[key] = (vals, miss, bad)
         if miss.any():
             problems.append(f"column {label!r}: missing value on {rows.at(miss)}")
@@ -411,13 +454,13 @@ def _origins(
     table: Table, cols: _Columns, sch: RatingsSchema, rows: _Rows
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """Origin values, the reference and query masks, and the problems."""
-    org = table.cells[cols.by_key[cols.origin]].astype("string").str.strip()
-    ref = (org == sch.reference).to_numpy(dtype=bool, na_value=False)
-    qry = (org == sch.query).to_numpy(dtype=bool, na_value=False)
+    org = _text(table, cols.by_key[cols.origin])
+    ref = org == sch.reference
+    qry = org == sch.query
     other = ~(ref | qry)
     problems = []
     if other.any():
-        values = org.fillna("").to_numpy(dtype=object)
+        values = np.where(pd.isna(org), "", org)
         counts = pd.Series(values[other]).value_counts()
         listing = "; ".join(
             f"{v!r} on {rows.at(other & (values == v))}" for v in counts.index[:_MAX_LINES]
@@ -428,7 +471,7 @@ def _origins(
             f"column {sch.origin!r}: value neither the reference {sch.reference!r} nor the query "
             f"{sch.query!r}: {listing} (name them with reference=/query=, or --reference/--query)"
         )
-    return org.to_numpy(dtype=object), ref, qry, problems
+    return org, ref, qry, problems
 
 
 def _key_values(
@@ -438,12 +481,25 @@ def _key_values(
     values: dict[str, np.ndarray] = {}
     problems = []
     for key in [cols.rater, *cols.categories]:
-        text = table.cells[cols.by_key[key]].astype("string").str.strip()
-        miss = (text.isna() | (text == "")).to_numpy(dtype=bool, na_value=True)
+        text = _text(table, cols.by_key[key])
+        miss = pd.isna(text) | (text == "")
         if miss.any():
             problems.append(f"column {cols.names[key]!r}: missing value on {rows.at(miss)}")
-        values[key] = text.to_numpy(dtype=object)
+        values[key] = text
     return values, problems
+
+
+def _text(table: Table, position: int) -> np.ndarray:
+    """A column as stripped text (object array; missing values stay missing).
+
+    Cells read from a file are stripped text already; a DataFrame's are
+    converted and stripped here.
+    """
+    col = table.cells[position]
+    if table.info.get("format") != "dataframe":
+        return col.to_numpy(dtype=object)
+    text = col.astype("string").str.strip()
+    return text.astype(object).where(text.notna(), None).to_numpy(dtype=object)
 
 
 # --- step 5: pairing -------------------------------------------------------------------------
@@ -522,6 +578,7 @@ def _check_derived(
     lo: np.ndarray,
     hi: np.ndarray,
     decimal: str,
+    first: dict[str, tuple[np.ndarray, np.ndarray]],
     coverage: float,
     z: float | None,
     rows: _Rows,
@@ -537,7 +594,7 @@ def _check_derived(
     for col, expected in (("mean", m), ("sigma", s)):
         if col not in cols.by_key or col not in derived_keys:
             continue
-        given, miss, bad = _numeric(table.cells[cols.by_key[col]], decimal)
+        given, miss, bad = _numeric(table.cells[cols.by_key[col]], decimal, first.get(col))
         tol = np.maximum(0.005 * span, 0.01 * np.abs(expected))
         with np.errstate(invalid="ignore"):
             off = (~miss & ~bad & (np.abs(given - expected) > tol)) | bad
@@ -661,8 +718,9 @@ def load_ratings(
     rows = _Rows(table.source, table.lines, table.unit)
     cols = _match_headers(table, sch)
     derived = {snake(c) for c in sch.derived}
-    mark, problems = _decimal_mark(table, cols, derived, decimal, rows)
-    lo, hi, ok, found = _bounds(table, cols, sch, mark, decimal is not None, rows)
+    first = _first_pass(table, cols, derived)
+    mark, problems = _decimal_mark(table, cols, first, decimal, rows)
+    lo, hi, ok, found = _bounds(table, cols, sch, mark, decimal is not None, first, rows)
     problems += found
     problems += _interval_problems(lo, hi, ok, sch, min_width, rows)
     org, ref, qry, found = _origins(table, cols, sch, rows)
@@ -676,7 +734,7 @@ def load_ratings(
     widened = 0
     if min_width is not None:
         lo, hi, widened = _floor_widths(lo, hi, min_width, sch, rows)
-    _check_derived(table, cols, sch, lo, hi, mark, coverage, z, rows)
+    _check_derived(table, cols, sch, lo, hi, mark, first, coverage, z, rows)
     return _assemble(table, cols, sch, keys, org, lo, hi, widened, mark)
 
 

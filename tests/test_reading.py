@@ -433,3 +433,19 @@ def test_user_errors_are_one_line_with_exit_code_1(tmp_path):
     res = CliRunner().invoke(main, ["analyze", str(path), "--out", str(tmp_path / "o")])
     assert res.exit_code == 1
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("Error: ")
+
+
+def test_commas_that_may_be_thousands_are_not_guessed(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text(
+        "expert;origin;item;low rating;high rating\nE1;real;a;1,250;2,000\nE1;generated;a;300;900\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(
+        RatingsError,
+        match=r"'1,250' \(column 'low rating', line 2\) and every other number with a comma has "
+        r"three digits after it: decimal commas or thousands separators\?",
+    ):
+        load_ratings(path, scale=None)
+    df = load_ratings(path, scale=None, decimal=",")
+    assert df["low"].tolist() == [1.25, 300.0]
