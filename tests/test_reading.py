@@ -449,3 +449,21 @@ def test_commas_that_may_be_thousands_are_not_guessed(tmp_path):
         load_ratings(path, scale=None)
     df = load_ratings(path, scale=None, decimal=",")
     assert df["low"].tolist() == [1.25, 300.0]
+
+
+def test_analyze_gives_the_same_tests_from_every_export(tmp_path):
+    """The headline command on the workbook and the Windows-1252 export: same tests.csv."""
+    tables = {}
+    for name in ("study.csv", "study.xlsx", "study-libreoffice-cp1252.csv"):
+        out = tmp_path / name
+        res = CliRunner().invoke(
+            main,
+            ["analyze", str(EXPORTS / name), "--by", "movement", "--permutations", "99"]
+            + ["--out", str(out), "--no-figures", "-q"],
+        )
+        assert res.exit_code == 0, res.output
+        tables[name] = pd.read_csv(out / "tests.csv")
+    first = tables.pop("study.csv")
+    assert len(first) > 20
+    for table in tables.values():
+        pd.testing.assert_frame_equal(table, first)
