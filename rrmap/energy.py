@@ -125,13 +125,18 @@ def _as_points(x: ArrayLike, name: str) -> np.ndarray:
         raise InputError(f"{name}: expected a 2-D array of points, got shape {arr.shape}")
     bad = ~np.isfinite(arr).all(axis=1)
     if bad.any():
-        rows = np.flatnonzero(bad)
-        shown = ", ".join(str(i) for i in rows[:20]) + (" …" if len(rows) > 20 else "")
         raise InputError(
-            f"{name}: {len(rows)} point(s) with NaN or inf (rows {shown}); "
+            f"{name}: {int(bad.sum())} point(s) with NaN or inf ({_row_list(bad)}); "
             "energy tests need finite coordinates"
         )
     return arr
+
+
+def _row_list(mask: np.ndarray) -> str:
+    """``rows 3, 7`` (or ``row 3``) for a mask, the first 20 shown."""
+    rows = np.flatnonzero(mask)
+    shown = ", ".join(str(i) for i in rows[:20]) + (" …" if len(rows) > 20 else "")
+    return f"row{'s' if len(rows) > 1 else ''} {shown}"
 
 
 def pairwise_distances(x: ArrayLike) -> np.ndarray:
@@ -505,11 +510,8 @@ def check_labels(labels: np.ndarray, what: str) -> None:
     """
     missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
     if missing.any():
-        rows = np.flatnonzero(missing)
-        shown = ", ".join(str(i) for i in rows[:20]) + (" …" if len(rows) > 20 else "")
         raise InputError(
-            f"{what}: missing value at row{'s' if len(rows) > 1 else ''} {shown}; "
-            "every point needs a group"
+            f"{what}: missing value at {_row_list(missing)}; every point needs a group"
         )
     distinct = pd.unique(pd.Series(labels, dtype=object))
     printed: dict[str, object] = {}
