@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 import rrmap
-from rrmap.designs import (
+from rrmap.stats.designs import (
     category_effect_per_expert,
     default_categories,
     expert_effect,
@@ -94,7 +94,7 @@ def main() -> None:
         )
 
     # the whole thing in one call, as `rrmap analyze` runs it
-    full, w_full, c_full = _timed(rrmap.designs.run_designs, pts, by, n_perm=b, rng=0)
+    full, w_full, c_full = _timed(rrmap.stats.designs.run_designs, pts, by, n_perm=b, rng=0)
 
     # the same energy tests through dcor, one call per test
     max_rel, worst_z = 0.0, 0.0

@@ -20,7 +20,7 @@ import tracemalloc
 import dcor
 import numpy as np
 
-from rrmap.energy import DEFAULT_CHUNK_BYTES, energy_test
+from rrmap.stats.energy import DEFAULT_CHUNK_BYTES, energy_test
 
 
 def _run(samples, b, seed=0):

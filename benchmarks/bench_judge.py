@@ -1,6 +1,6 @@
 """Throughput of rrmap.judge against a local chat-completions server with fixed latency.
 
-Setup: ``tests/chat_server.py`` runs in its own process and answers every call
+Setup: ``tests/judge/chat_server.py`` runs in its own process and answers every call
 after ``--latency`` seconds (default 0.1 s). rrmap judges ``--pairs`` ArtCoT
 pairs (default 1,000) in both orders — three calls per pair and order, so
 6,000 calls — at ``--concurrency`` 32, with the on-disk cache on (a fresh
@@ -52,7 +52,7 @@ def _pairs(n: int, rng: np.random.Generator) -> pd.DataFrame:
 
 def _start_server(latency: float) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "chat_server.py"), "--latency", str(latency),
+        [sys.executable, str(ROOT / "tests" / "judge" / "chat_server.py"), "--latency", str(latency),
          "--no-key", "--cheap"],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip

@@ -39,7 +39,7 @@ import pandas as pd
 from IPython.display import display
 
 import rrmap
-from rrmap.figures import plot_interval_examples, plot_rrmap_by_rater, plot_rrmap_grid
+from rrmap.plot import plot_interval_examples, plot_rrmap_by_rater, plot_rrmap_grid
 
 pd.set_option("display.width", 120)
 

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -14,7 +16,7 @@
 # %% [markdown]
 # # Custom RRMap figures
 #
-# The figures of `rrmap.figures` and `rrmap.ggplot` are meant to go into a paper unchanged,
+# The figures of `rrmap.plot` and `rrmap.plot.ggplot` are meant to go into a paper unchanged,
 # and to be a starting point when a paper needs something else. This notebook shows four
 # common changes:
 #
@@ -36,15 +38,16 @@ from IPython.display import display
 from plotnine import facet_grid, facet_wrap, labs, scale_color_manual, theme, theme_bw
 
 import rrmap
-from rrmap.figures import (
+from rrmap.plot import (
+    PAPER_STYLE,
     example_interval_pairs,
+    ggrrmap,
     panel_artists,
     plot_interval_examples,
     plot_rrmap,
     plot_rrmap_by_rater,
+    theme_rrmap,
 )
-from rrmap.ggplot import ggrrmap
-from rrmap.styles import PAPER_STYLE, theme_rrmap
 
 pts = rrmap.points(rrmap.datasets.load_example_ratings())
 OUT = Path(tempfile.mkdtemp(prefix="rrmap_figures_"))  # change to a folder of yours
@@ -184,7 +187,7 @@ fig = plot_interval_examples(
 #
 # Journals want figures at the printed width (≈ 85 mm for one column, ≈ 175 mm for two),
 # vector files with the text kept as text, and small files. The shipped style
-# `rrmap.styles.rrmap-paper` sets 7–8 pt type, `pdf.fonttype: 42` (TrueType, not Type 3) and a
+# `rrmap.plot.rrmap-paper` sets 7–8 pt type, `pdf.fonttype: 42` (TrueType, not Type 3) and a
 # tight bounding box; the BC background is the only raster in the file.
 
 # %%

@@ -5,6 +5,14 @@ and a query corpus (e.g. generated images): each pair becomes a point
 (Δ, R) of the Relative Ratings Map with its Bhattacharyya overlap BC and a
 quality zone (excellent / fair / stereotype / bad).
 
+The package reads in the order of the method: ``ratings`` → ``gaussian`` →
+``comparison`` → ``zones`` → ``points`` → ``tables``, then ``analysis`` and
+its ``report``; the tests are in :mod:`rrmap.stats`, the figures in
+:mod:`rrmap.plot`, the command line in :mod:`rrmap.cli`, and the two
+companions in :mod:`rrmap.rank` and :mod:`rrmap.judge` (each imported on
+first use: ``rrmap.plot.plot_rrmap(...)`` works after ``import rrmap``).
+See docs/architecture.md.
+
 Examples
 --------
 >>> import rrmap
@@ -12,6 +20,8 @@ Examples
 >>> len(pts)
 405
 """
+
+from typing import Any
 
 from rrmap import datasets
 from rrmap._version import __version__
@@ -49,3 +59,13 @@ __all__ = [
     "proportions",
     "z_value",
 ]
+
+_SUBPACKAGES = ("cli", "judge", "plot", "rank", "stats")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"rrmap.{name}")
+    raise AttributeError(f"module 'rrmap' has no attribute {name!r}")

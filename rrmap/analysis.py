@@ -9,7 +9,6 @@ writes its tables and a markdown report to a folder.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 from collections.abc import Sequence
@@ -21,10 +20,11 @@ import numpy as np
 import pandas as pd
 
 from rrmap._version import __version__
-from rrmap.designs import P_ADJUST_METHODS, _check_by, run_designs
 from rrmap.errors import InputError
 from rrmap.points import points as compute_points
 from rrmap.ratings import load_ratings
+from rrmap.stats.adjust import P_ADJUST_METHODS
+from rrmap.stats.designs import _check_by, run_designs
 from rrmap.tables import agreement, agreement_summary, proportions
 from rrmap.zones import Thresholds
 
@@ -50,7 +50,7 @@ class AnalysisResult:
     Attributes
     ----------
     tests : DataFrame
-        One row per test (the format of docs/tests.md; see :mod:`rrmap.designs`).
+        One row per test (the format of docs/tests.md; see :mod:`rrmap.stats.designs`).
     points : DataFrame
         The RRMap points (output of :func:`rrmap.points`).
     proportions : DataFrame
@@ -196,7 +196,7 @@ class AnalysisResult:
         ``agreement.csv``, ``results.json`` (all tables and the settings)
         and ``report.md``. With ``figures=True`` and the plotting module
         available, the analysis figures are written too, into
-        ``folder/figures/`` (see :func:`rrmap.figures.save_analysis_figures`),
+        ``folder/figures/`` (see :func:`rrmap.plot.save_analysis_figures`),
         and linked from the report.
 
         Parameters
@@ -257,13 +257,11 @@ class AnalysisResult:
 
     def _write_figures(self, folder: Path) -> list[Path]:
         try:
-            from rrmap.figures import save_analysis_figures
+            from rrmap.plot import save_analysis_figures
         except ImportError:
             return []
-        kwargs: dict[str, Any] = {}
-        if "categories" in inspect.signature(save_analysis_figures).parameters:
-            kwargs["categories"] = list(self.settings["by"]) or None
-        return [Path(p) for p in save_analysis_figures(self.points, folder, **kwargs)]
+        categories = list(self.settings["by"]) or None
+        return [Path(p) for p in save_analysis_figures(self.points, folder, categories=categories)]
 
 
 def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
@@ -382,7 +380,7 @@ def analyze(
         table is loaded first) or a points table from :func:`rrmap.points`.
     by : str or sequence of str, optional
         Categories to test. Default: every category except relabellings of
-        others (:func:`rrmap.designs.default_categories`; in the study:
+        others (:func:`rrmap.stats.designs.default_categories`; in the study:
         movement, criterion, criterion_group, modality). ``[]`` runs the
         overall expert effect only.
     n_perm : int, default 5000

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from rrmap._markdown import markdown_table
-from rrmap.designs import split_within
+from rrmap.stats.designs import split_within
 from rrmap.zones import QUALITY_LEVELS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,7 +71,7 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import rrmap
-    >>> from rrmap.designs import expert_effect
+    >>> from rrmap.stats.designs import expert_effect
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
     >>> list(side_by_side(expert_effect(pts, n_perm=9, rng=0)).columns)[:6]
     ['by', 'within', 'groups', 'n', 'energy', 'energy_p']
@@ -157,7 +157,7 @@ def overall_markdown(tests: pd.DataFrame) -> str:
     Examples
     --------
     >>> import rrmap
-    >>> from rrmap.designs import expert_effect
+    >>> from rrmap.stats.designs import expert_effect
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
     >>> print(overall_markdown(expert_effect(pts, n_perm=9, rng=0)).splitlines()[2])
     | groups | n | E | p (energy) | χ² | dof | p (χ²) |

@@ -12,8 +12,8 @@ import pytest
 
 import rrmap
 from rrmap.analysis import OUTPUT_FILES, AnalysisResult, analyze
-from rrmap.designs import TESTS_COLUMNS, run_designs
 from rrmap.errors import InputError
+from rrmap.stats.designs import TESTS_COLUMNS, run_designs
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +156,7 @@ def test_write_refuses_to_overwrite(result, tmp_path):
 
 
 def test_write_without_plotting_module(result, tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "rrmap.figures", None)  # import fails
+    monkeypatch.setitem(sys.modules, "rrmap.plot", None)  # import fails
     written = result.write(tmp_path, figures=True)
     assert [p.name for p in written] == list(OUTPUT_FILES)
     assert "Figures" not in (tmp_path / "report.md").read_text()

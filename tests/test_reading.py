@@ -456,11 +456,8 @@ def test_analyze_gives_the_same_tests_from_every_export(tmp_path):
     tables = {}
     for name in ("study.csv", "study.xlsx", "study-libreoffice-cp1252.csv"):
         out = tmp_path / name
-        res = CliRunner().invoke(
-            main,
-            ["analyze", str(EXPORTS / name), "--by", "movement", "--permutations", "99"]
-            + ["--out", str(out), "--no-figures", "-q"],
-        )
+        args = ["--by", "movement", "--permutations", "99", "--no-figures", "-q"]
+        res = CliRunner().invoke(main, ["analyze", str(EXPORTS / name), "--out", str(out), *args])
         assert res.exit_code == 0, res.output
         tables[name] = pd.read_csv(out / "tests.csv")
     first = tables.pop("study.csv")

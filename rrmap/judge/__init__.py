@@ -49,6 +49,7 @@ from rrmap.judge.mcq import (
     read_questions,
     validate_questions,
 )
+from rrmap.judge.model_ratings import ModelRatings
 from rrmap.judge.pairwise import (
     MODES,
     PAIR_COLUMNS,
@@ -71,7 +72,6 @@ from rrmap.judge.parsing import (
 from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, load_prompts, render
 from rrmap.judge.rating import (
     RATING_PROMPTS,
-    ModelRatings,
     RatingPrompts,
     merge_ratings,
     parse_intervals,

@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from rrmap._cli_common import CONTEXT_SETTINGS, refuse_overwrite
-from rrmap.judge._cli import _backend_options, _client, _dry_run
+from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
+from rrmap.judge._cli_common import _backend_options, _client, _dry_run
 
 
 @click.command("rate", context_settings=CONTEXT_SETTINGS)

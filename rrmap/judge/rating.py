@@ -25,7 +25,7 @@ import dataclasses
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,20 +39,17 @@ from rrmap.judge._run import run_all, run_sync
 from rrmap.judge.corpora import Corpus, meta_image
 from rrmap.judge.criteria import Criterion
 from rrmap.judge.images import data_url, image_part
+from rrmap.judge.model_ratings import STUDY_COLUMNS, ModelRatings
 from rrmap.judge.parsing import extract_mapping
-from rrmap.study import HEADERS
 
 __all__ = [
     "RATING_PROMPTS",
-    "ModelRatings",
     "RatingPrompts",
     "merge_ratings",
     "parse_intervals",
     "rate_corpora",
     "sheet_requests",
 ]
-
-STUDY_COLUMNS = list(HEADERS)
 
 
 @dataclass(frozen=True)
@@ -219,174 +216,6 @@ def parse_intervals(
                 pair[side] = b
         out[lab] = pair
     return (None, problems) if problems else (out, [])
-
-
-@dataclass
-class ModelRatings:
-    """What a model rater produced.
-
-    Attributes
-    ----------
-    ratings : DataFrame
-        The study's schema (``movement, expert, criterion, criterion group,
-        origin, modality, modality name, low rating, high rating, mean,
-        sigma``), one interval per corpus × criterion × origin. With several
-        runs, each bound is the median over the runs that answered validly.
-    runs : DataFrame
-        Every valid interval of every run (columns of ``ratings`` plus
-        ``run`` and ``seed``).
-    variability : DataFrame
-        Per corpus × criterion × origin: ``n_runs`` and the range of each
-        bound over runs (``low_min``, ``low_max``, ``high_min``,
-        ``high_max``) — the model's own variability around its interval.
-    failures : DataFrame
-        Sheets that stayed invalid after the re-asks: run, movement,
-        criterion, corpora, attempts, problems and the raw last answer.
-    settings : dict
-        Model, setup, runs, seeds, temperature, prompts hash, rrmap version.
-
-    Examples
-    --------
-    >>> mr = ModelRatings(pd.DataFrame(columns=STUDY_COLUMNS), pd.DataFrame(),
-    ...                   pd.DataFrame(), pd.DataFrame(), {"model": "m"})
-    >>> mr.settings["model"]
-    'm'
-    """
-
-    ratings: pd.DataFrame
-    runs: pd.DataFrame
-    variability: pd.DataFrame
-    failures: pd.DataFrame
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    def __repr__(self) -> str:
-        s = self.settings
-        return (
-            f"ModelRatings(model={s.get('model')!r}, setup={s.get('setup')!r}, "
-            f"runs={s.get('repeats')}, intervals={len(self.ratings)}, "
-            f"failed sheets={len(self.failures)})"
-        )
-
-    def run_points(self, **kwargs: Any) -> pd.DataFrame:
-        """RRMap points of every run: where each run alone puts each comparison.
-
-        Parameters
-        ----------
-        **kwargs
-            Passed to :func:`rrmap.points` (``z``, ``thresholds``, ...).
-
-        Returns
-        -------
-        DataFrame
-            :func:`rrmap.points` output with a ``run`` column; plot it with
-            ``rrmap.figures.plot_rrmap(pts, color="run")``.
-
-        Examples
-        --------
-        >>> runs = pd.DataFrame({
-        ...     "movement": "cubism", "expert": "m", "criterion": "left-right",
-        ...     "criterion group": "topological", "origin": ["real", "generated"] * 2,
-        ...     "modality": "movement", "modality name": "Cubism",
-        ...     "low rating": [20, 30, 20, 35], "high rating": [60, 50, 60, 45],
-        ...     "run": [1, 1, 2, 2], "seed": [5, 5, 9, 9]})
-        >>> mr = ModelRatings(pd.DataFrame(), runs, pd.DataFrame(), pd.DataFrame(), {})
-        >>> mr.run_points().set_index("run")["r"].to_dict()
-        {1: 0.5, 2: 0.25}
-        """
-        from rrmap.points import points
-        from rrmap.ratings import load_ratings
-
-        cats = ["movement", "criterion", "criterion group", "modality", "modality name", "run"]
-        scale = self.settings.get("scale")
-        ratings = load_ratings(
-            self.runs.drop(columns=["seed"]),
-            categories=cats,
-            reference=self.settings.get("origins", ["real", "generated"])[0],
-            query=self.settings.get("origins", ["real", "generated"])[1],
-            scale=tuple(scale) if scale else None,
-        )
-        pts = points(ratings, **kwargs)
-        pts["run"] = pts["run"].astype(int)
-        return pts
-
-    def point_spread(self, **kwargs: Any) -> pd.DataFrame:
-        """The model's own variability on the map: per comparison, the spread over runs.
-
-        Parameters
-        ----------
-        **kwargs
-            Passed to :func:`rrmap.points`.
-
-        Returns
-        -------
-        DataFrame
-            Per comparison key: ``n_runs``, ``delta_min``, ``delta_max``,
-            ``r_min``, ``r_max``, ``zones`` (the zones the runs put it in,
-            joined with ``|``) and ``modal_share`` (the share of runs in the
-            most frequent zone: 1 when every run agrees).
-
-        Examples
-        --------
-        >>> runs = pd.DataFrame({
-        ...     "movement": "cubism", "expert": "m", "criterion": "left-right",
-        ...     "criterion group": "topological", "origin": ["real", "generated"] * 2,
-        ...     "modality": "movement", "modality name": "Cubism",
-        ...     "low rating": [20, 30, 20, 35], "high rating": [60, 50, 60, 45],
-        ...     "run": [1, 1, 2, 2], "seed": [5, 5, 9, 9]})
-        >>> mr = ModelRatings(pd.DataFrame(), runs, pd.DataFrame(), pd.DataFrame(), {})
-        >>> mr.point_spread()[["n_runs", "r_min", "r_max", "zones", "modal_share"]].values.tolist()
-        [[2, 0.25, 0.5, 'stereotype', 1.0]]
-        """
-        pts = self.run_points(**kwargs)
-        keys = ["expert", "movement", "criterion", "criterion_group", "modality", "modality_name"]
-        grouped = pts.groupby(keys, sort=False)
-        out = grouped.agg(
-            n_runs=("run", "nunique"),
-            delta_min=("delta", "min"),
-            delta_max=("delta", "max"),
-            r_min=("r", "min"),
-            r_max=("r", "max"),
-        )
-        zones = grouped["quality"].agg(
-            lambda q: "|".join(z for z in q.cat.categories if z in set(q.astype(str)))
-        )
-        modal = grouped["quality"].agg(lambda q: q.value_counts().max() / len(q))
-        out["zones"] = zones
-        out["modal_share"] = modal.astype(float)
-        return out.reset_index()
-
-    def write(self, path: str | os.PathLike[str], force: bool = False) -> list[Path]:
-        """Write the ratings CSV and its sidecars (``.runs.csv``, ``.variability.csv``,
-        ``.failures.csv``, ``.json`` settings) next to it.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> mr = ModelRatings(pd.DataFrame(columns=STUDY_COLUMNS), pd.DataFrame(),
-        ...                   pd.DataFrame(), pd.DataFrame(), {"model": "m"})
-        >>> [p.name for p in mr.write(Path(tempfile.mkdtemp()) / "m.csv")]
-        ['m.csv', 'm.runs.csv', 'm.variability.csv', 'm.failures.csv', 'm.json']
-        """
-        out = Path(path)
-        stem = out.with_suffix("")
-        paths = [
-            out,
-            Path(f"{stem}.runs.csv"),
-            Path(f"{stem}.variability.csv"),
-            Path(f"{stem}.failures.csv"),
-            Path(f"{stem}.json"),
-        ]
-        if not force:
-            existing = [str(p) for p in paths if p.exists()]
-            if existing:
-                raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        self.ratings.to_csv(paths[0], index=False)
-        self.runs.to_csv(paths[1], index=False)
-        self.variability.to_csv(paths[2], index=False)
-        self.failures.to_csv(paths[3], index=False)
-        paths[4].write_text(json.dumps(self.settings, indent=2, default=str) + "\n")
-        return paths
 
 
 def _with_seed(backend: Any, seed: int) -> Any:
@@ -612,7 +441,6 @@ def rate_corpora(
     gen = np.random.default_rng(rng)
     seeds = [int(s) for s in gen.integers(0, 2**31 - 1, size=repeats)]
     name = rater or getattr(backend, "name", "model")
-
     requests = sheet_requests(
         corpora,
         criteria,
@@ -623,6 +451,53 @@ def rate_corpora(
         prompts=prompts,
     )
     backends = [_with_seed(backend, s) for s in seeds]
+    jobs, meta = _rating_jobs(backends, seeds, requests, prompts, max_reasks)
+    in_flight = concurrency or getattr(getattr(backend, "endpoint", None), "concurrency", 8)
+    answers = run_sync(_run_jobs(backend, backends, jobs, in_flight, progress, name))
+    run_rows, fail_rows = _answer_rows(meta, answers, name, origins)
+    runs = pd.DataFrame(
+        run_rows, columns=[*_SHEET_KEYS, "low rating", "high rating", "run", "seed"]
+    )
+    ratings, variability = _summarise_runs(runs)
+    failures = pd.DataFrame(
+        fail_rows,
+        columns=["run", "seed", "movement", "criterion", "corpora", "attempts", "problems", "raw"],
+    )
+    stats = getattr(backend, "stats", None)
+    settings = {
+        "model": getattr(backend, "name", None),
+        "rater": name,
+        "setup": setup,
+        "repeats": repeats,
+        "rng": rng if isinstance(rng, int) else None,
+        "seeds": seeds,
+        "temperature": getattr(getattr(backend, "endpoint", None), "temperature", None),
+        "max_reasks": max_reasks,
+        "grid_limit": grid_limit,
+        "origins": list(origins),
+        "scale": list(criteria[0].scale) if len({c.scale for c in criteria}) == 1 else None,
+        "criteria": [c.name for c in criteria],
+        "n_corpora": len(corpora),
+        "sheets_asked": len(jobs),
+        "sheets_failed": len(failures),
+        "usage": stats.summary() if stats is not None else None,
+        "rrmap_version": __version__,
+    }
+    return ModelRatings(ratings, runs, variability, failures, settings)
+
+
+#: The key columns of one rated interval (the study's schema without the bounds).
+_SHEET_KEYS = [c for c in STUDY_COLUMNS if c not in ("low rating", "high rating", "mean", "sigma")]
+
+
+def _rating_jobs(
+    backends: list[Any],
+    seeds: list[int],
+    requests: list[tuple],
+    prompts: RatingPrompts,
+    max_reasks: int,
+) -> tuple[list[Any], list[tuple]]:
+    """One coroutine factory per (run, sheet), and what each is about."""
     jobs, meta = [], []
     for run, (b, seed) in enumerate(zip(backends, seeds, strict=True), start=1):
         for sheet, crit, msgs, labels in requests:
@@ -632,24 +507,30 @@ def rate_corpora(
 
             jobs.append(job)
             meta.append((run, seed, sheet, crit, labels))
+    return jobs, meta
 
-    in_flight = concurrency or getattr(getattr(backend, "endpoint", None), "concurrency", 8)
 
-    async def main() -> list[Any]:
-        async with backend:
-            opened = [b for b in backends if b is not backend]
+async def _run_jobs(
+    backend: Any, backends: list[Any], jobs: list[Any], in_flight: int, progress: bool, name: str
+) -> list[Any]:
+    """Run every job, with the per-run seeded backends opened for the run and closed after it."""
+    async with backend:
+        opened = [b for b in backends if b is not backend]
+        for b in opened:
+            await b.__aenter__()
+        try:
+            return await run_all(
+                jobs, in_flight=in_flight, progress=progress, desc=f"rating with {name}"
+            )
+        finally:
             for b in opened:
-                await b.__aenter__()
-            try:
-                return await run_all(
-                    jobs, in_flight=in_flight, progress=progress, desc=f"rating with {name}"
-                )
-            finally:
-                for b in opened:
-                    await b.__aexit__(None, None, None)
+                await b.__aexit__(None, None, None)
 
-    answers = run_sync(main())
 
+def _answer_rows(
+    meta: list[tuple], answers: list[Any], name: str, origins: tuple[str, str]
+) -> tuple[list[dict], list[dict]]:
+    """Rows of rated intervals (one per corpus, side and run) and of failed sheets."""
     run_rows, fail_rows = [], []
     ref_origin, qry_origin = origins
     for (run, seed, sheet, crit, labels), (parsed, attempts, raw, problems) in zip(
@@ -687,18 +568,13 @@ def rate_corpora(
                         "seed": seed,
                     }
                 )
-    keys = [
-        "movement",
-        "expert",
-        "criterion",
-        "criterion group",
-        "origin",
-        "modality",
-        "modality name",
-    ]
-    runs = pd.DataFrame(run_rows, columns=[*keys, "low rating", "high rating", "run", "seed"])
+    return run_rows, fail_rows
+
+
+def _summarise_runs(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ratings (median bounds over runs, in the study's schema) and their spread."""
     agg = (
-        runs.groupby(keys, sort=False)
+        runs.groupby(_SHEET_KEYS, sort=False)
         .agg(
             low=("low rating", "median"),
             high=("high rating", "median"),
@@ -710,38 +586,13 @@ def rate_corpora(
         )
         .reset_index()
     )
-    ratings = agg[keys].copy()
+    ratings = agg[_SHEET_KEYS].copy()
     ratings["low rating"] = agg["low"].to_numpy()
     ratings["high rating"] = agg["high"].to_numpy()
     m, s = interval_to_gaussian(ratings["low rating"], ratings["high rating"])
     ratings["mean"], ratings["sigma"] = m, s
-    ratings = ratings[STUDY_COLUMNS]
-    variability = agg[[*keys, "n_runs", "low_min", "low_max", "high_min", "high_max"]]
-    failures = pd.DataFrame(
-        fail_rows,
-        columns=["run", "seed", "movement", "criterion", "corpora", "attempts", "problems", "raw"],
-    )
-    stats = getattr(backend, "stats", None)
-    settings = {
-        "model": getattr(backend, "name", None),
-        "rater": name,
-        "setup": setup,
-        "repeats": repeats,
-        "rng": rng if isinstance(rng, int) else None,
-        "seeds": seeds,
-        "temperature": getattr(getattr(backend, "endpoint", None), "temperature", None),
-        "max_reasks": max_reasks,
-        "grid_limit": grid_limit,
-        "origins": list(origins),
-        "scale": list(criteria[0].scale) if len({c.scale for c in criteria}) == 1 else None,
-        "criteria": [c.name for c in criteria],
-        "n_corpora": len(corpora),
-        "sheets_asked": len(jobs),
-        "sheets_failed": len(failures),
-        "usage": stats.summary() if stats is not None else None,
-        "rrmap_version": __version__,
-    }
-    return ModelRatings(ratings, runs, variability, failures, settings)
+    variability = agg[[*_SHEET_KEYS, "n_runs", "low_min", "low_max", "high_min", "high_max"]]
+    return ratings[STUDY_COLUMNS], variability
 
 
 def merge_ratings(

@@ -1,0 +1,84 @@
+"""The ``rrmap`` command line: a thin layer over the library.
+
+Every sub-command reports user errors as one line on stderr with exit
+code 1; results go to stdout or files, progress and logs to stderr.
+Sub-commands are imported when they are run (or listed by ``--help``), so
+the command line starts without loading what other commands need.
+
+Layout: :mod:`rrmap.cli.analyze`, :mod:`rrmap.cli.points` and
+:mod:`rrmap.cli.plot` hold the core commands; :mod:`rrmap.rank.cli` and
+:mod:`rrmap.judge.cli` the groups of the two companion packages; what they
+all share (help options, the overwrite guard) is in :mod:`rrmap.cli.common`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import click
+
+from rrmap._version import __version__
+from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
+
+__all__ = ["CONTEXT_SETTINGS", "main", "refuse_overwrite"]
+
+#: Sub-command → ``module:attribute`` of its click command, imported on first use.
+_COMMANDS: dict[str, str] = {
+    "analyze": "rrmap.cli.analyze:analyze_command",
+    "judge": "rrmap.judge.cli:judge_group",
+    "plot": "rrmap.cli.plot:plot_command",
+    "points": "rrmap.cli.points:points_command",
+    "rank": "rrmap.rank.cli:rank_group",
+}
+
+
+class _Group(click.Group):
+    """The main group: sub-commands loaded lazily, user errors as one line and exit code 1.
+
+    rrmap reports bad input as ``ValueError`` (:class:`InputError` and the
+    parameter checks) or as an ``OSError`` about a file. Set the environment
+    variable ``RRMAP_DEBUG=1`` to see the traceback instead.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*_COMMANDS, *super().list_commands(ctx)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _COMMANDS and cmd_name not in self.commands:
+            module, attr = _COMMANDS[cmd_name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            if os.environ.get("RRMAP_DEBUG"):
+                raise
+            raise click.ClickException(_one_line(exc)) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = (
+        str(exc)
+        if not isinstance(exc, OSError) or not exc.filename
+        else (f"{exc.filename}: {exc.strerror or exc}")
+    )
+    return " ".join(text.split())
+
+
+@click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "-V", "--version", prog_name="rrmap")
+def main() -> None:
+    """rrmap: Relative Ratings Maps of expert interval ratings.
+
+    Turn reference/query interval ratings into RRMap points (relative shift,
+    relative dispersion, Bhattacharyya overlap, quality zone), test expert
+    and category effects, and draw the maps.
+
+    Exit codes: 0 done; 1 bad input (a file, a column, a value: one line
+    "Error: ...", set RRMAP_DEBUG=1 to see a traceback instead); 2 the command
+    itself was mistyped (unknown option, missing argument, value out of range),
+    with its usage.
+    """

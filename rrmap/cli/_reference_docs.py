@@ -1,0 +1,125 @@
+"""Render the reference pages of ``docs/`` from the code itself.
+
+``docs/cli.md`` holds the ``--help`` of every command; ``docs/api.md`` lists
+the public Python API (each package's ``__all__`` with the first line of each
+docstring and its signature). Regenerate both with
+``python -m rrmap.cli._reference_docs``; a test checks that the committed files
+equal this output, so neither can drift.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+
+import click
+
+from rrmap.cli import main
+
+_WIDTH = 100
+API_PACKAGES = (
+    "rrmap",
+    "rrmap.stats",
+    "rrmap.plot",
+    "rrmap.rank",
+    "rrmap.judge",
+)
+
+
+def _walk(cmd: click.Command, path: list[str]):
+    yield path, cmd
+    if isinstance(cmd, click.Group):
+        for name in sorted(cmd.commands):
+            yield from _walk(cmd.commands[name], [*path, name])
+
+
+def cli_reference() -> str:
+    """Markdown with the ``--help`` text of every rrmap command and sub-command."""
+    parts = [
+        "# Command-line reference",
+        "",
+        "Generated from the commands' own `--help` by `python -m rrmap.cli._reference_docs`; "
+        "the test suite checks it is up to date.",
+        "",
+        "**Exit codes.** `0`: done. `1`: bad input — a file, column, value or setting rrmap "
+        "cannot use — reported as one line `Error: …` on stderr (set `RRMAP_DEBUG=1` for a "
+        "traceback). `2`: the command line itself is wrong — an unknown option or command, a "
+        "missing argument, a value of the wrong type or out of range — reported with the "
+        "command's usage, as in every click program. Warnings about the input (a guessed "
+        "encoding, `mean` columns that disagree with the intervals) are lines `Warning: …` "
+        "on stderr and do not change the exit code.",
+        "",
+    ]
+    for path, cmd in _walk(main, ["rrmap"]):
+        settings = {**cmd.context_settings, "terminal_width": _WIDTH, "max_content_width": _WIDTH}
+        ctx = click.Context(cmd, info_name=" ".join(path), **settings)
+        parts += [f"## `{' '.join(path)}`", "", "```text", cmd.get_help(ctx).rstrip(), "```", ""]
+    return "\n".join(parts)
+
+
+def _signature(obj: object) -> str:
+    try:
+        full = inspect.signature(obj)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ""
+    bare = [p.replace(annotation=inspect.Parameter.empty) for p in full.parameters.values()]
+    plain = full.replace(parameters=bare, return_annotation=inspect.Signature.empty)
+    sig = str(plain)
+    return sig if len(sig) <= 80 else "(...)"
+
+
+def _constant(value: object) -> str:
+    """A constant's value, unless it depends on the machine (a path) or is too long."""
+    text = repr(value)
+    if isinstance(value, str) and Path(value).is_absolute():
+        return "a file path inside the installed package"
+    return f"`{text}`" if len(text) <= 80 else f"a `{type(value).__name__}`"
+
+
+def api_reference() -> str:
+    """Markdown listing each package's public names with their one-line summary."""
+    parts = [
+        "# Python API",
+        "",
+        "Generated from the packages' `__all__` and docstrings by "
+        "`python -m rrmap.cli._reference_docs`; the test suite checks it is up to date. "
+        "Full documentation, with parameters and examples, is in each docstring "
+        "(`help(rrmap.points)` or `rrmap.points?` in Jupyter).",
+        "",
+    ]
+    for pkg_name in API_PACKAGES:
+        pkg = importlib.import_module(pkg_name)
+        parts += [f"## `{pkg_name}`", "", "| name | kind | summary |", "|---|---|---|"]
+        for name in sorted(getattr(pkg, "__all__", []), key=str.lower):
+            obj = getattr(pkg, name)
+            if inspect.ismodule(obj):
+                kind, sig = "module", ""
+            elif inspect.isclass(obj):
+                kind, sig = "class", ""
+            elif callable(obj):
+                kind, sig = "function", _signature(obj)
+            else:
+                kind, sig = "constant", ""
+            doc = inspect.getdoc(obj) if kind != "constant" else _constant(obj)
+            summary = (doc or "").strip().split("\n\n")[0].replace("\n", " ").replace("|", "\\|")
+            where = getattr(obj, "__module__", pkg_name) if kind != "constant" else pkg_name
+            call = f"`{name}{sig}`".replace("|", "\\|")
+            parts.append(f"| {call} | {kind} (`{where}`) | {summary} |")
+        parts.append("")
+    return "\n".join(parts)
+
+
+def write(folder: Path) -> list[Path]:
+    """Write ``cli.md`` and ``api.md`` into *folder*."""
+    out = []
+    for name, text in (("cli.md", cli_reference()), ("api.md", api_reference())):
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        out.append(path)
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover
+    for p in write(Path(__file__).resolve().parents[2] / "docs"):
+        print(f"wrote {p}")

@@ -1,0 +1,108 @@
+"""``rrmap analyze``: every test design, the tables and a report, written to a folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from rrmap.cli._options import ratings_from_options, ratings_options
+from rrmap.cli.common import CONTEXT_SETTINGS
+from rrmap.stats.adjust import P_ADJUST_METHODS
+
+
+@click.command("analyze", context_settings=CONTEXT_SETTINGS)
+@click.argument("ratings", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--by",
+    "by",
+    multiple=True,
+    help="Category to test (repeatable). Default: every category except relabellings "
+    "of others (study: movement, criterion, criterion_group, modality).",
+)
+@click.option(
+    "--permutations",
+    type=click.IntRange(min=0),
+    default=5000,
+    help="Permutations per energy test.",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, help="Random seed (recorded).")
+@click.option(
+    "--p-adjust",
+    type=click.Choice(list(P_ADJUST_METHODS)),
+    default="none",
+    help="Adjust p-values within each family (a k-sample test and its pairs); "
+    "raw p-values are always kept.",
+)
+@click.option(
+    "--chi2-monte-carlo",
+    "chi2_draws",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Monte Carlo draws for χ² p-values with fixed margins (0: asymptotic χ², "
+    "as in the paper).",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("rrmap-results"),
+    help="Output folder.",
+)
+@click.option("--force", is_flag=True, help="Overwrite existing outputs in OUT.")
+@click.option("--no-figures", is_flag=True, help="Do not draw the figures.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar or file list on stderr.")
+@ratings_options
+def analyze_command(
+    ratings: Path,
+    by: tuple[str, ...],
+    permutations: int,
+    seed: int,
+    p_adjust: str,
+    chi2_draws: int,
+    out: Path,
+    force: bool,
+    no_figures: bool,
+    quiet: bool,
+    **opts,
+) -> None:
+    """Test expert and category effects in RATINGS and write tables and a report.
+
+    Runs, for energy tests on the (Δ, R) points and χ² tests on the quality
+    levels: the expert effect overall (all raters, then every pair), the
+    expert effect per option of each --by category, and the effect of each
+    category per rater (all options, then every pair). Writes tests.csv,
+    points.csv, proportions.csv, agreement.csv, results.json and report.md to
+    OUT, and prints a summary. p < 0.05 is marked as evidence, not a verdict.
+    """
+    from rrmap.analysis import analyze, existing_outputs, file_sha256
+
+    if out.exists() and not out.is_dir():
+        raise click.ClickException(f"{out} exists and is not a folder")
+    existing = existing_outputs(out)
+    if existing and not force:
+        raise click.ClickException(
+            f"{out} already holds {', '.join(existing)}; use --force to overwrite"
+        )
+    df, settings = ratings_from_options(ratings, opts, quiet=quiet)
+    result = analyze(
+        df,
+        by=list(by) if by else None,
+        n_perm=permutations,
+        rng=seed,
+        p_adjust=p_adjust,
+        chi2_n_perm=chi2_draws,
+        coverage=settings["coverage"],
+        z=settings["z"],
+        thresholds=settings["thresholds"],
+        progress=not quiet,
+    )
+    # the table is the file as loaded: record the file's own hash
+    result.settings.update(
+        input=str(ratings), input_sha256=file_sha256(ratings), input_hashed="file"
+    )
+    written = result.write(out, force=force, figures=not no_figures)
+    click.echo(result._repr_markdown_())
+    if not quiet:
+        for path in written:
+            click.echo(f"wrote {path}", err=True)

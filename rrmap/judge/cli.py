@@ -1,0 +1,375 @@
+"""``rrmap judge``: 2AFC, multiple-choice and interpretation judging from the shell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+from rrmap.cli.common import CONTEXT_SETTINGS
+from rrmap.judge._cli_common import (
+    _MAX_SIDE_OPTION,
+    _PROMPTS_OPTION,
+    _backend_options,
+    _check_outputs,
+    _client,
+    _dry_run,
+    _emit,
+)
+from rrmap.judge._cli_rate import rate_command
+
+
+@click.group("judge", context_settings=CONTEXT_SETTINGS)
+def judge_group() -> None:
+    """Multimodal LLMs as aesthetic judges (any OpenAI-compatible endpoint).
+
+    Every command shares the backend options (--base-url, --model,
+    --api-key-env, --concurrency, --cache, --timeout); the key is read from
+    the named environment variable and never written anywhere.
+    """
+
+
+@judge_group.command("2afc", context_settings=CONTEXT_SETTINGS)
+@click.argument("pairs", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--mode", type=click.Choice(["base", "cot", "artcot"]), default="artcot", help="Prompting mode."
+)
+@click.option(
+    "--orders",
+    type=click.Choice(["both", "ab"]),
+    default="both",
+    help="Judge each pair in both left/right orders, or only as listed.",
+)
+@_PROMPTS_OPTION
+@_MAX_SIDE_OPTION
+@click.option(
+    "--separate-images",
+    is_flag=True,
+    help="Send source, left and right as three images instead of one composite.",
+)
+@click.option("--image-format", type=click.Choice(["PNG", "JPEG", "WEBP"]), default="PNG")
+@click.option(
+    "--format-retries",
+    type=click.IntRange(0),
+    default=1,
+    help="Re-asks with a format reminder when the final answer is unreadable.",
+)
+@click.option(
+    "--baseline",
+    type=click.Choice(["random"]),
+    default=None,
+    help="Use a seeded random judge instead of an endpoint.",
+)
+@click.option(
+    "--per-order",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write one row per pair and order (with raw answers) here.",
+)
+@click.option(
+    "--bias",
+    "bias_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the position-bias table here.",
+)
+@_backend_options
+def twoafc_command(
+    pairs: Path,
+    mode: str,
+    orders: str,
+    prompts_file: Path | None,
+    max_side: int,
+    separate_images: bool,
+    image_format: str,
+    format_retries: int,
+    baseline: str | None,
+    per_order: Path | None,
+    bias_out: Path | None,
+    **o: Any,
+) -> None:
+    """Judge the image pairs of PAIRS (CSV) and write a comparisons table.
+
+    PAIRS has one row per pair: instance, style, source_image, candidate_a,
+    image_a, candidate_b, image_b (image paths relative to the file). The
+    output (instance, left, right, winner, ...) is what `rrmap rank align`
+    reads.
+    """
+    from rrmap.judge.judges import RandomJudge
+    from rrmap.judge.pairwise import first_messages, judge_pairs, read_pairs
+    from rrmap.judge.prompts import load_prompts
+    from rrmap.rank.comparisons import write_comparisons
+
+    table = read_pairs(pairs)
+    prompts = load_prompts(prompts_file)
+    settings = dict(
+        mode=mode,
+        prompts=prompts,
+        composite=not separate_images,
+        max_side=max_side,
+        image_format=image_format,
+    )
+    if baseline == "random":
+        if o["dry_run"]:
+            click.echo(
+                f"dry run: the random baseline sends no request; {len(table)} pair(s)", err=True
+            )
+            return
+        judge: Any = RandomJudge(rng=o["seed"])
+    else:
+        judge = _client(o)
+        if o["dry_run"]:
+            _dry_run(
+                judge, first_messages(table, **settings), f"{len(table)} pair(s) would be judged"
+            )
+            return
+    _check_outputs(o["force"], o["output"], per_order, bias_out)
+    result = judge_pairs(
+        table,
+        judge,
+        orders=orders,
+        format_retries=format_retries,
+        progress=not o["quiet"],
+        **settings,
+    )
+    seed = o["seed"]
+    comps = result.comparisons.assign(seed=seed)
+    _emit(comps, o["output"], "comparisons", write_comparisons)
+    if per_order is not None:
+        result.per_order.assign(seed=seed).to_csv(per_order, index=False)
+        click.echo(f"wrote {len(result.per_order)} per-order answers to {per_order}", err=True)
+    if bias_out is not None:
+        result.bias.assign(seed=seed).to_csv(bias_out, index=False)
+    for line in result.summary().splitlines():
+        click.echo(line, err=True)
+    for r in result.excluded.itertuples(index=False):
+        click.echo(
+            f"excluded: {r.instance} {r.candidate_a} vs {r.candidate_b}: {r.reason}", err=True
+        )
+    if hasattr(judge, "stats"):
+        click.echo(judge.stats.summary(), err=True)
+
+
+@judge_group.command("mcq", context_settings=CONTEXT_SETTINGS)
+@click.argument("questions", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--circular",
+    is_flag=True,
+    help="Ask once per rotation of the options; correct only if always correct.",
+)
+@click.option(
+    "--llm-match",
+    is_flag=True,
+    help="Ask the model to match replies the explicit rules leave unmatched.",
+)
+@click.option(
+    "--by", "by", multiple=True, help="Metadata column to aggregate accuracy by (repeatable)."
+)
+@_PROMPTS_OPTION
+@_MAX_SIDE_OPTION
+@click.option(
+    "--responses",
+    "responses_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write every reply with its match here.",
+)
+@_backend_options
+def mcq_command(
+    questions: Path,
+    circular: bool,
+    llm_match: bool,
+    by: tuple[str, ...],
+    prompts_file: Path | None,
+    max_side: int,
+    responses_out: Path | None,
+    **o: Any,
+) -> None:
+    """Ask the multiple-choice QUESTIONS (JSONL or CSV) and report Acc and NAcc.
+
+    The accuracy table (per --by group) goes to stdout or -o; unmatched
+    replies count as wrong and are listed on stderr.
+    """
+    from rrmap.judge.mcq import evaluate_mcq, mcq_accuracy, mcq_messages, read_questions
+    from rrmap.judge.prompts import load_prompts
+
+    table = read_questions(questions)
+    missing = [c for c in by if c not in table.columns]
+    if missing:
+        raise click.UsageError(f"--by column(s) not in {questions}: {', '.join(missing)}")
+    prompts = load_prompts(prompts_file)
+    client = _client(o)
+    if o["dry_run"]:
+        q = table.iloc[0]
+        _dry_run(
+            client,
+            mcq_messages(
+                q["question"], q["options"], q["images"], prompts=prompts, max_side=max_side
+            ),
+            f"{len(table)} question(s) would be asked",
+        )
+        return
+    _check_outputs(o["force"], o["output"], responses_out)
+    res = evaluate_mcq(
+        table,
+        client,
+        circular=circular,
+        llm_match=llm_match,
+        prompts=prompts,
+        max_side=max_side,
+        progress=not o["quiet"],
+    )
+    acc = mcq_accuracy(res.per_question, by=list(by) or None).assign(
+        model=client.name, circular=circular, seed=o["seed"]
+    )
+    _emit(acc, o["output"], "accuracy rows")
+    if responses_out is not None:
+        res.responses.assign(model=client.name, seed=o["seed"]).to_csv(responses_out, index=False)
+        click.echo(f"wrote {len(res.responses)} replies to {responses_out}", err=True)
+    unmatched = res.unmatched()
+    click.echo(
+        f"{len(res.per_question)} question(s), {len(res.responses)} repl(ies); "
+        f"{len(unmatched)} unmatched (counted wrong)",
+        err=True,
+    )
+    for r in unmatched.head(20).itertuples(index=False):
+        click.echo(
+            f"unmatched: {r.id} (rotation {r.rotation}): {r.match_rule}: "
+            f"{' '.join(str(r.reply).split())[:80]!r}",
+            err=True,
+        )
+    click.echo(client.stats.summary(), err=True)
+
+
+@judge_group.command("interpret", context_settings=CONTEXT_SETTINGS)
+@click.argument("responses", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--by", "by", multiple=True, help="Metadata column to summarise by (repeatable).")
+@_PROMPTS_OPTION
+@click.option(
+    "--format-retries",
+    type=click.IntRange(0),
+    default=1,
+    help="Re-asks with a format reminder when a grade is unreadable.",
+)
+@click.option(
+    "--summary",
+    "summary_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the mean scores table here.",
+)
+@_backend_options
+def interpret_command(
+    responses: Path,
+    by: tuple[str, ...],
+    prompts_file: Path | None,
+    format_retries: int,
+    summary_out: Path | None,
+    **o: Any,
+) -> None:
+    """Grade RESPONSES (CSV/JSONL: id, response, reference[, question]) on 0-2.
+
+    A judge model scores relevance, precision and completeness against the
+    reference, with its reasons; one row per response goes to stdout or -o,
+    the means to stderr (and --summary).
+    """
+    from rrmap.judge.interpret import (
+        interpretation_summary,
+        read_interpretations,
+        score_interpretations,
+    )
+    from rrmap.judge.prompts import load_prompts, render
+
+    table = read_interpretations(responses)
+    missing = [c for c in by if c not in table.columns]
+    if missing:
+        raise click.UsageError(f"--by column(s) not in {responses}: {', '.join(missing)}")
+    prompts = load_prompts(prompts_file)
+    client = _client(o)
+    if o["dry_run"]:
+        r = table.iloc[0]
+        text = render(
+            prompts.interpret,
+            question=r["question"],
+            reference=r["reference"],
+            response=r["response"],
+        )
+        _dry_run(
+            client, [{"role": "user", "content": text}], f"{len(table)} response(s) would be graded"
+        )
+        return
+    _check_outputs(o["force"], o["output"], summary_out)
+    res = score_interpretations(
+        table, client, prompts=prompts, format_retries=format_retries, progress=not o["quiet"]
+    )
+    scores = res.scores.assign(judge_model=client.name, seed=o["seed"])
+    _emit(scores, o["output"], "graded responses")
+    summary = interpretation_summary(res.scores, by=list(by) or None).assign(
+        judge_model=client.name
+    )
+    if summary_out is not None:
+        summary.to_csv(summary_out, index=False)
+    click.echo(summary.to_string(index=False), err=True)
+    for r in res.scores[~res.scores["valid"]].itertuples(index=False):
+        click.echo(f"invalid: {r.id}: {r.error}", err=True)
+    click.echo(client.stats.summary(), err=True)
+
+
+@judge_group.command("subjectivity", context_settings=CONTEXT_SETTINGS)
+@click.argument("per_order", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--by", "by", multiple=True, default=("model", "mode"), help="Columns to group by (repeatable)."
+)
+@click.option(
+    "--turn",
+    "turns",
+    multiple=True,
+    help="Only these turns (e.g. artcot_critic); default every turn.",
+)
+@click.option(
+    "--lexicon",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Your own lexicon TSV (word, subjectivity 0-1, kind).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the table here instead of stdout.",
+)
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+def subjectivity_command(
+    per_order: Path,
+    by: tuple[str, ...],
+    turns: tuple[str, ...],
+    lexicon: Path | None,
+    output: Path | None,
+    force: bool,
+) -> None:
+    """Subjectivity of the replies in PER_ORDER (from `2afc --per-order`), per model and mode.
+
+    Mean lexicon subjectivity (0-1) and subjective words per 100 words, as in
+    ArtCoT's comparison of prompting modes. No model is called.
+    """
+    from rrmap.judge.subjectivity import load_lexicon, reply_texts, subjectivity_by
+
+    if not per_order.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(per_order))
+    table = pd.read_csv(per_order, dtype=str, keep_default_na=False)
+    if "answers" not in table.columns:
+        raise click.ClickException(
+            f"{per_order}: no 'answers' column; write it with `rrmap judge 2afc --per-order FILE`"
+        )
+    texts = reply_texts(table)
+    if turns:
+        texts = texts[texts["turn"].isin(turns)]
+    _check_outputs(force, output)
+    out = subjectivity_by(texts, by=list(by), lexicon=load_lexicon(lexicon))
+    _emit(out, output, "rows")
+
+
+judge_group.add_command(rate_command)

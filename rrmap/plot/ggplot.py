@@ -1,0 +1,351 @@
+"""The RRMap as a plotnine ``ggplot`` that users extend with ``+`` (docs/figures.md).
+
+:func:`ggrrmap` returns an ordinary ``ggplot``: add a theme
+(``+ theme_bw()`` or :func:`rrmap.plot.styles.theme_rrmap`), facets
+(``+ facet_wrap("expert")``), labels or scales as with any plotnine plot. The
+background, zone outlines and labels carry no facet column, so they repeat in
+every facet. Points beyond the view are moved onto its edge and drawn as
+outward-pointing triangles; the caption says how many.
+
+The point data keep every column of the points table plus ``x``/``y`` (the
+drawn position), ``clipped`` and ``direction``, so facets and extra layers can
+use any category.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from plotnine import (
+    aes,
+    annotate,
+    coord_cartesian,
+    geom_path,
+    geom_point,
+    geom_raster,
+    ggplot,
+    labs,
+    scale_color_manual,
+    scale_fill_gradientn,
+    scale_shape_manual,
+)
+
+from rrmap.plot._geometry import (
+    DEFAULT_XLIM,
+    DEFAULT_YLIM,
+    _bc_contour,
+    _bc_grid,
+    _check_limits,
+    _clip_to_view,
+    _zone_rectangles,
+)
+from rrmap.plot.map import (
+    _check_points,
+    _levels,
+    _style_map,
+    _thresholds_of,
+    background_cmap,
+)
+from rrmap.zones import Thresholds
+
+__all__ = ["ggrrmap", "rrmap_layers_data"]
+
+
+def rrmap_layers_data(
+    points: pd.DataFrame | None = None,
+    *,
+    thresholds: Thresholds | None = None,
+    xlim: tuple[float, float] = DEFAULT_XLIM,
+    ylim: tuple[float, float] = DEFAULT_YLIM,
+    resolution: int = 200,
+) -> dict[str, pd.DataFrame]:
+    """The data behind each layer of :func:`ggrrmap`, as tidy DataFrames.
+
+    Useful to build a custom plot from scratch (plotnine, seaborn, another tool).
+
+    Parameters
+    ----------
+    points : DataFrame, optional
+        Output of :func:`rrmap.points`.
+    thresholds : Thresholds, optional
+        Zone thresholds (default: recorded in ``points.attrs``, else the paper's).
+    xlim, ylim : (float, float)
+        The view.
+    resolution : int, default 200
+        Background cells along each side.
+
+    Returns
+    -------
+    dict of DataFrame
+        ``background`` (``delta``, ``r``, ``bc`` at cell centres), ``zones``
+        (``zone``, ``delta``, ``r``: closed outlines of stereotype and fair),
+        ``excellent`` (``delta``, ``r`` along BC = threshold) and, with
+        points, ``points`` (the points plus ``x``, ``y``, ``clipped``, ``direction``).
+
+    Examples
+    --------
+    >>> d = rrmap_layers_data(resolution=10)
+    >>> d["background"].shape, sorted(d["zones"].zone.unique())
+    ((100, 3), ['fair', 'stereotype'])
+    """
+    xlim, ylim = _check_limits(xlim, ylim)
+    th = _thresholds_of(points, thresholds)
+    x, y, bc = _bc_grid(xlim, ylim, resolution)
+    xx, yy = np.meshgrid(x, y)
+    out = {
+        "background": pd.DataFrame({"delta": xx.ravel(), "r": yy.ravel(), "bc": bc.ravel()}),
+        "zones": pd.concat(
+            [
+                pd.DataFrame({"zone": name, "delta": xy[:, 0], "r": xy[:, 1]})
+                for name, xy in _zone_rectangles(th).items()
+            ],
+            ignore_index=True,
+        ),
+    }
+    curve = _bc_contour(th.excellent_bc)
+    out["excellent"] = pd.DataFrame({"delta": curve[:, 0], "r": curve[:, 1]})
+    if points is not None:
+        _check_points(points, [])
+        placed = _clip_to_view(points["delta"], points["r"], xlim, ylim)
+        out["points"] = points.assign(
+            x=placed.x, y=placed.y, clipped=placed.clipped, direction=placed.direction
+        )
+    return out
+
+
+def ggrrmap(
+    points: pd.DataFrame | None = None,
+    color: str | None = None,
+    *,
+    thresholds: Thresholds | None = None,
+    xlim: tuple[float, float] = DEFAULT_XLIM,
+    ylim: tuple[float, float] = DEFAULT_YLIM,
+    order: Sequence[Any] | None = None,
+    palette: Sequence[str] | Mapping[Any, str] | None = None,
+    markers: Sequence[str] | Mapping[Any, str] | None = None,
+    size: float = 2.0,
+    alpha: float = 0.85,
+    labels: bool = True,
+    references: bool = True,
+    clip: bool = True,
+    resolution: int = 200,
+) -> ggplot:
+    """Build the RRMap as a plotnine ``ggplot``.
+
+    Parameters
+    ----------
+    points : DataFrame, optional
+        Output of :func:`rrmap.points`; ``None`` draws the empty map.
+    color : str, optional
+        Column mapped to both colour and shape (one legend).
+    thresholds : Thresholds, optional
+        Zone thresholds.
+    xlim, ylim : (float, float)
+        The view (Δ ∈ [−4, 4], R ∈ [0, 2.5] by default).
+    order, palette, markers
+        As in :func:`rrmap.plot.plot_rrmap`.
+    size : float, default 2
+        Point size (plotnine units).
+    alpha : float, default 0.85
+        Point opacity.
+    labels : bool, default True
+        Zone names and reference-point names.
+    references : bool, default True
+        Mark (0, 1) "perfect alignment" and (0, 0) "perfect stereotype".
+    clip : bool, default True
+        Move points beyond the view onto its edge (triangles, counted in the
+        caption); with ``False`` they are dropped from the view and the
+        caption says how many.
+    resolution : int, default 200
+        Background cells along each side.
+
+    Returns
+    -------
+    plotnine.ggplot
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from plotnine import facet_wrap, theme_bw
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> p = ggrrmap(pts, color="movement") + facet_wrap("expert") + theme_bw()
+    >>> p.save("/tmp/rrmap_gg.pdf", width=9, height=3.5, verbose=False)  # doctest: +SKIP
+    """
+    data = rrmap_layers_data(
+        points, thresholds=thresholds, xlim=xlim, ylim=ylim, resolution=resolution
+    )
+    xlim, ylim = _check_limits(xlim, ylim)
+    th = _thresholds_of(points, thresholds)
+    p = ggplot() + _background_layers(data) + _zone_layers(data)
+    if references:
+        p += annotate("point", x=[0.0, 0.0], y=[1.0, 0.0], shape="*", size=4.5, fill="white")
+    if labels:
+        p += _label_layers(data, th, xlim, ylim)
+    caption = None
+    if points is not None:
+        point_layers, caption = _point_layers(
+            points, data["points"], color, order, palette, markers, size, alpha, clip, xlim, ylim
+        )
+        p += point_layers
+    p += coord_cartesian(xlim=xlim, ylim=ylim, expand=False)
+    p += labs(x="relative shift Δ", y="relative dispersion R", caption=caption)
+    return p
+
+
+def _background_layers(data: dict[str, pd.DataFrame]) -> list:
+    """BC on the grid, with its colour scale."""
+    cmap = background_cmap()
+    return [
+        geom_raster(aes("delta", "r", fill="bc"), data=data["background"], interpolation=None),
+        scale_fill_gradientn(
+            colors=[cmap(v) for v in np.linspace(0, 1, 11)], limits=(0.0, 1.0), name="BC"
+        ),
+    ]
+
+
+def _zone_layers(data: dict[str, pd.DataFrame]) -> list:
+    """The fair and stereotype rectangles and the BC = 0.98 curve."""
+    zones = data["zones"]
+    return [
+        geom_path(aes("delta", "r"), data=zones[zones.zone == "fair"], color="black", size=0.5),
+        geom_path(
+            aes("delta", "r"),
+            data=zones[zones.zone == "stereotype"],
+            color="black",
+            size=0.5,
+            linetype="dashed",
+        ),
+        geom_path(aes("delta", "r"), data=data["excellent"], color="black", size=0.5),
+    ]
+
+
+def _label_layers(
+    data: dict[str, pd.DataFrame],
+    th: Thresholds,
+    xlim: tuple[float, float],
+    ylim: tuple[float, float],
+) -> list:
+    """Zone names in their corners; excellent and the reference points named beside the band."""
+    d, s, f = th.delta_bound, th.stereotype_r, th.fair_r
+    dx = 0.02 * (xlim[1] - xlim[0])
+    dy = 0.015 * (ylim[1] - ylim[0])
+    corners = annotate(
+        "text",
+        x=[-d + dx, -d + dx, xlim[0] + dx],
+        y=[s - dy, f - dy, ylim[1] - dy],
+        label=["stereotype", "fair", "bad"],
+        ha="left",
+        va="top",
+        size=7,
+    )
+    side = min(d, xlim[1]) + dx
+    curve = data["excellent"]
+    k = int(((curve.r - 1.2).abs() + (curve.delta < 0)).to_numpy().argmin())
+    targets = [(curve.delta[k], curve.r[k]), (0.0, 1.0), (0.0, 0.0)]
+    y_text = [f + 0.12, 1.0, 0.12]
+    leaders = annotate(
+        "segment",
+        x=[side - dx / 2] * 3,
+        y=y_text,
+        xend=[t[0] for t in targets],
+        yend=[t[1] for t in targets],
+        size=0.25,
+        color="black",
+    )
+    names = annotate(
+        "label",
+        x=[side] * 3,
+        y=y_text,
+        label=["excellent", "perfect\nalignment", "perfect\nstereotype"],
+        ha="left",
+        va="center",
+        size=5.5,
+        label_size=0,
+        label_padding=0.1,
+        fill="#ffffffbb",
+    )
+    return [corners, leaders, names]
+
+
+def _point_layers(
+    points: pd.DataFrame,
+    pts: pd.DataFrame,
+    color: str | None,
+    order: Sequence[Any] | None,
+    palette: Sequence[str] | Mapping[Any, str] | None,
+    markers: Sequence[str] | Mapping[Any, str] | None,
+    size: float,
+    alpha: float,
+    clip: bool,
+    xlim: tuple[float, float],
+    ylim: tuple[float, float],
+) -> tuple[list, str | None]:
+    """The points (coloured and shaped by *color*), clipped ones as triangles, and the caption."""
+    layers: list = []
+    n_clipped = int(pts["clipped"].sum())
+    if color is None:
+        inside = pts[~pts["clipped"]]
+        layers.append(
+            geom_point(
+                aes("x", "y"), data=inside, color="#0072B2", size=size, alpha=alpha, stroke=0.3
+            )
+        )
+    else:
+        levels = _levels(points[color], order)
+        styles = _style_map(levels, palette, markers, color)
+        keys = [str(v) for v in levels]
+        pts = pts.assign(**{color: pd.Categorical(pts[color].astype(str), keys)})
+        layers += [
+            geom_point(
+                aes("x", "y", color=color, shape=color),
+                data=pts[~pts["clipped"]],
+                size=size,
+                alpha=alpha,
+                stroke=0.3,
+            ),
+            scale_color_manual(
+                values={k: styles[v][0] for k, v in zip(keys, levels, strict=True)}, name=color
+            ),
+            scale_shape_manual(
+                values={k: styles[v][1] for k, v in zip(keys, levels, strict=True)}, name=color
+            ),
+        ]
+    if clip and n_clipped:
+        layers += _clipped_layers(pts, color, size, xlim, ylim)
+    caption = None
+    if n_clipped:
+        caption = f"{n_clipped} point{'s' * (n_clipped != 1)} beyond the view " + (
+            "clipped to its edge (triangles)" if clip else "not shown"
+        )
+    return layers, caption
+
+
+def _clipped_layers(
+    pts: pd.DataFrame,
+    color: str | None,
+    size: float,
+    xlim: tuple[float, float],
+    ylim: tuple[float, float],
+) -> list:
+    """Triangles for the points moved onto the view's edge, pointing outwards."""
+    # plotnine clips layers to the panel: pull the triangles just inside it
+    inset_x = 0.012 * (xlim[1] - xlim[0])
+    inset_y = 0.012 * (ylim[1] - ylim[0])
+    shift = {">": (-inset_x, 0), "<": (inset_x, 0), "^": (0, -inset_y), "v": (0, inset_y)}
+    mapping = aes("x", "y", color=color) if color is not None else aes("x", "y")
+    extra = {} if color is not None else {"color": "#0072B2"}
+    layers = []
+    for direction in (">", "<", "^", "v"):
+        sub = pts[pts["direction"] == direction]
+        if sub.empty:
+            continue
+        sub = sub.assign(x=sub["x"] + shift[direction][0], y=sub["y"] + shift[direction][1])
+        layers.append(
+            geom_point(
+                mapping, data=sub, shape=direction, size=size * 1.3, show_legend=False, **extra
+            )
+        )
+    return layers

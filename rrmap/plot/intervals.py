@@ -1,0 +1,214 @@
+"""Example intervals beside their RRMap points (paper Fig. 2; docs/figures.md)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from rrmap.comparison import compare
+from rrmap.errors import InputError
+from rrmap.gaussian import interval_to_gaussian
+from rrmap.plot._geometry import DEFAULT_XLIM, DEFAULT_YLIM
+from rrmap.plot.map import QUALITY_COLORS, _legend_handles, _style_map, panel_artists, plot_rrmap
+from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
+
+__all__ = ["example_interval_pairs", "plot_interval_examples"]
+
+
+def example_interval_pairs() -> pd.DataFrame:
+    """The nine interval pairs of paper Fig. 2: reference [30, 50], query shifted/scaled.
+
+    Rows: query dilated (width 40), same width, compressed (width 10);
+    columns: shifted by −5, not shifted, shifted by +5 rating points. On the
+    RRMap they give 1 excellent, 2 fair, 3 stereotype and 3 bad points, the
+    paper's "1/9 Excel., 2/9 Fair, 3/9 Stereo., 3/9 Bad".
+
+    Returns
+    -------
+    DataFrame
+        Columns ``label``, ``low_ref``, ``high_ref``, ``low_query``, ``high_query``.
+
+    Examples
+    --------
+    >>> pairs = example_interval_pairs()
+    >>> pairs.loc[4, "label"], pairs.loc[4, ["low_query", "high_query"]].tolist()
+    ('same width, centred', [30.0, 50.0])
+    """
+    rows = []
+    for width, wname in ((40.0, "dilated"), (20.0, "same width"), (10.0, "compressed")):
+        for shift, sname in ((-5.0, "shifted down"), (0.0, "centred"), (5.0, "shifted up")):
+            centre = 40.0 + shift
+            rows.append(
+                {
+                    "label": f"{wname}, {sname}",
+                    "low_ref": 30.0,
+                    "high_ref": 50.0,
+                    "low_query": centre - width / 2,
+                    "high_query": centre + width / 2,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _pairs_frame(pairs: pd.DataFrame | Sequence[Any] | None) -> pd.DataFrame:
+    if pairs is None:
+        return example_interval_pairs()
+    if isinstance(pairs, pd.DataFrame):
+        need = ["low_ref", "high_ref", "low_query", "high_query"]
+        missing = [c for c in need if c not in pairs.columns]
+        if missing:
+            raise InputError(f"interval pairs have no column {', '.join(map(repr, missing))}")
+        out = pairs.reset_index(drop=True).copy()
+    else:
+        rows = []
+        problems = []
+        for i, pair in enumerate(pairs):
+            try:
+                (a1, b1), (a2, b2) = pair
+                rows.append({"low_ref": a1, "high_ref": b1, "low_query": a2, "high_query": b2})
+            except (TypeError, ValueError):
+                problems.append(f"pair {i + 1}: {pair!r} is not ((low, high), (low, high))")
+        if problems:
+            raise InputError("; ".join(problems))
+        out = pd.DataFrame(rows, columns=["low_ref", "high_ref", "low_query", "high_query"])
+    if out.empty:
+        raise InputError("no interval pairs given")
+    if "label" not in out:
+        out["label"] = [f"pair {i + 1}" for i in range(len(out))]
+    cols = ["low_ref", "high_ref", "low_query", "high_query"]
+    for col in cols:
+        out[col] = pd.to_numeric(out[col], errors="coerce")
+    vals = out[cols].to_numpy(dtype=float)
+    bad = ~((vals[:, 1] > vals[:, 0]) & (vals[:, 3] > vals[:, 2]) & np.isfinite(vals).all(axis=1))
+    if bad.any():
+        raise InputError(
+            "intervals need finite numbers with low < high; not so in pair(s) "
+            + ", ".join(str(i + 1) for i in np.flatnonzero(bad))
+        )
+    return out
+
+
+def plot_interval_examples(
+    pairs: pd.DataFrame | Sequence[Any] | None = None,
+    *,
+    gaussians: bool = False,
+    ncols: int | None = None,
+    coverage: float = 0.95,
+    z: float | None = None,
+    thresholds: Thresholds | None = None,
+    xlim: tuple[float, float] = DEFAULT_XLIM,
+    ylim: tuple[float, float] = DEFAULT_YLIM,
+    figsize: tuple[float, float] = (9.0, 4.2),
+) -> Figure:
+    """Example intervals beside their points on the RRMap (paper Fig. 2).
+
+    Left, one small panel per pair: the reference interval (grey) and the
+    query interval (coloured by its quality zone), as bars or, with
+    ``gaussians=True``, as the normal densities they stand for. Right, the
+    RRMap with each pair's point numbered like its panel.
+
+    Parameters
+    ----------
+    pairs : DataFrame or sequence of ((low, high), (low, high)), optional
+        Reference and query intervals; a DataFrame needs ``low_ref``,
+        ``high_ref``, ``low_query``, ``high_query`` (and may have ``label``).
+        Default :func:`example_interval_pairs` (the paper's nine).
+    gaussians : bool, default False
+        Draw the Gaussians instead of the intervals.
+    ncols : int, optional
+        Columns of the small panels (default ⌈√n⌉).
+    coverage, z : float
+        Interval → Gaussian convention (see :func:`rrmap.interval_to_gaussian`).
+    thresholds : Thresholds, optional
+        Zone thresholds.
+    xlim, ylim : (float, float)
+        View of the RRMap.
+    figsize : (float, float)
+        Figure size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from rrmap.plot import plot_interval_examples
+    >>> fig = plot_interval_examples([((30, 50), (35, 45)), ((30, 50), (20, 60))])
+    >>> len(fig.subfigs[0].axes)
+    2
+    >>> plt.close(fig)
+    """
+    df = _pairs_frame(pairs)
+    th = thresholds or Thresholds()
+    m1, s1 = interval_to_gaussian(df["low_ref"], df["high_ref"], coverage=coverage, z=z)
+    m2, s2 = interval_to_gaussian(df["low_query"], df["high_query"], coverage=coverage, z=z)
+    delta, r, bc = compare(m1, s1, m2, s2)
+    pts = df.assign(delta=delta, r=r, bc=bc, quality=classify(delta, r, bc, th))
+    pts["number"] = np.arange(1, len(pts) + 1)
+    n = len(pts)
+    ncols = ncols or math.ceil(math.sqrt(n))
+    nrows = math.ceil(n / ncols)
+
+    fig = plt.figure(figsize=figsize, layout="constrained")
+    left, right = fig.subfigures(1, 2, width_ratios=[1.0, 1.25])
+    small = left.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+    lo = float(min(df["low_ref"].min(), df["low_query"].min()))
+    hi = float(max(df["high_ref"].max(), df["high_query"].max()))
+    pad = 0.08 * (hi - lo)
+    grid_x = np.linspace(lo - pad, hi + pad, 300)
+    for k, ax in enumerate(small.flat):
+        if k >= n:
+            ax.set_visible(False)
+            continue
+        row = pts.iloc[k]
+        qcol = QUALITY_COLORS[str(row["quality"])]
+        if gaussians:
+            for m, s, col, lw in ((m1[k], s1[k], "0.45", 1.0), (m2[k], s2[k], qcol, 1.6)):
+                dens = np.exp(-0.5 * ((grid_x - m) / s) ** 2) / (s * math.sqrt(2 * math.pi))
+                ax.plot(grid_x, dens, color=col, linewidth=lw)
+                ax.fill_between(grid_x, dens, color=col, alpha=0.15, linewidth=0)
+            ax.set_yticks([])
+        else:
+            ax.hlines(1, row["low_ref"], row["high_ref"], color="0.45", linewidth=4)
+            ax.hlines(0, row["low_query"], row["high_query"], color=qcol, linewidth=4)
+            ax.set_ylim(-0.8, 1.8)
+            ax.set_yticks([0, 1], ["query", "ref."])
+        ax.set_title(f"{row['number']}", fontsize="small", fontweight="bold", pad=2)
+        ax.tick_params(labelsize="x-small")
+    small.flat[0].set_xlim(lo - pad, hi + pad)
+    for ax in small[-1, :]:
+        ax.set_xlabel("rating", fontsize="small")
+    left.suptitle("(a) reference (grey) and query ratings", fontsize="medium")
+
+    ax = right.subplots()
+    plot_rrmap(pts, "quality", ax=ax, thresholds=th, xlim=xlim, ylim=ylim, size=40.0, legend=False)
+    for _, row in pts.iterrows():
+        x = float(np.clip(row["delta"], *xlim))
+        y = float(np.clip(row["r"], *ylim))
+        ax.annotate(
+            str(row["number"]),
+            (x, y),
+            xytext=(5, 4),
+            textcoords="offset points",
+            fontsize="small",
+            fontweight="bold",
+            zorder=5,
+        )
+    styles = _style_map(
+        [q for q in QUALITY_LEVELS if q in set(pts["quality"].astype(str))], None, None, "quality"
+    )
+    ax.legend(
+        handles=_legend_handles(styles, 40.0, panel_artists(ax).n_clipped, True),
+        loc="upper right",
+        fontsize="x-small",
+        framealpha=0.85,
+        frameon=True,
+    )
+    right.suptitle("(b) their points on the RRMap", fontsize="medium")
+    return fig

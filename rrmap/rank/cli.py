@@ -1,0 +1,378 @@
+"""``rrmap rank``: fit rankings, sample designs, measure alignment, from the shell."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from rrmap._markdown import markdown_table
+from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
+from rrmap.errors import InputError
+from rrmap.rank.alignment import align_rankings
+from rrmap.rank.bradley_terry import fit_bradley_terry
+from rrmap.rank.comparisons import read_comparisons, read_fineartbench
+from rrmap.rank.designs import sample_global, sample_per_instance
+from rrmap.rank.elo import fit_elo
+from rrmap.rank.filters import filter_subjective
+
+
+def _log(msg: str) -> None:
+    click.echo(msg, err=True)
+
+
+def _read_prefs(path: Path, fmt: str) -> pd.DataFrame:
+    """Read a comparisons CSV or FineArtBench JSON; report what the reader left out."""
+    if fmt == "auto":
+        fmt = "fineartbench" if path.suffix.lower() == ".json" else "csv"
+    if fmt == "csv":
+        df = read_comparisons(path)
+        _log(f"{path}: {len(df)} comparisons")
+        return df
+    fab = read_fineartbench(path)
+    parts = ", ".join(f"{r} {n}" for r, n in zip(fab.excluded.reason, fab.excluded.n_records,
+                                                     strict=True))  # fmt: skip
+    _log(f"{path}: {fab.n_records} records, {len(fab.comparisons)} comparisons used; "
+         f"excluded: {parts}")  # fmt: skip
+    return fab.comparisons
+
+
+def _filter(df: pd.DataFrame, band, eta, by: str, dropped_path: Path | None, force: bool):
+    if band is None and eta is None:
+        return df
+    if "instance" not in df.columns and by == "instance":
+        raise InputError("filters need an 'instance' column")
+    res = filter_subjective(df, band=band, eta=eta, by=by)
+    for r in res.summary().itertuples(index=False):
+        unit = "pairs" if r.reason == "tie_band" else "instances"
+        _log(f"filters: dropped {r.n_dropped} {unit} ({r.n_comparisons} comparisons): {r.reason}")
+    _log(f"filters: {len(res.comparisons)} of {len(df)} comparisons kept")
+    if dropped_path is not None:
+        _refuse(dropped_path, force)
+        res.dropped.to_csv(dropped_path, index=False)
+        _log(f"wrote {len(res.dropped)} dropped pairs/instances to {dropped_path}")
+    if res.comparisons.empty:
+        raise InputError("no comparisons left after filtering")
+    return res.comparisons
+
+
+def _refuse(path: Path, force: bool) -> None:
+
+    refuse_overwrite(path, force)
+
+
+def _select(df: pd.DataFrame, columns: str | None) -> pd.DataFrame:
+    if not columns:
+        return df
+    wanted = [c.strip() for c in columns.split(",") if c.strip()]
+    unknown = [c for c in wanted if c not in df.columns]
+    if unknown:
+        raise InputError(
+            f"--columns: unknown column{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(unknown)} (available: {', '.join(map(str, df.columns))})"
+        )
+    return df[wanted]
+
+
+def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: str,
+          columns: str | None = None) -> None:  # fmt: skip
+    df = _select(df, columns)
+    if output is not None:
+        _refuse(output, force)
+    if fmt == "csv":
+        text = df.to_csv(index=False)
+    elif fmt == "json":
+        text = df.to_json(orient="records", indent=1) + "\n"
+    else:
+        text = markdown_table(df) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        _log(f"wrote {len(df)} {what} to {output}")
+
+
+def _fit(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.DataFrame:
+    if model == "bt":
+        fit = fit_bradley_terry(df, by=by, ties=opts["ties"], alpha=opts["alpha"],
+                                fallback_alpha=opts["fallback_alpha"])  # fmt: skip
+        notes = fit.notes
+        n_missing = int((~fit.fits["mle_exists"]).sum())
+        if len(notes) <= 3:
+            for note in notes:
+                _log("note: " + note)
+        else:
+            _log(f"note: the maximum-likelihood estimate does not exist for {n_missing} of "
+                 f"{len(fit.fits)} groups (see the mle_exists/problem columns); those were "
+                 f"fitted with a Gaussian penalty")  # fmt: skip
+            n_slow = int((~fit.fits["converged"]).sum())
+            if n_slow:
+                _log(f"note: Newton's method did not converge for {n_slow} groups")
+        keys = [by] if by else []
+        info = fit.fits[[*keys, "mle_exists", "problem", "regularized", "alpha", "converged"]]
+        table = fit.table.merge(info, on=keys) if by else fit.table.assign(**info.iloc[0])
+        table = table.assign(model="bradley_terry", tie_handling=opts["ties"])
+        return table.sort_values([*keys, "rank", "candidate"], ignore_index=True)
+    fit = fit_elo(df, by=by, k=opts["k"], initial=opts["initial"], scale=opts["scale"],
+                  n_shuffles=opts["shuffles"], rng=opts["seed"])  # fmt: skip
+    table = fit.table.assign(model="elo", k=opts["k"], n_shuffles=opts["shuffles"],
+                             seed=opts["seed"])  # fmt: skip
+    return table.sort_values([*([by] if by else []), "rank", "candidate"], ignore_index=True)
+
+
+_out_opts = [
+    click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                 help="Write here instead of stdout."),
+    click.option("--format", "fmt", type=click.Choice(["csv", "json", "markdown"]),
+                 default="csv", help="Output format."),
+    click.option("--force", is_flag=True, help="Overwrite existing output files."),
+    click.option("--columns", default=None,
+                 help="Comma-separated columns to output (default: all)."),
+]  # fmt: skip
+
+_model_opts = [
+    click.option("--model", type=click.Choice(["bt", "elo"]), default="bt",
+                 help="Bradley-Terry (maximum likelihood, with standard errors) or Elo "
+                 "(averaged over shuffled orders)."),
+    click.option("--input-format", type=click.Choice(["auto", "csv", "fineartbench"]),
+                 default="auto", help="auto: *.json is FineArtBench JSON, anything else CSV."),
+    click.option("--ties", type=click.Choice(["half", "exclude"]), default="half",
+                 help="Bradley-Terry: a tie is half a win each, or left out (and counted)."),
+    click.option("--alpha", type=float, default=None,
+                 help="Bradley-Terry penalty (prior precision). Default: none when the MLE "
+                 "exists, else --fallback-alpha; 0 forbids the penalty."),
+    click.option("--fallback-alpha", type=float, default=0.1,
+                 help="Penalty used when the MLE does not exist."),
+    click.option("--k", "k", type=float, default=32.0, help="Elo K-factor."),
+    click.option("--initial", type=float, default=1500.0, help="Elo starting rating."),
+    click.option("--scale", type=float, default=400.0, help="Elo logistic scale."),
+    click.option("--shuffles", type=int, default=100, help="Elo: number of random orders."),
+    click.option("--seed", type=int, default=0, help="Random seed (Elo orders, permutations)."),
+]  # fmt: skip
+
+_filter_opts = [
+    click.option("--tie-band", nargs=2, type=float, default=None,
+                 help="Filter: drop pairs whose preference lies in [LOW, HIGH], e.g. 0.4 0.6."),
+    click.option("--eta", type=float, default=None,
+                 help="Filter: drop instances with |FAS|/|E| >= ETA, e.g. 0.15."),
+    click.option("--dropped", type=click.Path(dir_okay=False, path_type=Path),
+                 help="Write the filters' dropped pairs/instances here."),
+]  # fmt: skip
+
+
+def _apply(options):
+    def deco(f):
+        for opt in reversed(options):
+            f = opt(f)
+        return f
+
+    return deco
+
+
+@click.group("rank", context_settings=CONTEXT_SETTINGS)
+def rank_group() -> None:
+    """Pairwise preferences: rankings (Bradley-Terry, Elo), designs, alignment."""
+
+
+@rank_group.command("fit", context_settings=CONTEXT_SETTINGS)
+@click.argument("prefs", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--by", default=None, help="Fit one ranking per value of this column "
+              "(e.g. instance).")  # fmt: skip
+@_apply(_model_opts)
+@_apply(_filter_opts)
+@_apply(_out_opts)
+def fit_command(prefs: Path, by, model, input_format, output, fmt, force, columns, tie_band,
+                eta, dropped, **opts) -> None:  # fmt: skip
+    """Rank the candidates of a comparisons file PREFS (CSV or FineArtBench JSON).
+
+    Output: one row per candidate (and group) with score, uncertainty (se and
+    95 % interval for Bradley-Terry, spread and 2.5-97.5 % range over orders
+    for Elo), rank and win/loss/tie counts.
+    """
+    df = _read_prefs(prefs, input_format)
+    df = _filter(df, tuple(tie_band) if tie_band else None, eta, by or "instance", dropped,
+                 force)  # fmt: skip
+    table = _fit(df, model, by, opts)
+    _emit(table, output, fmt, force, "ranking rows", columns)
+
+
+@rank_group.command("filter", context_settings=CONTEXT_SETTINGS)
+@click.argument("prefs", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--tie-band",
+    nargs=2,
+    type=float,
+    default=(0.4, 0.6),
+    help="Drop pairs whose preference lies in [LOW, HIGH].",
+)
+@click.option("--eta", type=float, default=0.15, help="Drop instances with |FAS|/|E| >= ETA.")
+@click.option("--no-tie-filter", is_flag=True, help="Skip the tied-pair filter.")
+@click.option("--no-fas-filter", is_flag=True, help="Skip the non-transitivity filter.")
+@click.option("--by", default="instance", help="The instance column.")
+@click.option(
+    "--input-format",
+    type=click.Choice(["auto", "csv", "fineartbench"]),
+    default="auto",
+    help="auto: *.json is FineArtBench JSON, anything else CSV.",
+)
+@click.option(
+    "--dropped",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the dropped pairs/instances (with reasons) here.",
+)
+@click.option(
+    "--instances-report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every instance's feedback-arc-set statistics here.",
+)
+@_apply(_out_opts)
+def filter_command(prefs, tie_band, eta, no_tie_filter, no_fas_filter, by, input_format,
+                   dropped, instances_report, output, fmt, force, columns) -> None:  # fmt: skip
+    """Drop tied pairs and non-transitive instances from PREFS; write the kept comparisons.
+
+    The paper's filters with its values (band [0.4, 0.6], eta 0.15). What was
+    dropped, and why, is summarised on stderr and listed in --dropped.
+    """
+    df = _read_prefs(prefs, input_format)
+    band = None if no_tie_filter else tuple(tie_band)
+    eta_value = None if no_fas_filter else eta
+    if band is None and eta_value is None:
+        raise InputError("both filters are switched off: nothing to do")
+    if by not in df.columns:
+        raise InputError(f"column {by!r} (--by) not in {prefs}")
+    res = filter_subjective(df, band=band, eta=eta_value, by=by)
+    for r in res.summary().itertuples(index=False):
+        unit = "pairs" if r.reason == "tie_band" else "instances"
+        _log(f"filters: dropped {r.n_dropped} {unit} ({r.n_comparisons} comparisons): {r.reason}")
+    _log(f"filters: {len(res.comparisons)} of {len(df)} comparisons kept")
+    for path, table, what in ((dropped, res.dropped, "dropped pairs/instances"),
+                              (instances_report, res.instances, "instance reports")):  # fmt: skip
+        if path is not None:
+            _refuse(path, force)
+            table.to_csv(path, index=False)
+            _log(f"wrote {len(table)} {what} to {path}")
+    _emit(res.comparisons, output, fmt, force, "comparisons", columns)
+
+
+@rank_group.command("sample", context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--design",
+    type=click.Choice(["global", "instance"]),
+    required=True,
+    help="global: N questions uniformly over all (instance, pair); instance: N "
+    "questions per instance forming a connected, degree-uniform graph.",
+)
+@click.option(
+    "--candidates",
+    required=True,
+    help="Comma-separated candidate names, or @FILE with one name per line.",
+)
+@click.option(
+    "--instances",
+    required=True,
+    help="Comma-separated instance names, @FILE with one per line, or a number "
+    "N for instances i1..iN.",
+)
+@click.option(
+    "-n",
+    "--n",
+    "n",
+    type=int,
+    required=True,
+    help="global: total questions; instance: questions per instance.",
+)
+@click.option("--keep-sides", is_flag=True, help="Do not randomise left/right.")
+@click.option("--seed", type=int, default=0, help="Random seed.")
+@_apply(_out_opts)
+def sample_command(design, candidates, instances, n, keep_sides, seed, output, fmt, force,
+                   columns) -> None:  # fmt: skip
+    """Write a design: which pairs to show, ready for annotators or a judge."""
+    cands = _names_arg(candidates, "--candidates")
+    if instances.strip().isdigit():
+        inst = [f"i{j}" for j in range(1, int(instances) + 1)]
+    else:
+        inst = _names_arg(instances, "--instances")
+    fn = sample_global if design == "global" else sample_per_instance
+    table = fn(inst, cands, n, rng=seed, randomize_sides=not keep_sides)
+    _emit(table.assign(design=design, seed=seed), output, fmt, force, "questions", columns)
+
+
+def _names_arg(value: str, opt: str) -> list[str]:
+    if value.startswith("@"):
+        path = Path(value[1:])
+        if not path.exists():
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        names = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
+        names = [x for x in names if x]
+    else:
+        names = [x.strip() for x in value.split(",") if x.strip()]
+    if not names:
+        raise InputError(f"{opt}: no names given")
+    return names
+
+
+def _ranking(path: Path, by: str | None, model: str, input_format: str, opts: dict):
+    if path.suffix.lower() == ".json" or input_format == "fineartbench":
+        return _fit(_read_prefs(path, input_format), model, by, opts)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    head = pd.read_csv(path, nrows=0).columns
+    if "winner" in head:
+        return _fit(_read_prefs(path, input_format), model, by, opts)
+    return pd.read_csv(path, dtype={"candidate": str, **({by: str} if by else {})})
+
+
+@rank_group.command("align", context_settings=CONTEXT_SETTINGS)
+@click.argument("human", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--by", default=None, help="Per-group alignment (e.g. instance): rho per group, "
+              "mean rho and Fisher's combined p.")  # fmt: skip
+@click.option(
+    "--alternative",
+    type=click.Choice(["two-sided", "greater", "less"]),
+    default="two-sided",
+    help="Alternative hypothesis of each Spearman test.",
+)
+@click.option(
+    "--method",
+    type=click.Choice(["auto", "exact", "permutation", "asymptotic"]),
+    default="auto",
+    help="p-value method (auto: exact when possible).",
+)
+@click.option("--permutations", type=int, default=9999, help="Permutations when not exact.")
+@click.option("--summary-only", is_flag=True, help="Print only the one-row summary.")
+@_apply(_model_opts)
+@_apply(_out_opts)
+def align_command(human, model_file, by, alternative, method, permutations, summary_only,
+                  model, input_format, output, fmt, force, columns,
+                  **opts) -> None:  # fmt: skip
+    """Spearman agreement of the MODEL ranking with the HUMAN ranking.
+
+    Each file is either a ranking table (candidate, score[, group]) such as
+    the output of ``rrmap rank fit``, or a comparisons file (CSV with a
+    winner column, or FineArtBench JSON) that is first fitted with --model
+    (filter comparisons beforehand with ``rrmap rank filter``).
+    The summary (mean rho, Fisher's combined p, exclusions) goes to stderr
+    unless --summary-only sends it to the output.
+    """
+    h = _ranking(human, by, model, input_format, opts)
+    m = _ranking(model_file, by, model, input_format, opts)
+    res = align_rankings(h, m, by=by, alternative=alternative, method=method,
+                         n_permutations=permutations, rng=opts["seed"],
+                         labels=(str(human), str(model_file)))  # fmt: skip
+    summary = res.summary.assign(seed=opts["seed"])
+    excluded = ", ".join(f"{r} {n}" for r, n in zip(res.excluded.reason, res.excluded.n,
+                                                        strict=True))  # fmt: skip
+    if summary_only:
+        _emit(summary.assign(**{f"excluded_{r}": n for r, n in
+                                zip(res.excluded.reason, res.excluded.n, strict=True)}),
+              output, fmt, force, "summary rows", columns)  # fmt: skip
+        return
+    s = summary.iloc[0]
+    _log(f"alignment: {s.n_groups} group(s), mean rho {s.mean_rho:.4f}"
+         + (f", Fisher combined p {s.fisher_p:.4g}" if by else "")
+         + f" ({alternative}); excluded: {excluded}")  # fmt: skip
+    _emit(res.table.assign(alternative=alternative, seed=opts["seed"]), output, fmt, force,
+          "alignment rows", columns)  # fmt: skip

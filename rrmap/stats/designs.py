@@ -1,0 +1,681 @@
+"""The test designs of the paper (§2.2.5, §2.2.7; docs/tests.md), for both test kinds.
+
+- **Expert effect, overall**: all raters (k-sample), then every rater pair.
+- **Expert effect per option**: for each category and each of its options,
+  the same on that option's points.
+- **Category effect per expert**: for each rater and each category, all
+  options (k-sample), then every option pair.
+
+Each design runs the energy test on the (Δ, R) points and the χ² test on the
+Group × Quality table. The results are one tidy table, one row per test, in
+the tests-table format of docs/tests.md (see :data:`TESTS_COLUMNS`); a test that cannot be
+run (a single group, a group with fewer than 2 points, a χ² table with a
+single non-empty quality level) is a row with an empty p-value and the
+reason in ``note``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from rrmap.errors import InputError
+from rrmap.stats.adjust import P_ADJUST_METHODS, adjust_pvalues
+from rrmap.stats.chi2 import chi2_test
+from rrmap.stats.energy import (
+    _check_n_perm,
+    _skip_reason,
+    _tests_from_distances,
+    check_labels,
+    pairwise_distances,
+)
+from rrmap.zones import QUALITY_LEVELS
+
+__all__ = [
+    "EXTRA_COLUMNS",
+    "TESTS_COLUMNS",
+    "category_effect_per_expert",
+    "compare_groups",
+    "default_categories",
+    "expert_effect",
+    "expert_effect_per_option",
+    "run_designs",
+    "split_within",
+    "within_label",
+]
+
+#: The columns of the tests table, in the documented order (docs/tests.md).
+TESTS_COLUMNS: tuple[str, ...] = (
+    "test",
+    "by",
+    "within",
+    "groups",
+    "n",
+    "statistic",
+    "dof",
+    "pvalue",
+    "n_perm",
+)
+
+#: Columns appended after :data:`TESTS_COLUMNS` (χ² diagnostics and skip reasons);
+#: ``pvalue_<method>`` is inserted before them when p-values are adjusted.
+EXTRA_COLUMNS: tuple[str, ...] = ("min_expected", "share_expected_below_5", "note")
+
+
+TestKind = Literal["energy", "chi2"]
+_KINDS = ("energy", "chi2")
+
+
+def _quote(text: str) -> str:
+    """*text*, in double quotes (inner quotes doubled) if it holds ``=`` or starts with a quote."""
+    if "=" in text or text.startswith('"'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def within_label(column: str, value: object) -> str:
+    """The ``within`` label of the subset ``column == value``: ``movement=cubism``.
+
+    A column name or value holding ``=`` is quoted, so that two subsets never
+    share a label (category ``a=b`` with option ``c`` is ``"a=b"=c``, category
+    ``a`` with option ``b=c`` is ``a="b=c"``).
+
+    Examples
+    --------
+    >>> within_label("movement", "cubism"), within_label("a=b", "c"), within_label("a", "b=c")
+    ('movement=cubism', '"a=b"=c', 'a="b=c"')
+    """
+    return f"{_quote(str(column))}={_quote(str(value))}"
+
+
+def split_within(label: str) -> tuple[str, str]:
+    """The column and value of a ``within`` label (quotes removed); ``("all", "")`` for ``all``.
+
+    Examples
+    --------
+    >>> split_within('a="b=c"'), split_within("movement=cubism")
+    (('a', 'b=c'), ('movement', 'cubism'))
+    """
+    if label == "all":
+        return "all", ""
+    parts: list[str] = []
+    i = 0
+    for _ in range(2):
+        if label.startswith('"', i):
+            j = i + 1
+            buf = []
+            while j < len(label):
+                if label[j] == '"':
+                    if label.startswith('""', j):
+                        buf.append('"')
+                        j += 2
+                        continue
+                    break
+                buf.append(label[j])
+                j += 1
+            parts.append("".join(buf))
+            i = j + 2  # closing quote and "="
+        else:
+            j = label.find("=", i) if not parts else len(label)
+            j = len(label) if j < 0 else j
+            parts.append(label[i:j])
+            i = j + 1
+    return parts[0], parts[1]
+
+
+def _check_points(points: pd.DataFrame, columns: Iterable[str]) -> None:
+    missing = [c for c in ["expert", "delta", "r", "quality", *columns] if c not in points.columns]
+    if missing:
+        raise InputError(
+            f"points table lacks column(s) {missing}; available: {list(points.columns)}"
+        )
+    xy = points[["delta", "r"]].to_numpy(dtype=float)
+    bad = ~np.isfinite(xy).all(axis=1)
+    if bad.any():
+        where = points.loc[bad]
+        if "line_ref" in points.columns:
+            desc = [f"lines {a}/{b}" for a, b in zip(where.line_ref, where.line_query, strict=True)]
+        else:
+            desc = [f"row {i}" for i in np.flatnonzero(bad)]
+        raise InputError(
+            f"{int(bad.sum())} point(s) with NaN or inf Δ or R ({', '.join(desc[:20])}"
+            f"{' …' if len(desc) > 20 else ''}); tests need finite points"
+        )
+    if points["quality"].isna().any():
+        rows = np.flatnonzero(points["quality"].isna().to_numpy())
+        raise InputError(
+            f"{len(rows)} point(s) without a quality level (rows {rows[:20].tolist()})"
+        )
+    for col in ["expert", *columns]:
+        check_labels(points[col].to_numpy(dtype=object), f"column {col!r}")
+
+
+def _check_tests(tests: Sequence[str]) -> tuple[str, ...]:
+    tests = tuple([tests] if isinstance(tests, str) else tests)
+    bad = [t for t in tests if t not in _KINDS]
+    if bad or not tests:
+        raise InputError(f"tests must be among {list(_KINDS)}, got {list(tests)}")
+    return tests
+
+
+def _group_sets(names: list, pairwise: bool) -> list[tuple]:
+    sets = [tuple(names)]
+    if pairwise and len(names) > 2:
+        sets += list(combinations(names, 2))
+    return sets
+
+
+def _counts(labels: np.ndarray, quality: np.ndarray, groups: Sequence) -> np.ndarray:
+    """Group × quality-level counts (rows in the order of *groups*)."""
+    g_idx = pd.Index(list(groups)).get_indexer(labels)
+    q_idx = pd.Index(list(QUALITY_LEVELS)).get_indexer(quality)
+    if (q_idx < 0).any():
+        raise InputError(f"unknown quality level(s): {sorted(set(quality[q_idx < 0]))}")
+    n_q = len(QUALITY_LEVELS)
+    return np.bincount(g_idx * n_q + q_idx, minlength=len(groups) * n_q).reshape(-1, n_q)
+
+
+def _chi2_rows(
+    labels: np.ndarray,
+    quality: np.ndarray,
+    names: list,
+    pairwise: bool,
+    chi2_n_perm: int,
+    gen: np.random.Generator,
+) -> list[dict]:
+    rows = []
+    for grp in _group_sets(names, pairwise):
+        mask = pd.Series(labels, dtype=object).isin(grp).to_numpy()
+        counts = [int((labels == g).sum()) for g in grp]
+        row = {
+            "groups": "|".join(str(g) for g in grp),
+            "n": int(mask.sum()),
+            "statistic": np.nan,
+            "dof": pd.NA,
+            "pvalue": np.nan,
+            "n_perm": chi2_n_perm if chi2_n_perm > 0 else pd.NA,
+            "min_expected": np.nan,
+            "share_expected_below_5": np.nan,
+            "note": _skip_reason(grp, counts),
+        }
+        if not row["note"]:
+            tab = _counts(labels[mask], quality[mask], grp)
+            levels = [lv for lv, tot in zip(QUALITY_LEVELS, tab.sum(axis=0), strict=True) if tot]
+            if len(levels) < 2:
+                row["note"] = f"all points in one quality level ({levels[0]}): no χ² test"
+            else:
+                res = chi2_test(tab, n_perm=chi2_n_perm, rng=gen)
+                row.update(
+                    statistic=res.statistic,
+                    dof=res.dof,
+                    pvalue=res.pvalue,
+                    min_expected=res.min_expected,
+                    share_expected_below_5=res.share_expected_below_5,
+                )
+        if row["note"]:
+            row["n_perm"] = pd.NA
+        rows.append(row)
+    return rows
+
+
+def _family(
+    sub: pd.DataFrame,
+    group: str,
+    within: str,
+    tests: tuple[str, ...],
+    n_perm: int,
+    chi2_n_perm: int,
+    gen: np.random.Generator,
+    pairwise: bool,
+    distances: np.ndarray | None = None,
+    names: list | None = None,
+) -> list[dict]:
+    """One k-sample test and its pairs, for each test kind, on the points *sub*.
+
+    *names* are the groups the design expects (default: those present); one
+    absent from *sub* is a group with 0 points, noted like one with 1 point.
+    """
+    labels = sub[group].astype(str).to_numpy(dtype=object)
+    if names is None:
+        names = sorted(pd.unique(labels), key=str)
+    out: list[dict] = []
+    for kind in tests:
+        if kind == "energy":
+            d = distances
+            if d is None:
+                d = pairwise_distances(sub[["delta", "r"]].to_numpy(dtype=float))
+            res = _tests_from_distances(d, labels, n_perm, gen, pairwise, names=names)
+            for rec in res.to_dict("records"):
+                rec.update(
+                    dof=pd.NA,
+                    n_perm=rec["n_perm"] if not np.isnan(rec["statistic"]) else pd.NA,
+                    min_expected=np.nan,
+                    share_expected_below_5=np.nan,
+                )
+                out.append({"test": "energy", **rec})
+        else:
+            quality = sub["quality"].astype(str).to_numpy(dtype=object)
+            for rec in _chi2_rows(labels, quality, names, pairwise, chi2_n_perm, gen):
+                out.append({"test": "chi2", **rec})
+    for rec in out:
+        rec["by"] = group
+        rec["within"] = within
+    return out
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    cols = [*TESTS_COLUMNS, *EXTRA_COLUMNS]
+    df = pd.DataFrame(rows, columns=cols)
+    df["n"] = df["n"].astype("int64")
+    for col in ("dof", "n_perm"):
+        df[col] = pd.array(df[col].tolist(), dtype="Int64")
+    for col in ("statistic", "pvalue", "min_expected", "share_expected_below_5"):
+        df[col] = df[col].astype(float)
+    df["note"] = df["note"].fillna("").astype(str)
+    return df
+
+
+def compare_groups(
+    points: pd.DataFrame,
+    group: str,
+    *,
+    within: str = "all",
+    tests: Sequence[TestKind] = _KINDS,
+    n_perm: int = 5000,
+    chi2_n_perm: int = 0,
+    rng: int | np.random.Generator | None = None,
+    pairwise: bool = True,
+) -> pd.DataFrame:
+    """Test whether the groups of *group* differ: all at once, then every pair.
+
+    The building block of every design: an energy test on the (Δ, R)
+    points and a χ² test on the Group × Quality table.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points` (or a subset of it).
+    group : str
+        Column whose values are the compared groups (``"expert"``, a category).
+    within : str, default "all"
+        Label of the subset, written to the ``within`` column.
+    tests : sequence of {"energy", "chi2"}
+        Which tests to run.
+    n_perm : int, default 5000
+        Permutations per energy test.
+    chi2_n_perm : int, default 0
+        Monte Carlo draws per χ² test (0: asymptotic χ² p-value).
+    rng : int, Generator or None
+        Seed or generator.
+    pairwise : bool, default True
+        Add every pair of groups.
+
+    Returns
+    -------
+    DataFrame
+        The tests table (:data:`TESTS_COLUMNS` + :data:`EXTRA_COLUMNS`).
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> res = compare_groups(pts, "expert", n_perm=99, rng=0)
+    >>> res.groups.head(4).tolist(), res.n.head(4).tolist()
+    (['E1|E2|E3', 'E1|E2', 'E1|E3', 'E2|E3'], [405, 270, 270, 270])
+    """
+    tests = _check_tests(tests)
+    n_perm = _check_n_perm(n_perm)
+    chi2_n_perm = _check_n_perm(chi2_n_perm)
+    _check_points(points, [group])
+    gen = np.random.default_rng(rng)
+    return _frame(_family(points, group, within, tests, n_perm, chi2_n_perm, gen, pairwise))
+
+
+def expert_effect(
+    points: pd.DataFrame,
+    *,
+    tests: Sequence[TestKind] = _KINDS,
+    n_perm: int = 5000,
+    chi2_n_perm: int = 0,
+    rng: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """Design 1: the expert effect overall (all raters, then every rater pair).
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points`.
+    tests, n_perm, chi2_n_perm, rng
+        As in :func:`compare_groups`.
+
+    Returns
+    -------
+    DataFrame
+        Tests table with ``by = "expert"`` and ``within = "all"``.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> res = expert_effect(pts, n_perm=199, rng=0)
+    >>> res.groupby("test").size().to_dict()
+    {'chi2': 4, 'energy': 4}
+    """
+    return compare_groups(
+        points, "expert", tests=tests, n_perm=n_perm, chi2_n_perm=chi2_n_perm, rng=rng
+    )
+
+
+@dataclass(frozen=True)
+class _Family:
+    """One family of tests: groups of *group* compared within one subset of the points.
+
+    *subset* identifies the subset unambiguously (its distance matrix is
+    cached under it); *names* are the groups the design expects in it.
+    """
+
+    group: str
+    within: str
+    subset: tuple
+    points: pd.DataFrame
+    names: list
+
+
+def _plan(points: pd.DataFrame, by: Sequence[str]) -> list[_Family]:
+    """Every family of tests, in table order."""
+    experts = sorted(points["expert"].astype(str).unique(), key=str)
+    plan = [_Family("expert", "all", ("all",), points, experts)]
+    for cat in by:
+        for opt, sub in points.groupby(cat, sort=True, observed=True):
+            plan.append(_Family("expert", within_label(cat, opt), (cat, opt), sub, experts))
+    for e in experts:
+        sub = points.loc[points["expert"].astype(str) == e]
+        for cat in by:
+            options = sorted(points[cat].astype(str).unique(), key=str)
+            plan.append(_Family(cat, within_label("expert", e), ("expert", e), sub, options))
+    return plan
+
+
+def expert_effect_per_option(
+    points: pd.DataFrame,
+    by: str | Sequence[str],
+    *,
+    tests: Sequence[TestKind] = _KINDS,
+    n_perm: int = 5000,
+    chi2_n_perm: int = 0,
+    rng: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """Design 2: the expert effect within each option of each category.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points`.
+    by : str or sequence of str
+        Category column(s).
+    tests, n_perm, chi2_n_perm, rng
+        As in :func:`compare_groups`.
+
+    Returns
+    -------
+    DataFrame
+        Tests table with ``by = "expert"`` and ``within = "<category>=<option>"``.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> res = expert_effect_per_option(pts, "modality", tests=["chi2"])
+    >>> sorted(res.within.unique())
+    ['modality=female painter', 'modality=male painter', 'modality=movement']
+    """
+    by = _check_by(points, by)
+    return _run(
+        points,
+        [f for f in _plan(points, by) if f.within != "all" and f.group == "expert"],
+        tests,
+        n_perm,
+        chi2_n_perm,
+        rng,
+        False,
+    )
+
+
+def category_effect_per_expert(
+    points: pd.DataFrame,
+    by: str | Sequence[str],
+    *,
+    tests: Sequence[TestKind] = _KINDS,
+    n_perm: int = 5000,
+    chi2_n_perm: int = 0,
+    rng: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """Design 3: for each rater, the effect of each category (all options, then pairs).
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points`.
+    by : str or sequence of str
+        Category column(s).
+    tests, n_perm, chi2_n_perm, rng
+        As in :func:`compare_groups`.
+
+    Returns
+    -------
+    DataFrame
+        Tests table with ``by = "<category>"`` and ``within = "expert=<rater>"``.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> res = category_effect_per_expert(pts, "criterion_group", n_perm=99, rng=0)
+    >>> len(res), sorted(res.within.unique())
+    (24, ['expert=E1', 'expert=E2', 'expert=E3'])
+    """
+    by = _check_by(points, by)
+    return _run(
+        points,
+        [f for f in _plan(points, by) if f.group != "expert"],
+        tests,
+        n_perm,
+        chi2_n_perm,
+        rng,
+        False,
+    )
+
+
+def _check_by(points: pd.DataFrame, by: str | Sequence[str] | None) -> list[str]:
+    if by is None:
+        return default_categories(points)
+    by = [by] if isinstance(by, str) else list(by)
+    keys = points.attrs.get("rrmap", {}).get("keys")
+    known = [k for k in keys if k != "expert"] if keys else None
+    bad = [b for b in by if b not in points.columns or b == "expert"]
+    if bad:
+        choices = known if known is not None else [c for c in points.columns if c != "expert"]
+        raise InputError(f"--by {bad}: not a category column; choose from {choices}")
+    if len(set(by)) != len(by):
+        raise InputError(f"--by lists a category twice: {by}")
+    return by
+
+
+def _working(points: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """The columns the tests need, without metadata (subsets would deep-copy it)."""
+    _check_points(points, by)
+    work = points[["expert", *by, "delta", "r", "quality"]].copy()
+    work.attrs = {}
+    return work
+
+
+def _run(
+    points: pd.DataFrame,
+    plan: list[_Family],
+    tests: Sequence[str],
+    n_perm: int,
+    chi2_n_perm: int,
+    rng: int | np.random.Generator | None,
+    progress: bool,
+) -> pd.DataFrame:
+    tests = _check_tests(tests)
+    n_perm = _check_n_perm(n_perm)
+    chi2_n_perm = _check_n_perm(chi2_n_perm)
+    _check_points(points, {f.group for f in plan} - {"expert"})
+    gen = np.random.default_rng(rng)
+    rows: list[dict] = []
+    cache: dict[tuple, np.ndarray] = {}
+    from tqdm import tqdm  # text bar on stderr: also shows in Jupyter, with no widget needed
+
+    bar = tqdm(total=len(plan), desc="tests", unit="design", file=sys.stderr, disable=not progress)
+    try:
+        for fam in plan:
+            d = None
+            if "energy" in tests:
+                # one distance matrix per subset, reused by every category of a rater
+                if fam.subset not in cache:
+                    cache.clear()
+                    xy = fam.points[["delta", "r"]].to_numpy(dtype=float)
+                    cache[fam.subset] = pairwise_distances(xy)
+                d = cache[fam.subset]
+            rows += _family(
+                fam.points,
+                fam.group,
+                fam.within,
+                tests,
+                n_perm,
+                chi2_n_perm,
+                gen,
+                True,
+                d,
+                fam.names,
+            )
+            bar.update(1)
+    finally:
+        bar.close()
+    return _frame(rows)
+
+
+def default_categories(points: pd.DataFrame) -> list[str]:
+    """The categories tested by default: all, except relabellings of others.
+
+    A category is left out when its options are in one-to-one
+    correspondence with the options of an earlier category (a duplicate
+    under other labels) or with the combinations of options of two or more
+    other categories, none of which alone does so (an interaction label,
+    e.g. the study's ``modality_name``: one painter or movement per
+    movement × modality). A coarser grouping (``criterion_group`` of
+    ``criterion``) is kept.
+    Its tests would repeat, or mix, the tests of those columns.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points` (categories read from its attrs).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> default_categories(rrmap.points(rrmap.datasets.load_example_ratings()))
+    ['movement', 'criterion', 'criterion_group', 'modality']
+    """
+    keys = points.attrs.get("rrmap", {}).get("keys")
+    cats = [k for k in keys if k != "expert"] if keys else []
+    if not cats:
+        raise InputError(
+            "no category columns recorded in the points table; pass by=[...] explicitly"
+        )
+    kept: list[str] = []
+    for i, cat in enumerate(cats):
+        others = [c for c in cats if c != cat]
+        earlier = cats[:i]
+        if any(_bijective(points, cat, [o]) for o in earlier):
+            continue
+        if len(others) <= 12 and any(
+            _bijective(points, cat, list(s)) and not _has_bijective_part(points, cat, s)
+            for r in range(2, len(others) + 1)
+            for s in combinations(others, r)
+        ):
+            continue
+        kept.append(cat)
+    return kept
+
+
+def _has_bijective_part(points: pd.DataFrame, col: str, cols: tuple[str, ...]) -> bool:
+    """Whether a proper subset of *cols* already relabels *col* (then *cols* is not minimal)."""
+    return any(
+        _bijective(points, col, list(part))
+        for r in range(1, len(cols))
+        for part in combinations(cols, r)
+    )
+
+
+def _bijective(points: pd.DataFrame, col: str, others: list[str]) -> bool:
+    pairs = points[[col, *others]].astype(str).drop_duplicates()
+    return bool(
+        pairs[col].nunique() == len(pairs) and len(pairs[others].drop_duplicates()) == len(pairs)
+    )
+
+
+def run_designs(
+    points: pd.DataFrame,
+    by: str | Sequence[str] | None = None,
+    *,
+    tests: Sequence[TestKind] = _KINDS,
+    n_perm: int = 5000,
+    chi2_n_perm: int = 0,
+    rng: int | np.random.Generator | None = None,
+    p_adjust: str = "none",
+    progress: bool = False,
+) -> pd.DataFrame:
+    """All three designs of the paper, for both test kinds, in one table.
+
+    Order: the expert effect overall; the expert effect per option of each
+    category in *by*; the effect of each category per rater. Within each
+    family the k-sample test comes first, then the pairs; energy rows
+    before χ² rows.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points`.
+    by : str or sequence of str, optional
+        Categories (default: :func:`default_categories`).
+    tests, n_perm, chi2_n_perm, rng
+        As in :func:`compare_groups`; one generator feeds every test in
+        table order, so a seed reproduces the whole table.
+    p_adjust : {"none", "holm", "fdr_bh"}
+        Add adjusted p-values (see :func:`adjust_pvalues`).
+    progress : bool, default False
+        Show a progress bar (tqdm, on stderr).
+
+    Returns
+    -------
+    DataFrame
+        The tests table: :data:`TESTS_COLUMNS`, then ``pvalue_<method>`` if
+        adjusted, then :data:`EXTRA_COLUMNS`.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> res = run_designs(pts, by="modality", n_perm=99, rng=0)
+    >>> res.groupby("by").size().to_dict()
+    {'expert': 32, 'modality': 24}
+    """
+    if p_adjust not in P_ADJUST_METHODS:
+        raise InputError(f"p_adjust must be one of {list(P_ADJUST_METHODS)}, got {p_adjust!r}")
+    by = _check_by(points, by)
+    work = _working(points, by)
+    out = _run(work, _plan(work, by), tests, n_perm, chi2_n_perm, rng, progress)
+    return adjust_pvalues(out, p_adjust)

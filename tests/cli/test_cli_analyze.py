@@ -1,0 +1,226 @@
+"""``rrmap analyze`` end to end through click's CliRunner."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import rrmap
+from rrmap.cli import main
+from rrmap.stats.designs import TESTS_COLUMNS
+
+EXAMPLE = str(rrmap.datasets.example_ratings_path())
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def _run(runner, *args):
+    return runner.invoke(main, ["analyze", EXAMPLE, *args])
+
+
+def test_help(runner):
+    res = runner.invoke(main, ["analyze", "-h"])
+    assert res.exit_code == 0
+    for opt in ("--by", "--permutations", "--seed", "--p-adjust", "--out", "--force"):
+        assert opt in res.output
+    assert "--no-figures" in res.output and "--quiet" in res.output
+    flat = " ".join(res.output.split())
+    assert "Permutations per energy test. [default: 5000; x>=0]" in flat
+    assert "[default: rrmap-results]" in flat and "--delta-bound" in flat
+
+
+def test_end_to_end_matches_the_library(runner, tmp_path):
+    out = tmp_path / "res"
+    res = _run(runner, "--permutations", "49", "--seed", "3", "--out", str(out), "--no-figures")
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["tests.csv", "points.csv", "proportions.csv", "agreement.csv", "results.json", "report.md"]
+    )
+    ref = rrmap.analyze(EXAMPLE, n_perm=49, rng=3)
+    tests = pd.read_csv(out / "tests.csv", keep_default_na=False, na_values=[""])
+    assert list(tests.columns[:9]) == list(TESTS_COLUMNS)
+    assert len(tests) == len(ref.tests) == 504
+    np.testing.assert_allclose(tests.pvalue, ref.tests.pvalue)
+    np.testing.assert_allclose(tests.statistic, ref.tests.statistic)
+    settings = json.loads((out / "results.json").read_text())["settings"]
+    assert settings["seed"] == 3 and settings["permutations"] == 49
+    assert settings["input"] == EXAMPLE
+    assert settings["input_sha256"] == hashlib.sha256(open(EXAMPLE, "rb").read()).hexdigest()
+    assert settings["by"] == ["movement", "criterion", "criterion_group", "modality"]
+    assert "- seed: 3" in (out / "report.md").read_text()
+    # summary on stdout, progress and the file list on stderr
+    assert res.stdout.startswith("**rrmap analysis of ")
+    assert "| E1\\|E2\\|E3 | 405 |" in res.stdout
+    assert "tests:" in res.stderr and f"wrote {out / 'report.md'}" in res.stderr
+
+
+def test_quiet_silences_stderr(runner, tmp_path):
+    res = _run(
+        runner,
+        "--by",
+        "modality",
+        "--permutations",
+        "9",
+        "--out",
+        str(tmp_path),
+        "-q",
+        "--no-figures",
+    )
+    assert res.exit_code == 0
+    assert res.stderr == ""
+    assert "rrmap analysis of" in res.stdout
+
+
+def test_by_and_p_adjust(runner, tmp_path):
+    res = _run(
+        runner,
+        "--by",
+        "movement",
+        "--by",
+        "modality",
+        "--p-adjust",
+        "holm",
+        "--permutations",
+        "9",
+        "--out",
+        str(tmp_path),
+        "--no-figures",
+        "-q",
+    )
+    assert res.exit_code == 0, res.output
+    tests = pd.read_csv(tmp_path / "tests.csv")
+    assert "pvalue_holm" in tests.columns
+    assert set(tests.by) == {"expert", "movement", "modality"}
+
+
+def test_refuses_to_overwrite(runner, tmp_path):
+    args = ["--by", "modality", "--permutations", "9", "--out", str(tmp_path), "-q", "--no-figures"]
+    assert _run(runner, *args).exit_code == 0
+    res = _run(runner, *args)
+    assert res.exit_code == 1
+    assert res.stderr.strip() == (
+        f"Error: {tmp_path} already holds tests.csv, points.csv, proportions.csv, "
+        "agreement.csv, results.json, report.md; use --force to overwrite"
+    )
+    assert _run(runner, *args, "--force").exit_code == 0
+
+
+def test_out_is_a_file(runner, tmp_path):
+    f = tmp_path / "f.txt"
+    f.write_text("x")
+    res = _run(runner, "--out", str(f), "--permutations", "9")
+    assert res.exit_code != 0
+    assert "f.txt" in res.stderr and "Traceback" not in res.output
+
+
+def test_bad_by_is_one_line(runner, tmp_path):
+    res = _run(runner, "--by", "style", "--out", str(tmp_path), "--permutations", "9")
+    assert res.exit_code == 1
+    assert res.stderr.startswith("Error: --by ['style']: not a category column; choose from")
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_missing_file(runner, tmp_path):
+    res = runner.invoke(main, ["analyze", str(tmp_path / "nope.csv"), "--out", str(tmp_path)])
+    assert res.exit_code == 1
+    assert res.stderr.startswith("Error:") and "nope.csv" in res.stderr
+
+
+def test_bad_p_adjust_choice(runner, tmp_path):
+    res = _run(runner, "--p-adjust", "bonferroni", "--out", str(tmp_path))
+    assert res.exit_code == 2
+    assert "'bonferroni' is not one of 'none', 'holm', 'fdr_bh'" in res.stderr
+
+
+def test_ratings_options_reach_the_analysis(runner, tmp_path):
+    res = _run(
+        runner,
+        "--by",
+        "modality",
+        "--permutations",
+        "9",
+        "--delta-bound",
+        "1.96",
+        "--z",
+        "1.96",
+        "--out",
+        str(tmp_path),
+        "-q",
+        "--no-figures",
+    )
+    assert res.exit_code == 0, res.output
+    settings = json.loads((tmp_path / "results.json").read_text())["settings"]
+    assert settings["thresholds"]["delta_bound"] == 1.96
+    assert settings["z"] == 1.96
+
+
+def test_figures_written_and_listed(runner, tmp_path):
+    pytest.importorskip("rrmap.plot")
+    res = _run(runner, "--by", "modality", "--permutations", "9", "--out", str(tmp_path), "-q")
+    assert res.exit_code == 0, res.output
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["figures"], "no figure written"
+    report = (tmp_path / "report.md").read_text()
+    assert "## Figures" in report
+    for name in data["figures"]:
+        assert (tmp_path / name).is_file()
+        assert f"[{name}]({name})" in report
+
+
+def test_other_schema_through_the_ratings_options(runner, tmp_path):
+    g = np.random.default_rng(0)
+    rows = []
+    for a in ("ann1", "ann2"):
+        for style in ("s1", "s2"):
+            for item in range(5):
+                for corpus in ("human", "model"):
+                    lo = round(g.uniform(1, 4), 2)
+                    rows.append(
+                        (a, style, f"i{item}", corpus, lo, round(lo + g.uniform(0.5, 2.5), 2))
+                    )
+    f = tmp_path / "other.csv"
+    pd.DataFrame(rows, columns=["annotator", "style", "item", "corpus", "lower", "upper"]).to_csv(
+        f, index=False
+    )
+    res = runner.invoke(
+        main,
+        [
+            "analyze",
+            str(f),
+            "--rater",
+            "annotator",
+            "--origin",
+            "corpus",
+            "--low",
+            "lower",
+            "--high",
+            "upper",
+            "--reference",
+            "human",
+            "--query",
+            "model",
+            "--scale",
+            "1",
+            "7",
+            "--by",
+            "style",
+            "--permutations",
+            "19",
+            "--out",
+            str(tmp_path / "out"),
+            "--no-figures",
+            "-q",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    tests = pd.read_csv(tmp_path / "out" / "tests.csv")
+    assert tests.groups.iloc[0] == "ann1|ann2" and tests.n.iloc[0] == 20
+    assert set(tests.within) == {"all", "style=s1", "style=s2", "expert=ann1", "expert=ann2"}

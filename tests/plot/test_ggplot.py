@@ -1,0 +1,112 @@
+"""Tests of rrmap.plot.ggplot (the plotnine builder) and rrmap.plot.styles.theme_rrmap."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+from plot_helpers import bc_paper
+from plotnine import facet_wrap, ggplot, labs, theme_bw
+
+from rrmap.errors import InputError
+from rrmap.plot.ggplot import ggrrmap, rrmap_layers_data
+from rrmap.plot.styles import theme_rrmap
+
+
+def test_layers_data_match_formulas():
+    d = rrmap_layers_data(xlim=(-3, 3), ylim=(0.1, 2.0), resolution=31)
+    bg = d["background"]
+    assert len(bg) == 31 * 31
+    np.testing.assert_allclose(bg.bc, bc_paper(bg.delta, bg.r), rtol=1e-12)
+    assert bg.delta.min() == pytest.approx(-3 + 3 / 31) and bg.r.max() == pytest.approx(
+        2 - 0.95 / 31
+    )
+    fair = d["zones"][d["zones"].zone == "fair"][["delta", "r"]].to_numpy()
+    for corner in [(-2, 2 / 3), (2, 2 / 3), (2, 1.5), (-2, 1.5)]:
+        assert np.min(np.hypot(*(fair - corner).T)) < 1e-12
+    ex = d["excellent"]
+    np.testing.assert_allclose(bc_paper(ex.delta, ex.r), 0.98, rtol=1e-9)
+
+
+def test_points_data_clipped(pts):
+    d = rrmap_layers_data(pts)["points"]
+    outside = ~pts.delta.between(-4, 4) | ~pts.r.between(0, 2.5)
+    assert d["clipped"].sum() == outside.sum() == 42
+    assert d["x"].between(-4, 4).all() and d["y"].between(0, 2.5).all()
+    assert (d.loc[~d.clipped, "x"] == pts.loc[~outside, "delta"]).all()
+    assert set(d.loc[d.clipped, "direction"]) <= {">", "<", "^", "v"}
+
+
+def test_builder_renders_and_accepts_theme_bw(pts, tmp_path):
+    p = ggrrmap(pts, "movement")
+    assert isinstance(p, ggplot)
+    p2 = p + theme_bw() + labs(title="E1–E3")
+    fig = p2.draw()
+    ax = fig.axes[0]
+    assert ax.get_xlim() == (-4.0, 4.0) and ax.get_ylim() == (0.0, 2.5)
+    texts = {t.get_text() for t in fig.findobj(matplotlib.text.Text)}
+    assert {"E1–E3", "fair", "stereotype", "bad", "movement", "abstract art"} <= texts
+    assert "42 points beyond the view clipped to its edge (triangles)" in texts
+    out = tmp_path / "gg.png"
+    p2.save(out, width=5, height=4, dpi=50, verbose=False)
+    assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_builder_facets_repeat_background(pts):
+    p = ggrrmap(pts, "movement") + facet_wrap("expert") + theme_rrmap()
+    fig = p.draw()
+    panels = fig.axes[:3]
+    # each facet repeats the background raster and the three outlines
+    assert [len(ax.get_images()) for ax in panels] == [1, 1, 1]
+    assert [len(ax.lines) for ax in panels] == [3, 3, 3]
+    img = panels[1].get_images()[0].get_array()
+    assert float(np.nanmax(img)) == pytest.approx(1.0, abs=1e-3)
+
+
+def _point_layers(p):
+    """Data of the geom_point layers that draw rating points (not the reference stars)."""
+    return [
+        layer.geom.data
+        for layer in p.layers
+        if type(layer.geom).__name__ == "geom_point" and layer.geom.aes_params.get("shape") != "*"
+    ]
+
+
+def test_point_layer_positions(pts):
+    e2 = pts[pts.expert == "E2"]
+    p = ggrrmap(e2, "criterion_group")
+    main, *clipped = _point_layers(p)
+    assert len(main) + sum(len(d) for d in clipped) == len(e2)
+    assert sorted(layer.geom.aes_params.get("shape") for layer in p.layers[-len(clipped) :]) == [
+        "<",
+        ">",
+        "^",
+    ]
+    inside = e2[e2.delta.between(-4, 4) & e2.r.between(0, 2.5)]
+    np.testing.assert_allclose(np.sort(main["x"]), np.sort(inside.delta))
+
+
+def test_no_clip_caption(pts):
+    p = ggrrmap(pts[pts.expert == "E3"], clip=False)
+    assert p.labels.caption == "28 points beyond the view not shown"
+    layers = _point_layers(p)
+    assert len(layers) == 1 and len(layers[0]) == 135 - 28
+
+
+def test_theme_rrmap_keeps_pdf_text_truetype(pts, tmp_path):
+    p = ggrrmap(pts[pts.expert == "E1"], "modality") + theme_rrmap()
+    out = tmp_path / "gg.pdf"
+    p.save(out, width=4, height=3.5, verbose=False)
+    data = out.read_bytes()
+    assert b"/FontFile2" in data and b"/Subtype /Type3" not in data
+
+
+def test_bad_input_messages():
+    with pytest.raises(InputError, match="no column 'delta'"):
+        ggrrmap(pd.DataFrame({"x": [1.0]}))
+    with pytest.raises(InputError, match="xlim must be"):
+        ggrrmap(xlim=(1, 1))

@@ -1,0 +1,168 @@
+"""Tests of rrmap.stats.chi2 against scipy.stats.chi2_contingency."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from rrmap.errors import InputError
+from rrmap.stats.chi2 import Chi2TestResult, chi2_test, contingency_table
+
+TABLES = [
+    [[20, 10, 5, 1], [5, 10, 15, 12]],
+    [[35, 47, 45, 8], [28, 82, 12, 13], [3, 5, 43, 84]],
+    [[3, 1, 2, 9], [1, 4, 1, 1]],
+    [[10, 12], [9, 30], [4, 4]],
+]
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_matches_scipy(table):
+    ref = stats.chi2_contingency(np.array(table), correction=False)
+    res = chi2_test(table)
+    assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
+    assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+    assert res.pvalue_asymptotic == res.pvalue
+    assert res.dof == ref.dof
+    assert res.min_expected == pytest.approx(ref.expected_freq.min())
+    assert res.share_expected_below_5 == pytest.approx(np.mean(ref.expected_freq < 5))
+    assert res.n == int(np.sum(table))
+    assert res.n_perm == 0
+
+
+def test_no_continuity_correction_on_2x2():
+    table = [[10, 3], [4, 12]]
+    corrected = stats.chi2_contingency(np.array(table), correction=True)
+    plain = stats.chi2_contingency(np.array(table), correction=False)
+    res = chi2_test(table)
+    assert res.statistic == pytest.approx(plain.statistic)
+    assert res.statistic != pytest.approx(corrected.statistic)
+
+
+@pytest.mark.parametrize(
+    ("table", "kept", "dropped_rows", "dropped_cols", "dof"),
+    [
+        ([[10, 0, 5, 3], [4, 0, 12, 1]], [[10, 5, 3], [4, 12, 1]], [], [1], 2),
+        ([[10, 0, 5, 0], [4, 0, 12, 0]], [[10, 5], [4, 12]], [], [1, 3], 1),
+        ([[10, 2, 5, 3], [0, 0, 0, 0], [4, 6, 12, 1]], [[10, 2, 5, 3], [4, 6, 12, 1]], [1], [], 3),
+    ],
+)
+def test_empty_rows_and_columns_dropped(table, kept, dropped_rows, dropped_cols, dof):
+    res = chi2_test(table)
+    ref = stats.chi2_contingency(np.array(kept), correction=False)
+    assert res.statistic == pytest.approx(ref.statistic)
+    assert res.pvalue == pytest.approx(ref.pvalue)
+    assert res.dof == dof == ref.dof
+    assert res.dropped_rows == dropped_rows
+    assert res.dropped_columns == dropped_cols
+
+
+def test_dataframe_labels_reported():
+    tab = pd.DataFrame(
+        [[3, 0, 4, 2], [5, 0, 1, 6]],
+        index=["E1", "E2"],
+        columns=["excellent", "fair", "stereotype", "bad"],
+    )
+    res = chi2_test(tab)
+    assert res.dropped_columns == ["fair"]
+    assert res.dof == 2
+
+
+def test_monte_carlo_pvalue_matches_scipy_permutation_test():
+    table = np.array([[6, 2, 1, 0], [1, 3, 2, 4]])
+    res = chi2_test(table, n_perm=4000, rng=0)
+    # reference: scipy's permutation test on the same statistic (quality labels permuted)
+    rows = np.repeat([0, 1], table.sum(axis=1))
+    cols = np.concatenate([np.repeat(np.arange(4), table[i]) for i in range(2)])
+
+    def stat(c):
+        t = np.zeros((2, 4))
+        np.add.at(t, (rows, c), 1)
+        t = t[:, t.sum(axis=0) > 0]
+        return stats.chi2_contingency(t, correction=False).statistic
+
+    ref = stats.permutation_test(
+        (cols,),
+        stat,
+        permutation_type="pairings",
+        n_resamples=4000,
+        alternative="greater",
+        random_state=1,
+    )
+    p = 0.5 * (res.pvalue + ref.pvalue)
+    assert abs(res.pvalue - ref.pvalue) < 5 * np.sqrt(2 * p * (1 - p) / 4000) + 1e-3
+    assert res.n_perm == 4000
+    assert res.pvalue_asymptotic == pytest.approx(
+        stats.chi2_contingency(table[:, :], correction=False).pvalue
+    )
+
+
+def test_monte_carlo_is_seeded_and_fixed_margin():
+    table = [[5, 1, 2], [1, 6, 2]]
+    a = chi2_test(table, n_perm=500, rng=3)
+    b = chi2_test(table, n_perm=500, rng=3)
+    assert a == b
+    from rrmap.stats.chi2 import _monte_carlo
+
+    obs = np.array(table, dtype=float)
+    exp = stats.contingency.expected_freq(obs)
+    sims = _monte_carlo(obs, exp, 4000, np.random.default_rng(0))
+    # under fixed margins E[X²] = (r - 1)(c - 1) N / (N - 1) exactly
+    n = obs.sum()
+    mean_exact = 2 * n / (n - 1)
+    assert abs(sims.mean() - mean_exact) < 5 * sims.std() / np.sqrt(len(sims))
+    assert (sims >= 0).all()
+
+
+def test_monte_carlo_null_calibration():
+    g = np.random.default_rng(5)
+    ps = []
+    for _ in range(150):
+        rows = g.integers(0, 2, size=40)
+        cols = g.integers(0, 4, size=40)
+        tab = np.zeros((2, 4), dtype=int)
+        np.add.at(tab, (rows, cols), 1)
+        ps.append(chi2_test(tab, n_perm=99, rng=g).pvalue)
+    ps = np.array(ps)
+    assert abs(np.mean(ps < 0.1) - 0.1) < 3 * np.sqrt(0.09 / 150) + 0.01
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ([[1, 2], [-1, 3]], "finite non-negative integers"),
+        ([[1, 2.5], [1, 3]], "finite non-negative integers"),
+        ([[1, 2, 3]], "at least 2 non-empty rows and 2 non-empty columns, got 1 × 3"),
+        ([[4, 0], [3, 0]], "got 2 × 1 after dropping"),
+        ([1, 2, 3], "must be 2-D"),
+    ],
+)
+def test_bad_tables(table, message):
+    with pytest.raises(InputError) as err:
+        chi2_test(table)
+    assert message in str(err.value)
+
+
+def test_bad_n_perm():
+    with pytest.raises(InputError, match="n_perm must be a non-negative integer"):
+        chi2_test([[1, 2], [3, 4]], n_perm=-3)
+
+
+def test_contingency_table():
+    tab = contingency_table(["b", "a", "a", "b", "b"], ["bad", "fair", "bad", "bad", "excellent"])
+    assert list(tab.index) == ["a", "b"]
+    assert list(tab.columns) == ["excellent", "fair", "stereotype", "bad"]
+    np.testing.assert_array_equal(tab.to_numpy(), [[0, 1, 0, 1], [1, 0, 0, 2]])
+
+
+def test_contingency_table_bad_labels():
+    with pytest.raises(InputError, match=r"found \['great'\]"):
+        contingency_table(["a", "b"], ["great", "bad"])
+    with pytest.raises(InputError, match="2 groups for 1 quality"):
+        contingency_table(["a", "b"], ["bad"])
+
+
+def test_result_type():
+    assert isinstance(chi2_test([[1, 2], [3, 4]]), Chi2TestResult)

@@ -1,0 +1,346 @@
+"""Tests of the test designs and the tests table format."""
+
+from __future__ import annotations
+
+import dcor
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+import rrmap
+from rrmap.errors import InputError
+from rrmap.stats.designs import (
+    EXTRA_COLUMNS,
+    TESTS_COLUMNS,
+    adjust_pvalues,
+    category_effect_per_expert,
+    compare_groups,
+    default_categories,
+    expert_effect,
+    expert_effect_per_option,
+    run_designs,
+)
+from rrmap.stats.energy import energy_tests
+from rrmap.zones import QUALITY_LEVELS
+
+SPEC_COLUMNS = ["test", "by", "within", "groups", "n", "statistic", "dof", "pvalue", "n_perm"]
+
+
+@pytest.fixture(scope="module")
+def pts():
+    return rrmap.points(rrmap.datasets.load_example_ratings())
+
+
+@pytest.fixture(scope="module")
+def table(pts):
+    return run_designs(pts, n_perm=19, rng=0)
+
+
+def test_spec_columns(table):
+    assert list(TESTS_COLUMNS) == SPEC_COLUMNS
+    assert list(table.columns) == [*SPEC_COLUMNS, *EXTRA_COLUMNS]
+    assert set(table.test) == {"energy", "chi2"}
+    energy = table[table.test == "energy"]
+    chi2 = table[table.test == "chi2"]
+    assert energy["dof"].isna().all() and (energy["n_perm"] == 19).all()
+    assert chi2["dof"].notna().all() and chi2["n_perm"].isna().all()
+    for groups in table.groups:
+        parts = groups.split("|")
+        assert parts == sorted(parts) and len(parts) >= 2
+
+
+def test_row_counts_follow_the_designs(table, pts):
+    # per test kind: overall 1 + 3 pairs; per option 4 each over 5 + 9 + 3 + 3 options;
+    # per expert: movement 1 + 10, criterion 1 + 36, group 1 + 3, modality 1 + 3
+    assert len(table) == 2 * (4 + 4 * 20 + 3 * (11 + 37 + 4 + 4))
+    assert (table.note == "").all()
+    d1 = table[table.within == "all"]
+    assert d1.by.unique().tolist() == ["expert"]
+    assert d1.groups.tolist() == ["E1|E2|E3", "E1|E2", "E1|E3", "E2|E3"] * 2
+    assert d1.n.tolist() == [405, 270, 270, 270] * 2
+    per_option = table[(table.by == "expert") & (table.within != "all")]
+    assert per_option.within.str.split("=").str[0].unique().tolist() == [
+        "movement",
+        "criterion",
+        "criterion_group",
+        "modality",
+    ]
+    per_expert = table[table.by != "expert"]
+    assert sorted(per_expert.within.unique()) == ["expert=E1", "expert=E2", "expert=E3"]
+    glob = per_expert[per_expert.groups.str.count(r"\|") > 1]
+    assert set(glob.n) == {135}
+
+
+def test_energy_statistics_equal_dcor(table, pts):
+    sub = pts[pts.expert == "E2"]
+    row = table[
+        (table.test == "energy") & (table.by == "movement") & (table.within == "expert=E2")
+    ].iloc[0]
+    samples = [g[["delta", "r"]].to_numpy() for _, g in sub.groupby("movement", sort=True)]
+    ref = float(dcor.homogeneity.energy_test(*samples).statistic)
+    assert row.statistic == pytest.approx(ref, rel=1e-10)
+    opt = pts[pts.criterion == "sharp-blurry"] if "sharp-blurry" in set(pts.criterion) else None
+    crit = sorted(pts.criterion.unique())[0] if opt is None else "sharp-blurry"
+    sub = pts[pts.criterion == crit]
+    row = table[(table.test == "energy") & (table.within == f"criterion={crit}")].iloc[2]
+    assert row.groups == "E1|E3"
+    ref = dcor.homogeneity.energy_test(
+        sub.loc[sub.expert == "E1", ["delta", "r"]].to_numpy(),
+        sub.loc[sub.expert == "E3", ["delta", "r"]].to_numpy(),
+    ).statistic
+    assert row.statistic == pytest.approx(float(ref), rel=1e-10)
+
+
+def test_chi2_rows_equal_scipy(table, pts):
+    for within, grp_col, sub in [
+        ("all", "expert", pts),
+        ("expert=E3", "criterion_group", pts[pts.expert == "E3"]),
+    ]:
+        rows = table[(table.test == "chi2") & (table.within == within) & (table.by == grp_col)]
+        row = rows.iloc[0]
+        tab = pd.crosstab(sub[grp_col], sub["quality"].astype(str))
+        tab = tab.loc[:, (tab.sum() > 0)]
+        ref = stats.chi2_contingency(tab.to_numpy(), correction=False)
+        assert row.statistic == pytest.approx(ref.statistic, rel=1e-12)
+        assert row.pvalue == pytest.approx(ref.pvalue, rel=1e-9)
+        assert row.dof == ref.dof
+        assert row.min_expected == pytest.approx(ref.expected_freq.min())
+        assert row.share_expected_below_5 == pytest.approx(np.mean(ref.expected_freq < 5))
+
+
+def test_designs_are_the_parts_of_run_designs(pts):
+    full = run_designs(pts, by=["modality"], n_perm=0, rng=0)
+    d1 = expert_effect(pts, n_perm=0)
+    d2 = expert_effect_per_option(pts, "modality", n_perm=0)
+    d3 = category_effect_per_expert(pts, "modality", n_perm=0)
+    parts = pd.concat([d1, d2, d3], ignore_index=True)
+    pd.testing.assert_frame_equal(
+        full.drop(columns=["pvalue"]).reset_index(drop=True),
+        parts.drop(columns=["pvalue"]),
+        check_dtype=False,
+    )
+
+
+def test_seed_reproduces_the_table(pts):
+    a = run_designs(pts, by="criterion_group", n_perm=49, rng=3)
+    b = run_designs(pts, by="criterion_group", n_perm=49, rng=np.random.default_rng(3))
+    pd.testing.assert_frame_equal(a, b)
+    c = run_designs(pts, by="criterion_group", n_perm=49, rng=4)
+    np.testing.assert_allclose(a.statistic, c.statistic)
+    assert not np.allclose(a.pvalue, c.pvalue)
+
+
+def test_skips_are_recorded(pts):
+    # movement "abstract art" only rated by E1; E2 has a single point in "cubism"
+    movs = sorted(pts.movement.unique())
+    sub = pts[~((pts.movement == movs[0]) & (pts.expert != "E1"))]
+    lone = sub[(sub.movement == movs[1]) & (sub.expert == "E2")].index[1:]
+    sub = sub.drop(index=lone)
+    res = expert_effect_per_option(sub, "movement", n_perm=9, rng=0)
+    # raters without a point in an option are noted like raters with one point
+    first = res[res.within == f"movement={movs[0]}"].set_index(["test", "groups"])
+    assert len(first) == 8
+    both = "group with < 2 points: E2 has 0 points; E3 has 0 points"
+    assert first.loc[("energy", "E1|E2|E3"), "note"] == both
+    assert first.loc[("chi2", "E1|E3"), "note"] == "group with < 2 points: E3 has 0 points"
+    assert first.loc[("energy", "E1|E2|E3"), "n"] == (sub.movement == movs[0]).sum()
+    assert first.pvalue.isna().all() and first.n_perm.isna().all()
+    second = res[res.within == f"movement={movs[1]}"].set_index(["test", "groups"])
+    reason = "group with < 2 points: E2 has 1 point"
+    assert second.loc[("energy", "E1|E2|E3"), "note"] == reason
+    assert second.loc[("chi2", "E1|E2"), "note"] == reason
+    assert np.isnan(second.loc[("energy", "E1|E2"), "pvalue"])
+    assert second.loc[("energy", "E1|E3"), "note"] == ""
+    assert 0 < second.loc[("energy", "E1|E3"), "pvalue"] <= 1
+
+
+def test_chi2_single_quality_level_is_a_recorded_skip():
+    pts = pd.DataFrame(
+        {
+            "expert": ["A"] * 3 + ["B"] * 3,
+            "delta": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5],
+            "r": [1.0, 1.1, 0.9, 1.0, 1.2, 1.05],
+            "quality": pd.Categorical(["fair"] * 6, categories=list(QUALITY_LEVELS)),
+        }
+    )
+    res = compare_groups(pts, "expert", n_perm=9, rng=0)
+    chi = res[res.test == "chi2"].iloc[0]
+    assert chi.note == "all points in one quality level (fair): no χ² test"
+    assert np.isnan(chi.pvalue)
+    assert res[res.test == "energy"].note.tolist() == [""]
+
+
+def test_p_adjust_within_families(pts):
+    res = run_designs(pts, by="modality", n_perm=99, rng=1, p_adjust="holm")
+    assert list(res.columns) == [*SPEC_COLUMNS, "pvalue_holm", *EXTRA_COLUMNS]
+    fam = res[(res.test == "energy") & (res.by == "modality") & (res.within == "expert=E1")]
+    assert len(fam) == 4
+    ref = multipletests(fam.pvalue, method="holm")[1]
+    np.testing.assert_allclose(fam.pvalue_holm, ref)
+    bh = adjust_pvalues(res.drop(columns="pvalue_holm"), "fdr_bh")
+    fam = bh[(bh.test == "chi2") & (bh.within == "all")]
+    np.testing.assert_allclose(fam.pvalue_fdr_bh, multipletests(fam.pvalue, method="fdr_bh")[1])
+    assert adjust_pvalues(res, "none") is res
+
+
+def test_p_adjust_skips_missing_pvalues():
+    t = pd.DataFrame(
+        {
+            "test": ["energy"] * 3,
+            "by": ["expert"] * 3,
+            "within": ["all"] * 3,
+            "pvalue": [0.01, np.nan, 0.04],
+            "n_perm": [9, 0, 9],
+        }
+    )
+    out = adjust_pvalues(t, "holm")
+    assert np.isnan(out.pvalue_holm.iloc[1])
+    np.testing.assert_allclose(out.pvalue_holm.iloc[[0, 2]], [0.02, 0.04])
+
+
+def test_bad_p_adjust(pts):
+    with pytest.raises(InputError, match=r"p_adjust must be one of \['none', 'holm', 'fdr_bh'\]"):
+        run_designs(pts, p_adjust="bonferroni", n_perm=0)
+
+
+def test_bad_by(pts):
+    with pytest.raises(InputError, match=r"--by \['style'\]: not a category column; choose from"):
+        run_designs(pts, by=["style"], n_perm=0)
+    with pytest.raises(InputError, match="lists a category twice"):
+        run_designs(pts, by=["movement", "movement"], n_perm=0)
+
+
+def test_bad_tests_kind(pts):
+    with pytest.raises(InputError, match="tests must be among"):
+        compare_groups(pts, "expert", tests=["t-test"])
+
+
+def test_nan_points_are_an_error(pts):
+    bad = pts.copy()
+    bad.loc[[3, 7], "r"] = np.nan
+    with pytest.raises(InputError) as err:
+        run_designs(bad, by="modality", n_perm=0)
+    msg = str(err.value)
+    assert "2 point(s) with NaN or inf" in msg
+    assert f"lines {pts.line_ref[3]}/{pts.line_query[3]}" in msg
+
+
+def test_missing_columns_are_an_error(pts):
+    with pytest.raises(InputError, match=r"lacks column\(s\) \['quality'\]"):
+        compare_groups(pts.drop(columns="quality"), "expert", n_perm=0)
+
+
+def test_default_categories_example(pts):
+    assert default_categories(pts) == ["movement", "criterion", "criterion_group", "modality"]
+
+
+def _toy(columns: dict) -> pd.DataFrame:
+    df = pd.DataFrame(columns)
+    df.attrs["rrmap"] = {"keys": ["expert", *[c for c in columns if c != "expert"]]}
+    return df
+
+
+def test_default_categories_rule():
+    a = ["x", "x", "y", "y", "z", "z"] * 2
+    b = ["p", "q", "p", "q", "p", "q"] * 2
+    df = _toy(
+        {
+            "expert": ["E1"] * 6 + ["E2"] * 6,
+            "a": a,
+            "a_copy": [s.upper() for s in a],  # relabelling of a: dropped
+            "b": b,
+            "ab": [f"{i}{j}" for i, j in zip(a, b, strict=True)],  # interaction a×b: dropped
+            "coarse": ["g1" if s in "xy" else "g2" for s in a],  # coarsening of a: kept
+        }
+    )
+    assert default_categories(df) == ["a", "b", "coarse"]
+
+
+def test_default_categories_needs_keys():
+    with pytest.raises(InputError, match="no category columns recorded"):
+        default_categories(pd.DataFrame({"expert": ["a"]}))
+
+
+def test_progress_bar_on_stderr(pts, capsys):
+    run_designs(pts, by="modality", n_perm=0, tests=["chi2"], progress=True)
+    err = capsys.readouterr().err
+    assert "tests" in err and "7/7" in err
+    run_designs(pts, by="modality", n_perm=0, tests=["chi2"], progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_chi2_monte_carlo_in_designs(pts):
+    res = compare_groups(pts, "expert", tests=["chi2"], chi2_n_perm=199, rng=0)
+    assert (res.n_perm == 199).all()
+    assert ((res.pvalue >= 1 / 200) & (res.pvalue <= 1)).all()
+    # the raters differ strongly: no Monte Carlo table reaches the observed X²
+    assert res.pvalue.iloc[0] == pytest.approx(1 / 200)
+    asym = compare_groups(pts, "expert", tests=["chi2"])
+    np.testing.assert_allclose(res.statistic, asym.statistic)
+
+
+def _two_families_one_label():
+    """Category ``a`` whose only option is ``b=c`` and category ``a=b`` with options c, d:
+    both families were labelled ``a=b=c`` and ran one after the other."""
+    g = np.random.default_rng(0)
+    rows = []
+    for e in ["E1", "E2"]:
+        for i in range(12):
+            for origin in ["real", "generated"]:
+                lo = int(g.integers(0, 40))
+                rows.append(
+                    {
+                        "expert": e,
+                        "a": "b=c",
+                        "a=b": "c" if i % 2 else "d",
+                        "item": str(i),
+                        "origin": origin,
+                        "low rating": lo,
+                        "high rating": lo + int(g.integers(5, 40)),
+                    }
+                )
+    return rrmap.points(rrmap.load_ratings(pd.DataFrame(rows)))
+
+
+def test_families_with_lookalike_labels_use_their_own_points():
+    from rrmap.stats.energy import energy_statistic
+
+    pts = _two_families_one_label()
+    res = run_designs(pts, by=["a", "a=b"], n_perm=99, rng=0, tests=["energy"])
+    fams = res[res["by"] == "expert"].set_index("within")
+    assert list(fams.index) == ["all", 'a="b=c"', '"a=b"=c', '"a=b"=d']
+    for within, col, val in [('a="b=c"', "a", "b=c"), ('"a=b"=c', "a=b", "c")]:
+        sub = pts[pts[col] == val]
+        want = energy_statistic(*[sub[sub.expert == e][["delta", "r"]] for e in ("E1", "E2")])
+        assert fams.loc[within, "statistic"] == pytest.approx(want, rel=1e-12)
+        assert fams.loc[within, "n"] == len(sub)
+    # adjusted p-values treat them as two families
+    adj = adjust_pvalues(res, "holm")
+    assert adj.groupby(["test", "by", "within"]).ngroups == len(res)
+
+
+@given(st.text(max_size=8), st.text(max_size=8))
+def test_within_labels_round_trip(column, value):
+    from rrmap.stats.designs import split_within, within_label
+
+    assert split_within(within_label(column or "c", value)) == (column or "c", value)
+
+
+def test_missing_or_lookalike_group_labels_are_errors(pts):
+    bad = pts.copy()
+    bad.loc[bad.index[[3, 7]], "movement"] = np.nan
+    with pytest.raises(InputError, match=r"column 'movement': missing value at rows 3, 7"):
+        run_designs(bad, by=["movement"], n_perm=9, rng=0)
+    mixed = pts.copy()
+    mixed["movement"] = mixed["movement"].astype(object)
+    mixed.loc[mixed.index[:5], "movement"] = 1
+    mixed.loc[mixed.index[5:10], "movement"] = "1"
+    with pytest.raises(InputError, match="labels 1 and '1' are different values that print"):
+        run_designs(mixed, by=["movement"], n_perm=9, rng=0)
+    x = np.zeros((4, 2))
+    with pytest.raises(InputError, match="labels: missing value at row 2"):
+        energy_tests(x, ["a", "a", None, "b"], n_perm=9, rng=0)

@@ -1,0 +1,161 @@
+"""The layout keeps its shape (docs/architecture.md): layers, import direction, sizes.
+
+Read from the source with ``ast``: every ``import`` of an rrmap module,
+at module level or inside a function, except under ``if TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "rrmap"
+
+#: Which layers each layer may import (besides itself). The RRMap model is the core.
+ALLOWED = {
+    "core": set(),
+    "stats": {"core"},
+    "plot": {"core"},
+    "analysis": {"core", "stats", "plot"},
+    "rank": {"core"},
+    "judge": {"core", "rank"},
+    "cli": {"core", "stats", "plot", "analysis", "rank", "judge", "api"},
+    # the package root is the public surface: it re-exports, it does not run commands
+    "api": {"core", "stats", "plot", "analysis", "rank", "judge"},
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if module == "rrmap":
+        return "api"
+    if len(parts) > 1 and parts[1] in ("stats", "plot", "cli", "rank", "judge"):
+        return parts[1]
+    if len(parts) > 1 and parts[1] in ("analysis", "report"):
+        return "analysis"
+    return "core"
+
+
+MODULES = {module_name(p): p for p in ROOT.rglob("*.py")}
+
+
+def imports(path: Path) -> list[tuple[int, str, bool]]:
+    """(line, imported rrmap module, at module level) for every import, TYPE_CHECKING excluded."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip.update(id(n) for n in ast.walk(node))
+    top = {id(n) for n in tree.body}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rrmap"):
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                names.append(sub if sub in MODULES else node.module)
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names if a.name.startswith("rrmap")]
+        found += [(node.lineno, name, id(node) in top) for name in names]
+    return found
+
+
+def test_imports_go_down_the_layers():
+    wrong = []
+    for mod, path in MODULES.items():
+        src = layer(mod)
+        for line, target, _ in imports(path):
+            dst = layer(target)
+            if target == "rrmap" and src not in ("cli", "api"):
+                wrong.append(f"{mod}:{line} imports the package root")
+            if dst != src and dst not in ALLOWED[src] and target != "rrmap.cli.common":
+                wrong.append(f"{mod}:{line} ({src}) imports {target} ({dst})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_only_the_shared_module_of_the_cli_is_used_outside_it():
+    wrong = [
+        f"{mod}:{line} imports {target}"
+        for mod, path in MODULES.items()
+        if layer(mod) != "cli"
+        for line, target, _ in imports(path)
+        if layer(target) == "cli" and target != "rrmap.cli.common"
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_private_module_of_another_package_is_imported():
+    wrong = []
+    for mod, path in MODULES.items():
+        package = mod.rsplit(".", 1)[0] if path.name != "__init__.py" else mod
+        for line, target, _ in imports(path):
+            private = [p for p in target.split(".")[1:] if p.startswith("_")]
+            owner = target.rsplit(".", 1)[0]
+            if private and target != "rrmap._version" and not package.startswith(owner):
+                if owner == "rrmap" and layer(mod) != "core" and private[0] in _SHARED_CORE:
+                    continue
+                wrong.append(f"{mod}:{line} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+#: Private helpers of the core that every layer may use (text, headers, tables).
+_SHARED_CORE = {"_headers", "_markdown", "_tabular", "_version"}
+
+
+def test_no_import_cycle_at_module_level():
+    graph: dict[str, set[str]] = defaultdict(set)
+    for mod, path in MODULES.items():
+        for _, target, top in imports(path):
+            own_sub = path.name == "__init__.py" and target.startswith(mod + ".")
+            if top and target != mod and not own_sub:
+                graph[mod].add(target)
+    seen: dict[str, int] = {}
+    cycle: list[str] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        seen[node] = 1
+        for nxt in sorted(graph[node]):
+            if seen.get(nxt) == 1:
+                cycle.extend([*trail[trail.index(nxt) :], nxt])
+                return
+            if nxt not in seen:
+                visit(nxt, [*trail, nxt])
+            if cycle:
+                return
+        seen[node] = 2
+
+    for mod in sorted(MODULES):
+        if mod not in seen and not cycle:
+            visit(mod, [mod])
+    assert not cycle, " → ".join(cycle)
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_files_and_functions_stay_readable(path):
+    text = path.read_text(encoding="utf-8")
+    assert text.count("\n") <= 800, f"{path.name}: {text.count(chr(10))} lines"
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            first = body[0]
+            doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            start = body[1].lineno if doc and len(body) > 1 else first.lineno
+            assert node.end_lineno - start + 1 <= 120, f"{node.name}: body over 120 lines"
+
+
+def test_no_grab_bag_modules():
+    assert not [
+        p for p in ROOT.rglob("*.py") if p.stem in ("utils", "helpers", "misc", "common_utils")
+    ]
