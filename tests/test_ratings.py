@@ -276,3 +276,57 @@ def test_unreadable_table(tmp_path):
     path.write_text('expert,origin\n"A,real\n')
     with pytest.raises(RatingsError, match=r"broken\.csv: 1 problem: not a readable table"):
         load_ratings(path)
+
+
+def test_the_steps_of_load_ratings_work_on_their_own():
+    """load_ratings is read → headers → values → origins → keys → pairing; each step alone."""
+    import numpy as np
+
+    from rrmap._tabular import Table
+    from rrmap.ratings import (
+        _bounds,
+        _first_pass,
+        _key_values,
+        _match_headers,
+        _origins,
+        _pairing_problems,
+        _Rows,
+    )
+
+    cells = pd.DataFrame(
+        [
+            ["E1", "real", "a", "10", "20"],
+            ["E1", "generated", "a", "12,5", "30"],
+            ["E1", "real", "b", "10", "x"],
+        ]
+    )
+    table = Table(
+        ["Rater", "origin", "item", "Low Rating", "high_rating"],
+        cells,
+        np.array([2, 3, 5]),
+        "t.csv",
+        "line",
+        {"format": "text"},
+    )
+    sch = RatingsSchema(rater="rater")
+    rows = _Rows(table.source, table.lines, table.unit)
+    cols = _match_headers(table, sch)
+    assert (cols.rater, cols.low, cols.high, cols.categories) == (
+        "rater",
+        "low_rating",
+        "high_rating",
+        ["item"],
+    )
+    first = _first_pass(table, cols, {"mean", "sigma"})
+    lo, hi, ok, problems = _bounds(table, cols, sch, ",", False, first, rows)
+    assert hi[0] == 20.0
+    assert lo.tolist()[:2] == [10.0, 12.5] and ok.tolist() == [True, True, False]
+    assert problems == ["column 'high rating': not a number with decimal mark ',': 'x' (line 5)"]
+    org, ref, qry, problems = _origins(table, cols, sch, rows)
+    assert org.tolist() == ["real", "generated", "real"]
+    assert ref.tolist() == [True, False, True] and not problems
+    keys, problems = _key_values(table, cols, rows)
+    assert list(keys) == ["rater", "item"] and not problems
+    (pairing,) = _pairing_problems(keys, ref, qry, sch, rows)
+    assert pairing.endswith("[rater=E1, item=b] has a reference but no query interval "
+                            "(1 reference) on line 5")  # fmt: skip
