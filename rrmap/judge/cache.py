@@ -8,10 +8,18 @@ disk and then renamed into place, so a process killed at any moment leaves
 either the complete record or none: a resumed run never repeats a completed
 call and never reads a half-written one. Leftover temporary files are
 ignored. The API key is never part of a record.
+
+Several processes may share one cache directory: a call is made under a
+per-key lock (``fcntl.flock`` on ``.locks/<key>.lock``), so while one process
+pays for a request the others wait for its answer instead of paying again.
+The operating system releases the lock of a process that dies, so a crash
+never blocks the others. (Where ``fcntl`` does not exist, e.g. on Windows,
+processes are not coordinated; one process never sends a request twice.)
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -21,7 +29,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ResponseCache", "cache_key", "hash_images"]
+from rrmap.errors import InputError
+
+try:  # POSIX
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["KeyClaim", "ResponseCache", "cache_key", "hash_images"]
 
 _DATA_URL_PREFIX = "data:"
 
@@ -128,8 +143,17 @@ class ResponseCache:
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.unreadable = 0
+        probe = self.directory / f".write-test-{os.getpid()}-{uuid.uuid4().hex}"
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise InputError(
+                f"cache directory {self.directory} cannot be written ({exc.strerror or exc}); "
+                "choose another --cache before any call is paid for"
+            ) from None
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -218,3 +242,81 @@ class ResponseCache:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+
+    async def claim(self, key: str) -> KeyClaim:
+        """Wait until this process holds the lock of *key* (see the module notes).
+
+        Parameters
+        ----------
+        key : str
+            A :func:`cache_key`.
+
+        Returns
+        -------
+        KeyClaim
+            Call :meth:`KeyClaim.release` when the call is finished.
+
+        Examples
+        --------
+        >>> import asyncio, tempfile
+        >>> cache = ResponseCache(tempfile.mkdtemp())
+        >>> async def once():
+        ...     claim = await cache.claim("ab" * 32)
+        ...     claim.release(stored=False)
+        ...     return claim.waited
+        >>> asyncio.run(once())
+        False
+        """
+        claim = KeyClaim(self.directory / ".locks" / f"{key}.lock")
+        await claim.acquire()
+        return claim
+
+
+class KeyClaim:
+    """An exclusive, crash-safe lock on one cache key, shared by every process.
+
+    Attributes
+    ----------
+    waited : bool
+        Whether another process held the key first (then its answer is
+        usually in the cache by now).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.waited = False
+        self._fd: int | None = None
+
+    async def acquire(self) -> None:
+        if fcntl is None:  # pragma: no cover - Windows
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        pause = 0.02
+        while True:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                self.waited = True
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 0.5)
+
+    def release(self, stored: bool) -> None:
+        """Let the other processes go on; *stored*: the answer is in the cache.
+
+        The lock file is removed only after a stored answer: a process that
+        then takes a fresh lock finds the answer in the cache.
+        """
+        if self._fd is None:
+            return
+        try:
+            if stored:
+                try:
+                    self.path.unlink()
+                except FileNotFoundError:
+                    pass
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            os.close(self._fd)
+            self._fd = None

@@ -9,6 +9,15 @@ connections) with exponential backoff and jitter while honouring
 (401/403), a wrong model or URL (404) or a request the server rejects (400,
 422). The API key is read from a named environment variable at request time
 and is never logged, cached or written anywhere.
+
+The first request of a session goes out alone: when the endpoint cannot be
+reached at all (connection refused, unknown host) the run stops within
+seconds with :class:`EndpointError` instead of retrying every call for
+minutes; later transient failures keep their retries. Identical requests in
+flight are sent once (the others wait for that answer), processes sharing a
+cache directory do not pay twice for one request, and an optional
+:class:`~rrmap.judge.budget.Budget` stops a run before it passes a number of
+paid calls or a cost.
 """
 
 from __future__ import annotations
@@ -16,14 +25,17 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import os
+import sys
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
 from rrmap.errors import InputError
+from rrmap.judge.budget import Budget, BudgetExhausted
 from rrmap.judge.cache import ResponseCache, cache_key
 
 __all__ = [
@@ -32,8 +44,13 @@ __all__ = [
     "ChatResult",
     "Endpoint",
     "EndpointError",
+    "NotSentError",
     "UsageStats",
+    "public_url",
 ]
+
+#: Waits at least this long (seconds) are announced on stderr, so a run never looks hung.
+ANNOUNCE_WAIT = 5.0
 
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 
@@ -64,6 +81,34 @@ class CallFailedError(RuntimeError):
     >>> str(CallFailedError("HTTP 503 after 7 attempts"))
     'HTTP 503 after 7 attempts'
     """
+
+
+class NotSentError(CallFailedError):
+    """A call was not sent: the budget was reached (or, in a dry run, it is not cached).
+
+    Judging functions record it like a failed call, so a run stops cleanly
+    with everything answered so far.
+
+    Examples
+    --------
+    >>> isinstance(NotSentError("not sent: budget"), CallFailedError)
+    True
+    """
+
+
+def public_url(url: str) -> str:
+    """*url* without credentials (user, password, query string) — safe to write down.
+
+    Examples
+    --------
+    >>> public_url("https://user:secret@api.example.com/v1?key=abc")
+    'https://api.example.com/v1'
+    """
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 @dataclass(frozen=True)
@@ -165,6 +210,10 @@ class Endpoint:
 class ChatResult:
     """The answer to one chat call.
 
+    ``source`` says where it came from: ``"endpoint"`` (paid in this run),
+    ``"cache"``, ``"shared"`` (an identical request in flight answered it)
+    or ``"batch"`` (a batch job answered it, at the batch price).
+
     Examples
     --------
     >>> ChatResult("{'winner': 0}", prompt_tokens=812, completion_tokens=7).text
@@ -177,43 +226,79 @@ class ChatResult:
     finish_reason: str | None = None
     from_cache: bool = False
     attempts: int = 1
+    source: str = "endpoint"
 
 
 @dataclass
 class UsageStats:
-    """Counters of one run: calls, HTTP requests, retries, cache hits and tokens.
+    """Counters of one run: paid, cached and shared calls, failures, requests, tokens.
+
+    Tokens of paid calls and of cached answers are counted apart: a cached
+    answer costs nothing.
 
     Examples
     --------
-    >>> s = UsageStats(calls=3, requests=4, retries=1, cache_hits=0,
-    ...                prompt_tokens=2400, completion_tokens=30)
+    >>> s = UsageStats(paid=3, requests=4, retries=1, prompt_tokens=2400, completion_tokens=30)
+    >>> s.calls
+    3
     >>> s.summary()
-    'calls 3 (cache hits 0), HTTP requests 4 (retries 1, failed calls 0), tokens 2400 in / 30 out'
+    'paid calls 3 (tokens 2400 in / 30 out), cached 0, failed 0; HTTP requests 4 (retries 1)'
     """
 
-    calls: int = 0
+    paid: int = 0
+    cache_hits: int = 0
+    shared: int = 0
+    failed: int = 0
+    not_sent: int = 0
     requests: int = 0
     retries: int = 0
-    cache_hits: int = 0
-    failed: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    cached_completion_tokens: int = 0
+    batched: int = 0
+    cost: float | None = None
+
+    @property
+    def calls(self) -> int:
+        """Calls that got an answer: paid, cached or shared."""
+        return self.paid + self.cache_hits + self.shared
 
     def add(self, result: ChatResult) -> None:
-        """Count one finished call."""
-        self.calls += 1
-        if result.from_cache:
+        """Count one answered call."""
+        if result.from_cache or result.source == "cache":
             self.cache_hits += 1
+            self.cached_prompt_tokens += result.prompt_tokens
+            self.cached_completion_tokens += result.completion_tokens
+            return
+        if result.source == "shared":
+            self.shared += 1
+            return
+        self.paid += 1
+        self.batched += result.source == "batch"
         self.prompt_tokens += result.prompt_tokens
         self.completion_tokens += result.completion_tokens
 
+    def to_dict(self) -> dict[str, Any]:
+        """The counters as a plain dict (for provenance files)."""
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["calls"] = self.calls
+        return out
+
     def summary(self) -> str:
         """One line for the end of a run."""
-        return (
-            f"calls {self.calls} (cache hits {self.cache_hits}), HTTP requests {self.requests} "
-            f"(retries {self.retries}, failed calls {self.failed}), "
-            f"tokens {self.prompt_tokens} in / {self.completion_tokens} out"
-        )
+        paid = f"paid calls {self.paid}"
+        if self.batched:
+            paid += f" ({self.batched} through a batch job)"
+        paid += f" (tokens {self.prompt_tokens} in / {self.completion_tokens} out"
+        paid += f", ${self.cost:.4f})" if self.cost is not None else ")"
+        parts = [paid, f"cached {self.cache_hits}"]
+        if self.shared:
+            parts.append(f"shared {self.shared} (identical requests sent once)")
+        parts.append(f"failed {self.failed}")
+        if self.not_sent:
+            parts.append(f"not sent {self.not_sent} (budget)")
+        return ", ".join(parts) + f"; HTTP requests {self.requests} (retries {self.retries})"
 
 
 def _retry_after(value: str | None, cap: float) -> float | None:
@@ -249,9 +334,15 @@ class ChatClient:
     ----------
     endpoint : Endpoint
     cache : ResponseCache, path or None
-        Where finished calls are stored; a path creates a :class:`ResponseCache`.
+        Where finished calls are stored; a path creates a :class:`ResponseCache`
+        (an unwritable directory is an error at once, before any paid call).
     rng : int, numpy Generator or None
         Source of the backoff jitter.
+    budget : Budget, optional
+        Limits on paid calls and cost, checked before each call is sent.
+    notify : callable, optional
+        Receives one line when the client waits long (``Retry-After``,
+        backoff) or finds the endpoint unreachable; default: stderr.
 
     Attributes
     ----------
@@ -270,19 +361,26 @@ class ChatClient:
         endpoint: Endpoint,
         cache: ResponseCache | str | os.PathLike[str] | None = None,
         rng: int | np.random.Generator | None = None,
+        budget: Budget | None = None,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.cache = (
             cache if cache is None or isinstance(cache, ResponseCache) else (ResponseCache(cache))
         )
         self.rng = np.random.default_rng(rng)
+        self.budget = budget
+        self.notify = notify or _to_stderr
         self.stats = UsageStats()
+        if budget is not None and budget.prices is not None:
+            self.stats.cost = 0.0
         self._http: Any = None
         self._sem: asyncio.Semaphore | None = None
         self._depth = 0
         self._probe: asyncio.Event | None = None
         self._probing = False
         self._fatal: EndpointError | None = None
+        self._inflight: dict[str, asyncio.Future] = {}
 
     @property
     def name(self) -> str:
@@ -307,6 +405,7 @@ class ChatClient:
             self._probe = asyncio.Event()
             self._probing = False
             self._fatal = None
+            self._inflight = {}
         self._depth += 1
         return self
 
@@ -324,8 +423,30 @@ class ChatClient:
         """Whether the answer to *messages* is already in the cache."""
         return self.cache is not None and cache_key(self.request_body(messages)) in self.cache
 
+    def from_cache(self, key: str) -> ChatResult | None:
+        """The cached answer stored under *key*, or ``None``."""
+        if self.cache is None:
+            return None
+        record = self.cache.get(key)
+        if record is None:
+            return None
+        usage = record.get("usage") or {}
+        return ChatResult(
+            text=record["text"],
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            finish_reason=record.get("finish_reason"),
+            from_cache=True,
+            attempts=0,
+            source="cache",
+        )
+
     async def chat(self, messages: Sequence[Mapping[str, Any]]) -> ChatResult:
         """Answer *messages* from the cache or the endpoint.
+
+        Identical requests in flight at the same time are sent once; with a
+        cache shared by several processes, a request another process is
+        sending is waited for, not sent again.
 
         Parameters
         ----------
@@ -340,55 +461,101 @@ class ChatClient:
         Raises
         ------
         EndpointError
-            Wrong key, model, URL or a rejected request (no retry).
+            Wrong key, model, URL, an endpoint that cannot be reached, or a
+            rejected request (no retry).
         CallFailedError
             A transient failure persisted through every retry.
+        NotSentError
+            The budget does not allow the call.
         """
         body = self.request_body(messages)
-        key = cache_key(body) if self.cache is not None else ""
-        if self.cache is not None:
-            record = self.cache.get(key)
-            if record is not None:
-                usage = record.get("usage") or {}
-                result = ChatResult(
-                    text=record["text"],
-                    prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                    completion_tokens=int(usage.get("completion_tokens") or 0),
-                    finish_reason=record.get("finish_reason"),
-                    from_cache=True,
-                    attempts=0,
-                )
-                self.stats.add(result)
-                return result
-        if self._http is None:
-            raise RuntimeError("use 'async with client:' before calling chat()")
-        result = await self._send_checked(body)
-        if self.cache is not None:
-            # in a worker thread: the fsync of a record must not stall the other calls
-            await asyncio.to_thread(
-                self.cache.put,
-                key,
-                body,
-                {
-                    "text": result.text,
-                    "usage": {
-                        "prompt_tokens": result.prompt_tokens,
-                        "completion_tokens": result.completion_tokens,
-                    },
-                    "finish_reason": result.finish_reason,
-                },
-            )
+        key = cache_key(body)
+        cached = self.from_cache(key)
+        if cached is not None:
+            self.stats.add(cached)
+            return cached
+        waiting = self._inflight.get(key)
+        if waiting is not None:
+            result = replace(await asyncio.shield(waiting), source="shared", attempts=0)
+            self.stats.add(result)
+            return result
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            result = await self._answer(key, body)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters re-raise it, nobody else has to
+            raise
+        else:
+            future.set_result(result)
+        finally:
+            self._inflight.pop(key, None)
         self.stats.add(result)
         return result
 
+    async def _answer(self, key: str, body: dict[str, Any]) -> ChatResult:
+        """Send *body* under the cross-process claim of *key*, and store the answer."""
+        if self._http is None:
+            raise RuntimeError("use 'async with client:' before calling chat()")
+        claim = await self.cache.claim(key) if self.cache is not None else None
+        stored = False
+        try:
+            if claim is not None and claim.waited:
+                # another process held the key: its answer is usually cached now
+                cached = self.from_cache(key)
+                if cached is not None:
+                    return cached
+            reservation = self._reserve(body)
+            try:
+                result = await self._send_checked(body)
+            except BaseException:
+                if reservation is not None:
+                    self.budget.settle(reservation)
+                raise
+            self._settle(reservation, body, result)
+            if self.cache is not None:
+                # in a worker thread: the fsync of a record must not stall the other calls
+                await asyncio.to_thread(self.cache.put, key, body, _record(result))
+                stored = True
+            return result
+        finally:
+            if claim is not None:
+                claim.release(stored)
+
+    def _reserve(self, body: dict[str, Any]) -> tuple[int, float] | None:
+        if self.budget is None:
+            return None
+        try:
+            return self.budget.reserve(body, self.endpoint.max_tokens)
+        except BudgetExhausted as exc:
+            self.stats.not_sent += 1
+            raise NotSentError(str(exc)) from None
+
+    def _settle(
+        self, reservation: tuple[int, float] | None, body: dict[str, Any], result: ChatResult
+    ) -> None:
+        if self.budget is None:
+            return
+        self.budget.settle(
+            reservation or (0, 0.0),
+            result.prompt_tokens,
+            result.completion_tokens,
+            body=body,
+            batch=result.source == "batch",
+        )
+        if self.budget.prices is not None:
+            self.stats.cost = self.budget.cost
+
     async def _send_checked(self, body: dict[str, Any]) -> ChatResult:
-        # The first request of a session goes out alone: a wrong key, model or URL then
-        # costs one request, and every other call fails with the same error unsent.
+        # The first request of a session goes out alone: a wrong key, model or URL, or an
+        # endpoint that cannot be reached, then costs one request, and every other call
+        # fails with the same error unsent.
         if not self._probing:
             self._probing = True
             try:
                 async with self._sem:
-                    return await self._send(body)
+                    return await self._send(body, probe=True)
             except EndpointError as exc:
                 self._fatal = exc
                 raise
@@ -413,58 +580,111 @@ class ChatClient:
     def _redact(self, text: str, key: str | None) -> str:
         return text.replace(key, "***") if key else text
 
-    async def _send(self, body: dict[str, Any]) -> ChatResult:
+    async def _send(self, body: dict[str, Any], probe: bool = False) -> ChatResult:
         import httpx
 
         ep = self.endpoint
         key = ep.api_key()
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         last = ""
+        unreachable = 0
         for attempt in range(ep.max_retries + 1):
             self.stats.requests += 1
             wait: float | None = None
+            why = "backoff"
             try:
                 resp = await self._http.post(ep.url, json=body, headers=headers)
+            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
+                last = f"connection failed ({type(exc).__name__}: {exc})"
+                unreachable += 1
+                if probe and (unreachable > _PROBE_CONNECT_TRIES or attempt == ep.max_retries):
+                    raise EndpointError(
+                        f"cannot reach {public_url(ep.url)}: {type(exc).__name__}: "
+                        f"{' '.join(str(exc).split()) or 'no answer'} — check --base-url and "
+                        "that the server is running",
+                        None,
+                    ) from None
+                if probe:
+                    wait = 0.25 * unreachable
             except httpx.TimeoutException as exc:
                 last = f"timed out after {ep.timeout:g} s ({type(exc).__name__})"
             except httpx.TransportError as exc:
                 last = f"connection failed ({type(exc).__name__}: {exc})"
             else:
-                status = resp.status_code
-                if status == 200:
-                    try:
-                        data = resp.json()
-                        text, finish = _message_text(data)
-                    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-                        last = "HTTP 200 with a body that is not a chat completion"
-                    else:
-                        usage = data.get("usage") or {}
-                        return ChatResult(
-                            text=text,
-                            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                            completion_tokens=int(usage.get("completion_tokens") or 0),
-                            finish_reason=finish,
-                            attempts=attempt + 1,
-                        )
-                elif status in _TRANSIENT_STATUS:
-                    last = f"HTTP {status}"
-                    wait = _retry_after(resp.headers.get("retry-after"), ep.retry_after_cap)
-                else:
-                    detail = self._redact(" ".join(resp.text.split())[:300], key)
-                    if status in (401, 403):
-                        hint = (
-                            f"the endpoint refused the API key from ${ep.api_key_env}"
-                            if ep.api_key_env
-                            else "the endpoint wants an API key; pass --api-key-env VAR"
-                        )
-                    elif status == 404:
-                        hint = f"model {ep.model!r} or URL {ep.url} not found"
-                    else:
-                        hint = "the endpoint rejected the request"
-                    raise EndpointError(f"{ep.url}: HTTP {status}: {hint} ({detail})", status)
+                result = self._read_response(resp, attempt, key)
+                if isinstance(result, ChatResult):
+                    return result
+                last, wait = result
+                why = "Retry-After" if wait is not None else "backoff"
             if attempt == ep.max_retries:
                 break
             self.stats.retries += 1
-            await asyncio.sleep(wait if wait is not None else self._backoff(attempt))
+            pause = wait if wait is not None else self._backoff(attempt)
+            if pause >= ANNOUNCE_WAIT:
+                self.notify(
+                    f"{ep.model}: {last}; waiting {pause:.0f} s ({why}) before attempt "
+                    f"{attempt + 2} of {ep.max_retries + 1}"
+                )
+            await asyncio.sleep(pause)
         self.stats.failed += 1
-        raise CallFailedError(f"{ep.url}: {last} after {ep.max_retries + 1} attempts")
+        raise CallFailedError(f"{public_url(ep.url)}: {last} after {ep.max_retries + 1} attempts")
+
+    def _read_response(
+        self, resp: Any, attempt: int, key: str | None
+    ) -> ChatResult | tuple[str, float | None]:
+        """A 200 answer, or (what went wrong, the wait the server asked for) to retry."""
+        ep = self.endpoint
+        status = resp.status_code
+        if status == 200:
+            try:
+                data = resp.json()
+                text, finish = _message_text(data)
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                return "HTTP 200 with a body that is not a chat completion", None
+            usage = data.get("usage") or {}
+            return ChatResult(
+                text=text,
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+                finish_reason=finish,
+                attempts=attempt + 1,
+            )
+        if status in _TRANSIENT_STATUS:
+            return f"HTTP {status}", _retry_after(
+                resp.headers.get("retry-after"), ep.retry_after_cap
+            )
+        detail = self._redact(" ".join(resp.text.split())[:300], key)
+        if status in (401, 403):
+            hint = (
+                f"the endpoint refused the API key from ${ep.api_key_env}"
+                if ep.api_key_env
+                else "the endpoint wants an API key; pass --api-key-env VAR"
+            )
+        elif status == 404:
+            hint = f"model {ep.model!r} or URL {public_url(ep.url)} not found"
+        else:
+            hint = "the endpoint rejected the request"
+        raise EndpointError(f"{public_url(ep.url)}: HTTP {status}: {hint} ({detail})", status)
+
+
+#: Connection attempts of the first request before an endpoint counts as unreachable.
+_PROBE_CONNECT_TRIES = 2
+
+
+def _record(result: ChatResult) -> dict[str, Any]:
+    """What the cache keeps of an answer."""
+    return {
+        "text": result.text,
+        "usage": {
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+        },
+        "finish_reason": result.finish_reason,
+        "source": result.source,
+    }
+
+
+def _to_stderr(line: str) -> None:
+    from tqdm import tqdm
+
+    tqdm.write(line, file=sys.stderr)

@@ -95,17 +95,37 @@ MATCH_RULES: tuple[str, ...] = (
 
 _LETTERS = string.ascii_uppercase
 _CORE = ("id", "image", "images", "question", "options", "answer")
+# "answer is B", "Option (C)", "my choice: d." — the keyword in any case; the letter is
+# checked by _phrase_letter (an English "a" or "I" is not an option letter)
 _PHRASE = re.compile(
-    r"(?:answer|option|choice)(?:\s+is)?\s*[:\-]?\s*(?:is\s*)?[\(\[*\"']*([A-Z])[\)\]*\"']*"
-    r"(?![A-Za-z])",
-    re.IGNORECASE,
+    r"(?i:answer|option|choice)(?:\s+(?i:is))?\s*[:\-]?\s*(?:(?i:is)\s*)?"
+    r"[\(\[*\"']*([A-Za-z])(?![A-Za-z])([\)\]*\"']*)(?P<after>[^\n]{0,24})"
 )
+# "B and C", "B or C", "B, C", "B/C" right after a letter: several answers
+_MORE = re.compile(r"^\s*(?:,|/|&|\band\b|\bor\b)\s*[\(\[]?([A-Z])(?![A-Za-z])")
 
 
 def _norm(text: str) -> str:
     text = text.lower()
     text = re.sub(r"[^\w\s]", " ", text)
     return " ".join(text.split())
+
+
+def _phrase_letter(m: re.Match[str]) -> str | None:
+    """The option letter an "answer is X" phrase names, or ``None`` when X is a word.
+
+    An uppercase letter is a letter, except ``I`` followed by a word ("the
+    answer is I think B"); a lowercase one only when nothing but punctuation
+    follows it ("answer: b."), never before a word ("the answer is a bit
+    unclear", "my choice is a medium one").
+    """
+    letter, closing, after = m.group(1), m.group(2), m.group("after")
+    word_follows = re.match(r"\s+[A-Za-z]", after) is not None and not closing
+    if letter.isupper():
+        return None if letter == "I" and word_follows else letter
+    if word_follows or re.match(r"\s*[A-Za-z]", after):
+        return None
+    return letter.upper()
 
 
 def format_options(options: Sequence[str]) -> str:
@@ -173,13 +193,23 @@ def match_option(reply: str | None, options: Sequence[str]) -> tuple[int | None,
                 f"unmatched: letter {m.group(1)!r} but the text of option {_LETTERS[named[0]]!r}"
             )
         return i, "letter_prefix"
-    letters = {g.upper() for g in _PHRASE.findall(text)}
-    if len(letters) > 1:
-        return None, f"unmatched: the reply names several letters {sorted(letters)}"
-    if len(letters) == 1:
-        i = letter_index(letters.pop())
-        if i is not None:
-            return i, "answer_phrase"
+    letters: list[str] = []
+    for m in _PHRASE.finditer(text):
+        letter = _phrase_letter(m)
+        if letter is None:
+            continue
+        letters.append(letter)
+        more = _MORE.match(m.group("after"))
+        if more:
+            letters.append(more.group(1))
+    named = sorted(set(letters))
+    if len(named) > 1:
+        return None, f"unmatched: the reply names several letters {named}"
+    if len(named) == 1:
+        i = letter_index(named[0])
+        if i is None:
+            return None, f"unmatched: letter {named[0]!r} is not among the {n} options"
+        return i, "answer_phrase"
     normed = _norm(text)
     exact = [i for i, o in enumerate(options) if _norm(o) == normed]
     if len(exact) == 1:

@@ -6,9 +6,10 @@ as JSON or as a Python dict literal; the content of a fenced code block
 first, then a Python literal). The first mapping holding every required field
 wins. Failing that, ``field: value`` / ``field = value`` pairs written in the
 prose are accepted, but only when every required field is found and no field
-is given two different values. Each field's value is then checked by its
-converter. Anything else is *invalid*: the raw text is kept and no value is
-made up.
+is given two different values. A reply holding two mappings that disagree on
+a decision (``{"winner": 0}`` … ``{"winner": 1}``) is invalid, not read as
+the first. Each field's value is then checked by its converter. Anything
+else is *invalid*: the raw text is kept and no value is made up.
 """
 
 from __future__ import annotations
@@ -115,14 +116,21 @@ def extract_mapping(text: str, required: tuple[str, ...] = ()) -> dict[str, Any]
     >>> extract_mapping("The left one is better.") is None
     True
     """
+    found = _mappings(text, required)
+    return found[0] if found else None
+
+
+def _mappings(text: str, required: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Every mapping in *text* (whole, fenced, inline) holding the *required* keys, in order."""
     candidates = [text]
     candidates += [m.group(2) for m in _FENCE.finditer(text)]
     candidates += _balanced_spans(text)
+    out = []
     for cand in candidates:
         mapping = _as_mapping(cand)
         if mapping is not None and all(k in mapping for k in required):
-            return mapping
-    return None
+            out.append(mapping)
+    return out
 
 
 def _prose_pairs(text: str, fields: tuple[str, ...]) -> tuple[dict[str, Any] | None, str | None]:
@@ -172,7 +180,11 @@ def parse_fields(text: str | None, fields: Mapping[str, Callable[[Any], Any]]) -
     if text is None or not text.strip():
         return Parsed(None, "empty reply")
     names = tuple(fields)
-    mapping = extract_mapping(text, names)
+    found = _mappings(text, names)
+    conflict = _conflict(found, fields)
+    if conflict:
+        return Parsed(None, conflict)
+    mapping = found[0] if found else None
     if mapping is None:
         mapping, conflict = _prose_pairs(text, names)
         if conflict:
@@ -189,6 +201,26 @@ def parse_fields(text: str | None, fields: Mapping[str, Callable[[Any], Any]]) -
     if problems:
         return Parsed(None, "; ".join(problems))
     return Parsed(out)
+
+
+def _conflict(
+    found: list[dict[str, Any]], fields: Mapping[str, Callable[[Any], Any]]
+) -> str | None:
+    """Why several mappings in one reply disagree on a decision field (text fields aside)."""
+    decisions = [name for name, conv in fields.items() if conv is not text_field]
+    seen: dict[str, Any] = {}
+    for mapping in found:
+        for name in decisions:
+            try:
+                value = fields[name](mapping[name])
+            except (ValueError, TypeError):
+                continue
+            if name in seen and seen[name] != value:
+                return (
+                    f"the reply gives conflicting answers: {name!r} is {seen[name]!r} and {value!r}"
+                )
+            seen.setdefault(name, value)
+    return None
 
 
 def choice01(value: Any) -> int:

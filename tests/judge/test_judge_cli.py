@@ -37,7 +37,9 @@ def test_2afc_example_end_to_end_into_rank_align(tmp_path):
         again = _run(["judge", "2afc", str(EXAMPLE / "PAIRS.csv"), "-o", str(out), "--force",
                       "--cache", str(tmp_path / "cache"), *_backend(server)])  # fmt: skip
         assert len(server.answered) == 72  # all from the cache
-    assert "calls 72 (cache hits 72), HTTP requests 0" in again.stderr
+    assert (
+        "paid calls 0 (tokens 0 in / 0 out), cached 72, failed 0; HTTP requests 0" in again.stderr
+    )
     assert "consistency across orders 1.000 over 12 pair(s)" in r.stderr
     comps = read_comparisons(out)
     assert len(comps) == 12 and (comps["agreement"] == "agree").all()

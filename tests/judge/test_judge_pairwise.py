@@ -30,9 +30,10 @@ def _pairs(styles=("flat colour",), n=3) -> pd.DataFrame:
     rows = []
     for s, style in enumerate(styles):
         for i in range(n):
+            # every row its own shades: identical requests would be sent only once
             dark, light = (
-                Image.new("RGB", (24, 24), (30, 30, 30)),
-                Image.new("RGB", (24, 24), (220, 220, 220)),
+                Image.new("RGB", (24, 24), (30 + i, 30, 30 + s)),
+                Image.new("RGB", (24, 24), (220 - i, 220, 220 - s)),
             )
             a, b = (light, dark) if i % 2 == 0 else (dark, light)
             rows.append({

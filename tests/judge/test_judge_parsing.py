@@ -79,3 +79,72 @@ def test_extract_mapping_prefers_a_mapping_with_the_required_keys():
 def test_choice01_rejects(value):
     with pytest.raises(ValueError, match="is not 0 or 1"):
         choice01(value)
+
+
+# --- replies as models write them: what each one chooses, or why it chooses nothing -------
+
+THREE = ["High", "Medium", "Low"]
+TWO = ["Yes", "No"]
+
+REPLIES = [
+    # (reply, options, chosen index or None, rule or the start of the reason)
+    ("B", THREE, 1, "letter"),
+    ("(c)", THREE, 2, "letter"),
+    ("**A**", THREE, 0, "letter"),
+    ("B) Medium", THREE, 1, "letter_prefix"),
+    ("The answer is B.", THREE, 1, "answer_phrase"),
+    ("The answer is A because the palette is harmonious.", THREE, 0, "answer_phrase"),
+    ("Answer: (C)", THREE, 2, "answer_phrase"),
+    ("answer: b", THREE, 1, "answer_phrase"),
+    ("I would pick option A.", THREE, 0, "answer_phrase"),
+    ("My answer is B, not C.", THREE, 1, "answer_phrase"),
+    ("Medium", THREE, 1, "text"),
+    ("It has medium aesthetic appeal.", THREE, 1, "text_contained"),
+    ("My choice is a medium one", THREE, 1, "text_contained"),  # "a" is an article
+    ("The answer is a bit unclear", THREE, None, "unmatched: no option letter"),
+    ("The answer is I think B", THREE, None, "unmatched"),  # "I" is a pronoun
+    ("answer is b because of the light", THREE, None, "unmatched"),
+    ("Answer: B and C", THREE, None, "unmatched: the reply names several letters ['B', 'C']"),
+    ("The answer is B or C.", THREE, None, "unmatched: the reply names several letters"),
+    ("Choice: A/B", TWO, None, "unmatched: the reply names several letters ['A', 'B']"),
+    ("Answer: D", TWO, None, "unmatched: letter 'D' is not among the 2 options"),
+    ("D", TWO, None, "unmatched: letter 'D' is not among the 2 options"),
+    ("C) Maybe", TWO, None, "unmatched: letter 'C' is not among the 2 options"),
+    ("A) No", TWO, None, "unmatched: letter 'A' but the text of option 'B'"),
+    ("Hard to say.", TWO, None, "unmatched: no option letter or option text found"),
+    ("", TWO, None, "unmatched: empty reply"),
+]
+
+
+@pytest.mark.parametrize(("reply", "options", "index", "rule"), REPLIES)
+def test_realistic_replies_choose_what_they_say(reply, options, index, rule):
+    from rrmap.judge.mcq import match_option
+
+    got, why = match_option(reply, options)
+    assert got == index
+    assert why.startswith(rule)
+
+
+@pytest.mark.parametrize(
+    ("reply", "winner", "error"),
+    [
+        ('{"winner": 0} on reflection the other one: {"winner": 1}', None, "conflicting answers"),
+        ("```json\n{\"winner\": 1}\n```\nSo: {'winner': 1}", 1, None),  # repeated, same answer
+        ("{'winner': 0}", 0, None),
+        ("winner: 1, and also winner: 0", None, "conflicting values"),
+    ],
+)
+def test_two_different_winners_in_one_reply_are_invalid(reply, winner, error):
+    p = parse_fields(reply, {"winner": choice01})
+    if winner is None:
+        assert p.value is None and error in p.error
+    else:
+        assert p.value == {"winner": winner}
+
+
+def test_differing_reasons_with_the_same_winner_are_one_answer():
+    reply = '{"winner": 1, "reason": "a"} and again {"winner": 1, "reason": "b"}'
+    assert parse_fields(reply, {"winner": choice01, "reason": text_field}).value == {
+        "winner": 1,
+        "reason": "a",
+    }
