@@ -99,7 +99,7 @@ _CORE = ("id", "image", "images", "question", "options", "answer")
 # checked by _phrase_letter (an English "a" or "I" is not an option letter)
 _PHRASE = re.compile(
     r"(?i:answer|option|choice)(?:\s+(?i:is))?\s*[:\-]?\s*(?:(?i:is)\s*)?"
-    r"[\(\[*\"']*([A-Za-z])(?![A-Za-z])([\)\]*\"']*)(?P<after>[^\n]{0,24})"
+    r"[\(\[*\"']*([A-Za-z])(?![A-Za-z])([\)\]*\"']*)(?=(?P<after>[^\n]{0,24}))"
 )
 # "B and C", "B or C", "B, C", "B/C" right after a letter: several answers
 _MORE = re.compile(r"^\s*(?:,|/|&|\band\b|\bor\b)\s*[\(\[]?([A-Z])(?![A-Za-z])")
