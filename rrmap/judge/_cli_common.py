@@ -1,17 +1,30 @@
-"""What the ``rrmap judge`` commands share: backend options, the client, dry runs, outputs."""
+"""What the ``rrmap judge`` commands share: backend and budget options, the run, outputs.
+
+:func:`_execute` runs a judging function one of four ways: a dry run (count
+what the run needs and what is cached, send nothing), through batch jobs
+(``--batch``, ``--batch-file``), or call by call; ``--batch-results`` first
+reads a batch output into the cache. :func:`_finish` turns the outcome into
+the exit code: 1 when no call got an answer, 0 otherwise, with the failures
+counted and where they are recorded. :func:`_provenance` writes what a result
+came from beside it.
+"""
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import sys
+import time
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import click
 import pandas as pd
 
+from rrmap._version import __version__
 from rrmap.cli.common import refuse_overwrite
 
 _ABBREV = 48
@@ -94,8 +107,83 @@ def _backend_options(func: Callable[..., Any]) -> Callable[..., Any]:
             help="Print the first request (images abbreviated) and send nothing.",
         ),
         click.option("--quiet", is_flag=True, help="No progress bar."),
+        click.option(
+            "--max-calls",
+            type=click.IntRange(0),
+            default=None,
+            help="Stop before paying for more calls than this (cached answers are free).",
+        ),
+        click.option(
+            "--max-cost",
+            type=click.FloatRange(0),
+            default=None,
+            metavar="USD",
+            help="Stop before a call could take the cost past this (needs prices).",
+        ),
+        click.option(
+            "--price-in",
+            type=click.FloatRange(0),
+            default=None,
+            metavar="USD",
+            help="Price of a million prompt tokens.",
+        ),
+        click.option(
+            "--price-out",
+            type=click.FloatRange(0),
+            default=None,
+            metavar="USD",
+            help="Price of a million completion tokens.",
+        ),
+        click.option(
+            "--prices",
+            "prices_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="YAML/JSON file of prices per model ({model: {input: USD, output: USD}}).",
+        ),
+        click.option(
+            "--batch",
+            is_flag=True,
+            help="Send uncached requests as batch jobs (/files + /batches: about half price).",
+        ),
+        click.option(
+            "--batch-file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Only write the next batch of requests as JSONL here (e.g. for vllm run-batch).",
+        ),
+        click.option(
+            "--batch-results",
+            type=click.Path(dir_okay=False, exists=True, path_type=Path),
+            multiple=True,
+            help="Read a batch output JSONL into the cache first (repeatable).",
+        ),
+        click.option(
+            "--poll-interval",
+            type=click.FloatRange(0),
+            default=30.0,
+            help="Seconds between two looks at a running batch job.",
+        ),
     ]
     return functools.reduce(lambda f, o: o(f), reversed(opts), func)
+
+
+def _budget(o: dict[str, Any], model: str) -> Any:
+    from rrmap.judge.budget import Budget, Prices, load_prices
+
+    given = [o["price_in"] is not None, o["price_out"] is not None]
+    if any(given) and not all(given):
+        raise click.UsageError("give both --price-in and --price-out (USD per million tokens)")
+    if all(given) and o["prices_file"] is not None:
+        raise click.UsageError("give prices either on the command line or in --prices, not both")
+    prices = None
+    if all(given):
+        prices = Prices(o["price_in"], o["price_out"])
+    elif o["prices_file"] is not None:
+        prices = load_prices(o["prices_file"], model)
+    if prices is None and o["max_calls"] is None and o["max_cost"] is None:
+        return None
+    return Budget(max_calls=o["max_calls"], max_cost=o["max_cost"], prices=prices)
 
 
 def _client(o: dict[str, Any]) -> Any:
@@ -104,6 +192,14 @@ def _client(o: dict[str, Any]) -> Any:
     missing = [f"--{k.replace('_', '-')}" for k in ("base_url", "model") if not o[k]]
     if missing:
         raise click.UsageError(f"missing option(s) {', '.join(missing)}")
+    batching = o["batch"] or o["batch_file"] is not None or o["batch_results"]
+    if batching and o["cache_dir"] is None:
+        raise click.UsageError(
+            "--batch, --batch-file and --batch-results need --cache DIR: batch answers "
+            "and job ids are kept there"
+        )
+    if o["batch"] and o["batch_file"] is not None:
+        raise click.UsageError("--batch submits jobs itself; --batch-file only writes them")
     ep = Endpoint(
         o["base_url"],
         o["model"],
@@ -116,7 +212,148 @@ def _client(o: dict[str, Any]) -> Any:
     )
     if o["cache_dir"] is None and not o["dry_run"]:
         click.echo("note: no --cache given; answers are not kept for a rerun", err=True)
-    return ChatClient(ep, cache=None if o["dry_run"] else o["cache_dir"], rng=o["seed"])
+    return ChatClient(ep, cache=o["cache_dir"], rng=o["seed"], budget=_budget(o, o["model"]))
+
+
+def _execute(
+    o: dict[str, Any],
+    client: Any,
+    run: Callable[[Any], Any],
+    placeholder: str | None,
+    what: str,
+) -> tuple[Any, Any] | None:
+    """Run *run(backend)*: a dry run, through batch jobs, or call by call (see the module).
+
+    Returns the result and the backend whose ``stats`` count the run, or
+    ``None`` when nothing is left to do (a dry run, a requests file written).
+    """
+    from rrmap.judge._planner import Planner
+    from rrmap.judge.batch import read_batch_results, run_batched
+
+    for path in o["batch_results"]:
+        report = read_batch_results(
+            path.read_text(encoding="utf-8").splitlines(), client.cache, _kept_requests(client)
+        )
+        click.echo(
+            f"read {path}: {len(report.stored)} answer(s) into the cache, "
+            f"{len(report.failed)} failed request(s), {report.unknown} line(s) not ours",
+            err=True,
+        )
+    if o["dry_run"]:
+        planner = Planner(client, placeholder=placeholder)
+        run(planner)
+        _dry_run_report(client, planner.counts, what)
+        return None
+    if o["batch"] or o["batch_file"] is not None:
+        result, backend = run_batched(
+            run,
+            client,
+            poll_interval=o["poll_interval"],
+            progress=not o["quiet"],
+            batch_file=o["batch_file"],
+        )
+        if result is None:
+            _keep_batch_requests(client, backend)
+            click.echo(
+                f"wrote the next batch of requests to {backend}; run them (e.g. `vllm run-batch "
+                f"-i {backend} -o results.jsonl --model {client.name}`) and rerun with "
+                "--batch-results results.jsonl",
+                err=True,
+            )
+            return None
+        return result, backend
+    return run(client), client
+
+
+def _kept_requests(client: Any) -> dict[str, Any]:
+    folder = client.cache.directory / "batches" / "requests"
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in folder.glob("*.json")}
+
+
+def _keep_batch_requests(client: Any, path: Path) -> None:
+    """Keep the bodies of a written requests file, to store their answers under their keys."""
+    folder = client.cache.directory / "batches" / "requests"
+    folder.mkdir(parents=True, exist_ok=True)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        req = json.loads(line)
+        (folder / f"{req['custom_id']}.json").write_text(json.dumps(req["body"]), "utf-8")
+
+
+def _dry_run_report(client: Any, counts: Any, what: str) -> None:
+    if counts.to_send:
+        first = next(iter(counts.to_send.values()))
+        _print_request(client, first)
+    click.echo(
+        f"dry run: {what}: the run needs {counts.needed} call(s): {counts.cached} cached, "
+        f"{len(counts.to_send)} to send (identical requests once; re-asks of unreadable "
+        f"answers not counted); nothing was sent"
+        + ("; the first request to send is above" if counts.to_send else ""),
+        err=True,
+    )
+
+
+def _finish(stats: Any, where: str, budget: Any = None) -> None:
+    """Exit 1 when no call got an answer; otherwise say what failed and where it is."""
+    failed = stats.failed + stats.not_sent
+    if budget is not None:
+        click.echo(f"budget: {budget.summary()}", err=True)
+    if failed and stats.calls == 0:
+        raise click.ClickException(
+            f"no call got an answer: {stats.failed} failed, {stats.not_sent} not sent; "
+            f"recorded in {where}"
+        )
+    if stats.not_sent:
+        click.echo(
+            f"{stats.not_sent} call(s) not sent: the budget was reached; rerun with a larger "
+            "budget to go on (answered calls come from the cache)",
+            err=True,
+        )
+    if stats.failed:
+        click.echo(
+            f"{stats.failed} call(s) failed after their retries; recorded in {where}; a rerun "
+            "tries them again",
+            err=True,
+        )
+
+
+def _prompts_identity(prompts: Any, prompts_file: Path | None) -> dict[str, str]:
+    text = json.dumps(asdict(prompts), sort_keys=True, ensure_ascii=False, default=str)
+    return {
+        "name": str(prompts_file) if prompts_file is not None else "default",
+        "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    }
+
+
+def _provenance(
+    output: Path | None,
+    client: Any,
+    stats: Any,
+    o: dict[str, Any],
+    command: str,
+    **extra: Any,
+) -> Path | None:
+    """Write what *output* came from beside it (``OUTPUT.json``); nothing for stdout."""
+    from rrmap.judge.client import public_url
+
+    if output is None:
+        return None
+    ep = getattr(client, "endpoint", None)
+    record = {
+        "command": f"rrmap judge {command}",
+        "rrmap_version": __version__,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seed": o["seed"],
+        "base_url": public_url(ep.base_url) if ep is not None else None,
+        "model": getattr(client, "name", None),
+        "temperature": getattr(ep, "temperature", None),
+        "max_tokens": getattr(ep, "max_tokens", None),
+        "batch": bool(o.get("batch") or o.get("batch_results")),
+        **extra,
+        "calls": stats.to_dict() if hasattr(stats, "to_dict") else None,
+    }
+    path = output.with_name(output.name + ".json")
+    path.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+    return path
 
 
 def _abbreviate(obj: Any) -> Any:
@@ -130,12 +367,11 @@ def _abbreviate(obj: Any) -> Any:
     return obj
 
 
-def _dry_run(client: Any, messages: list[dict[str, Any]], note: str) -> None:
+def _print_request(client: Any, body: dict[str, Any]) -> None:
     ep = client.endpoint
     auth = f"Bearer ${ep.api_key_env} (not shown)" if ep.api_key_env else "(none)"
-    click.echo(f"POST {ep.url}\nAuthorization: {auth}", err=False)
-    click.echo(json.dumps(_abbreviate(client.request_body(messages)), indent=2, ensure_ascii=False))
-    click.echo(f"dry run: nothing sent; {note}", err=True)
+    click.echo(f"POST {ep.url}\nAuthorization: {auth}")
+    click.echo(json.dumps(_abbreviate(body), indent=2, ensure_ascii=False))
 
 
 def _emit(

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
-from rrmap.judge._cli_common import _backend_options, _client, _dry_run
+from rrmap.judge._cli_common import _backend_options, _client, _execute, _finish
 
 
 @click.command("rate", context_settings=CONTEXT_SETTINGS)
@@ -92,48 +92,45 @@ def rate_command(
     """
     from rrmap.judge.corpora import load_corpora
     from rrmap.judge.criteria import load_criteria, study_criteria
-    from rrmap.judge.rating import merge_ratings, rate_corpora, sheet_requests
+    from rrmap.judge.rating import merge_ratings, rate_corpora
 
     corpora = load_corpora(corpus_file)
     criteria = load_criteria(criteria_file) if criteria_file else study_criteria()
     client = _client(o)
-    if o["dry_run"]:
-        # the first sheet only: no need to encode every corpus's meta-image
-        first = sheet_requests(
-            [c for c in corpora if c.movement == corpora[0].movement],
-            criteria[:1],
+    if not o["dry_run"]:
+        if o["output"] is None:
+            raise click.UsageError(
+                "give -o/--output: the ratings file (sidecars are written beside it)"
+            )
+        out = o["output"]
+        merged_path = merged_output or (
+            out.with_suffix("").with_name(out.stem + ".merged.csv") if merge_with else None
+        )
+        if merged_path is not None:
+            refuse_overwrite(merged_path, o["force"])
+
+    def run(backend: Any) -> Any:
+        return rate_corpora(
+            backend,
+            corpora,
+            criteria,
             setup=setup,
+            repeats=repeats,
+            rng=o["seed"],
+            rater=rater,
+            max_reasks=max_reasks,
             grid_limit=grid_limit,
             grid_columns=grid_columns,
             cell=cell,
+            concurrency=o["concurrency"],
+            progress=not o["quiet"],
         )
-        _dry_run(client, first[0][2], f"{len(corpora)} corpora × {len(criteria)} criteria")
+
+    what = f"{len(corpora)} corpora × {len(criteria)} criteria × {repeats} run(s)"
+    done = _execute(o, client, run, None, what)
+    if done is None:
         return
-    if o["output"] is None:
-        raise click.UsageError(
-            "give -o/--output: the ratings file (sidecars are written beside it)"
-        )
-    out = o["output"]
-    merged_path = merged_output or (
-        out.with_suffix("").with_name(out.stem + ".merged.csv") if merge_with else None
-    )
-    if merged_path is not None:
-        refuse_overwrite(merged_path, o["force"])
-    result = rate_corpora(
-        client,
-        corpora,
-        criteria,
-        setup=setup,
-        repeats=repeats,
-        rng=o["seed"],
-        rater=rater,
-        max_reasks=max_reasks,
-        grid_limit=grid_limit,
-        grid_columns=grid_columns,
-        cell=cell,
-        concurrency=o["concurrency"],
-        progress=not o["quiet"],
-    )
+    result, backend = done
     paths = result.write(out, force=o["force"])
     click.echo(
         f"wrote {len(result.ratings)} intervals to {paths[0]} "
@@ -142,11 +139,12 @@ def rate_command(
     )
     if len(result.failures):
         click.echo(
-            f"{len(result.failures)} sheet(s) stayed invalid after {max_reasks} re-ask(s); "
-            f"see {paths[3]}",
+            f"{len(result.failures)} sheet(s) failed or stayed invalid after {max_reasks} "
+            f"re-ask(s); see {paths[3]}",
             err=True,
         )
-    click.echo(client.stats.summary(), err=True)
+    click.echo(backend.stats.summary(), err=True)
+    _finish(backend.stats, str(paths[3]), client.budget)
     if merge_with is not None:
         merged = merge_ratings(merge_with, result)
         merged.to_csv(merged_path, index=False)

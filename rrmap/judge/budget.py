@@ -257,6 +257,13 @@ class Budget:
                 if guess and prompt_tokens > guess * self._ratio:
                     self._ratio = prompt_tokens / guess
 
+    def charge(self, prompt_tokens: int, completion_tokens: int, batch: bool = False) -> None:
+        """Count a paid call that had no reservation (an answer read back from a batch job)."""
+        with self._lock:
+            self.calls += 1
+            if self.prices is not None:
+                self.cost += self.prices.cost(prompt_tokens, completion_tokens, batch=batch)
+
     def summary(self) -> str:
         """What was spent, against the limits."""
         parts = [f"{self.calls} paid call(s)"]

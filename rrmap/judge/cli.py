@@ -15,8 +15,11 @@ from rrmap.judge._cli_common import (
     _backend_options,
     _check_outputs,
     _client,
-    _dry_run,
     _emit,
+    _execute,
+    _finish,
+    _prompts_identity,
+    _provenance,
 )
 from rrmap.judge._cli_rate import rate_command
 
@@ -97,8 +100,9 @@ def twoafc_command(
     output (instance, left, right, winner, ...) is what `rrmap rank align`
     reads.
     """
+    from rrmap.judge._planner import placeholder_reply
     from rrmap.judge.judges import RandomJudge
-    from rrmap.judge.pairwise import first_messages, judge_pairs, read_pairs
+    from rrmap.judge.pairwise import judge_pairs, read_pairs, stage_fields
     from rrmap.judge.prompts import load_prompts
     from rrmap.rank.comparisons import write_comparisons
 
@@ -118,22 +122,29 @@ def twoafc_command(
             )
             return
         judge: Any = RandomJudge(rng=o["seed"])
+        result, backend = judge_pairs(table, judge, orders=orders, **settings), judge
     else:
         judge = _client(o)
-        if o["dry_run"]:
-            _dry_run(
-                judge, first_messages(table, **settings), f"{len(table)} pair(s) would be judged"
+        if not o["dry_run"]:
+            _check_outputs(o["force"], o["output"], per_order, bias_out)
+
+        def run(backend: Any) -> Any:
+            return judge_pairs(
+                table,
+                backend,
+                orders=orders,
+                format_retries=format_retries,
+                progress=not o["quiet"],
+                **settings,
             )
+
+        done = _execute(
+            o, judge, run, placeholder_reply(stage_fields(mode)), f"{len(table)} pair(s)"
+        )
+        if done is None:
             return
+        result, backend = done
     _check_outputs(o["force"], o["output"], per_order, bias_out)
-    result = judge_pairs(
-        table,
-        judge,
-        orders=orders,
-        format_retries=format_retries,
-        progress=not o["quiet"],
-        **settings,
-    )
     seed = o["seed"]
     comps = result.comparisons.assign(seed=seed)
     _emit(comps, o["output"], "comparisons", write_comparisons)
@@ -148,8 +159,25 @@ def twoafc_command(
         click.echo(
             f"excluded: {r.instance} {r.candidate_a} vs {r.candidate_b}: {r.reason}", err=True
         )
-    if hasattr(judge, "stats"):
-        click.echo(judge.stats.summary(), err=True)
+    stats = backend.stats if hasattr(backend, "stats") else None
+    _provenance(
+        o["output"],
+        judge,
+        stats,
+        o,
+        "2afc",
+        mode=mode,
+        orders=orders,
+        image_max_side=max_side,
+        image_format=image_format,
+        composite=not separate_images,
+        prompts=_prompts_identity(prompts, prompts_file),
+        pairs=str(pairs),
+    )
+    if stats is not None:
+        click.echo(stats.summary(), err=True)
+        where = str(per_order) if per_order else "the excluded pairs above (--per-order FILE: all)"
+        _finish(stats, where, getattr(judge, "budget", None))
 
 
 @judge_group.command("mcq", context_settings=CONTEXT_SETTINGS)
@@ -192,7 +220,7 @@ def mcq_command(
     The accuracy table (per --by group) goes to stdout or -o; unmatched
     replies count as wrong and are listed on stderr.
     """
-    from rrmap.judge.mcq import evaluate_mcq, mcq_accuracy, mcq_messages, read_questions
+    from rrmap.judge.mcq import evaluate_mcq, mcq_accuracy, read_questions
     from rrmap.judge.prompts import load_prompts
 
     table = read_questions(questions)
@@ -201,26 +229,24 @@ def mcq_command(
         raise click.UsageError(f"--by column(s) not in {questions}: {', '.join(missing)}")
     prompts = load_prompts(prompts_file)
     client = _client(o)
-    if o["dry_run"]:
-        q = table.iloc[0]
-        _dry_run(
-            client,
-            mcq_messages(
-                q["question"], q["options"], q["images"], prompts=prompts, max_side=max_side
-            ),
-            f"{len(table)} question(s) would be asked",
+    if not o["dry_run"]:
+        _check_outputs(o["force"], o["output"], responses_out)
+
+    def run(backend: Any) -> Any:
+        return evaluate_mcq(
+            table,
+            backend,
+            circular=circular,
+            llm_match=llm_match,
+            prompts=prompts,
+            max_side=max_side,
+            progress=not o["quiet"],
         )
+
+    done = _execute(o, client, run, "A", f"{len(table)} question(s)")
+    if done is None:
         return
-    _check_outputs(o["force"], o["output"], responses_out)
-    res = evaluate_mcq(
-        table,
-        client,
-        circular=circular,
-        llm_match=llm_match,
-        prompts=prompts,
-        max_side=max_side,
-        progress=not o["quiet"],
-    )
+    res, backend = done
     acc = mcq_accuracy(res.per_question, by=list(by) or None).assign(
         model=client.name, circular=circular, seed=o["seed"]
     )
@@ -240,7 +266,21 @@ def mcq_command(
             f"{' '.join(str(r.reply).split())[:80]!r}",
             err=True,
         )
-    click.echo(client.stats.summary(), err=True)
+    _provenance(
+        o["output"],
+        client,
+        backend.stats,
+        o,
+        "mcq",
+        circular=circular,
+        llm_match=llm_match,
+        image_max_side=max_side,
+        prompts=_prompts_identity(prompts, prompts_file),
+        questions=str(questions),
+    )
+    click.echo(backend.stats.summary(), err=True)
+    where = str(responses_out) if responses_out else "the unmatched replies above"
+    _finish(backend.stats, where, client.budget)
 
 
 @judge_group.command("interpret", context_settings=CONTEXT_SETTINGS)
@@ -275,12 +315,14 @@ def interpret_command(
     reference, with its reasons; one row per response goes to stdout or -o,
     the means to stderr (and --summary).
     """
+    from rrmap.judge._planner import placeholder_reply
     from rrmap.judge.interpret import (
+        interpret_fields,
         interpretation_summary,
         read_interpretations,
         score_interpretations,
     )
-    from rrmap.judge.prompts import load_prompts, render
+    from rrmap.judge.prompts import load_prompts
 
     table = read_interpretations(responses)
     missing = [c for c in by if c not in table.columns]
@@ -288,22 +330,20 @@ def interpret_command(
         raise click.UsageError(f"--by column(s) not in {responses}: {', '.join(missing)}")
     prompts = load_prompts(prompts_file)
     client = _client(o)
-    if o["dry_run"]:
-        r = table.iloc[0]
-        text = render(
-            prompts.interpret,
-            question=r["question"],
-            reference=r["reference"],
-            response=r["response"],
+    if not o["dry_run"]:
+        _check_outputs(o["force"], o["output"], summary_out)
+
+    def run(backend: Any) -> Any:
+        return score_interpretations(
+            table, backend, prompts=prompts, format_retries=format_retries, progress=not o["quiet"]
         )
-        _dry_run(
-            client, [{"role": "user", "content": text}], f"{len(table)} response(s) would be graded"
-        )
-        return
-    _check_outputs(o["force"], o["output"], summary_out)
-    res = score_interpretations(
-        table, client, prompts=prompts, format_retries=format_retries, progress=not o["quiet"]
+
+    done = _execute(
+        o, client, run, placeholder_reply(interpret_fields()), f"{len(table)} response(s)"
     )
+    if done is None:
+        return
+    res, backend = done
     scores = res.scores.assign(judge_model=client.name, seed=o["seed"])
     _emit(scores, o["output"], "graded responses")
     summary = interpretation_summary(res.scores, by=list(by) or None).assign(
@@ -314,7 +354,22 @@ def interpret_command(
     click.echo(summary.to_string(index=False), err=True)
     for r in res.scores[~res.scores["valid"]].itertuples(index=False):
         click.echo(f"invalid: {r.id}: {r.error}", err=True)
-    click.echo(client.stats.summary(), err=True)
+    _provenance(
+        o["output"],
+        client,
+        backend.stats,
+        o,
+        "interpret",
+        format_retries=format_retries,
+        prompts=_prompts_identity(prompts, prompts_file),
+        responses=str(responses),
+    )
+    click.echo(backend.stats.summary(), err=True)
+    _finish(
+        backend.stats,
+        str(o["output"] or "the invalid rows above") + " (column error)",
+        client.budget,
+    )
 
 
 @judge_group.command("subjectivity", context_settings=CONTEXT_SETTINGS)

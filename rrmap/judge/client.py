@@ -287,11 +287,14 @@ class UsageStats:
 
     def summary(self) -> str:
         """One line for the end of a run."""
-        paid = f"paid calls {self.paid}"
+        paid = (
+            f"paid calls {self.paid} (tokens {self.prompt_tokens} in / {self.completion_tokens} out"
+        )
+        if self.cost is not None:
+            paid += f", ${self.cost:.4f}"
         if self.batched:
-            paid += f" ({self.batched} through a batch job)"
-        paid += f" (tokens {self.prompt_tokens} in / {self.completion_tokens} out"
-        paid += f", ${self.cost:.4f})" if self.cost is not None else ")"
+            paid += f"; {self.batched} through batch jobs"
+        paid += ")"
         parts = [paid, f"cached {self.cache_hits}"]
         if self.shared:
             parts.append(f"shared {self.shared} (identical requests sent once)")
@@ -342,7 +345,9 @@ class ChatClient:
         Limits on paid calls and cost, checked before each call is sent.
     notify : callable, optional
         Receives one line when the client waits long (``Retry-After``,
-        backoff) or finds the endpoint unreachable; default: stderr.
+        backoff); default: stderr.
+    announce_after : float, default 5
+        Waits at least this long (seconds) are announced through *notify*.
 
     Attributes
     ----------
@@ -363,8 +368,10 @@ class ChatClient:
         rng: int | np.random.Generator | None = None,
         budget: Budget | None = None,
         notify: Callable[[str], None] | None = None,
+        announce_after: float = ANNOUNCE_WAIT,
     ) -> None:
         self.endpoint = endpoint
+        self.announce_after = announce_after
         self.cache = (
             cache if cache is None or isinstance(cache, ResponseCache) else (ResponseCache(cache))
         )
@@ -414,6 +421,34 @@ class ChatClient:
         if self._depth == 0:
             await self._http.aclose()
             self._http = None
+
+    def with_params(self, **extra: Any) -> ChatClient:
+        """A twin whose requests also carry *extra* body parameters (e.g. ``seed``).
+
+        It shares this client's cache, counters, budget and notices; its
+        requests are cached under their own keys.
+
+        Examples
+        --------
+        >>> c = ChatClient(Endpoint("http://127.0.0.1:9/v1", "m", api_key_env=None))
+        >>> c.with_params(seed=3).request_body([])["seed"], c.with_params(seed=3).stats is c.stats
+        (3, True)
+        """
+        ep = replace(self.endpoint, extra={**self.endpoint.extra, **extra})
+        twin = ChatClient(
+            ep,
+            cache=self.cache,
+            budget=self.budget,
+            notify=self.notify,
+            announce_after=self.announce_after,
+        )
+        twin.rng = self.rng
+        twin.stats = self.stats
+        return twin
+
+    def with_seed(self, seed: int) -> ChatClient:
+        """:meth:`with_params` with ``seed=seed``."""
+        return self.with_params(seed=seed)
 
     def request_body(self, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """The JSON body that :meth:`chat` would send for *messages*."""
@@ -620,7 +655,7 @@ class ChatClient:
                 break
             self.stats.retries += 1
             pause = wait if wait is not None else self._backoff(attempt)
-            if pause >= ANNOUNCE_WAIT:
+            if pause >= self.announce_after:
                 self.notify(
                     f"{ep.model}: {last}; waiting {pause:.0f} s ({why}) before attempt "
                     f"{attempt + 2} of {ep.max_retries + 1}"

@@ -33,6 +33,7 @@ from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
 __all__ = [
     "DIMENSIONS",
     "InterpretResult",
+    "interpret_fields",
     "interpretation_summary",
     "read_interpretations",
     "score_interpretations",
@@ -49,6 +50,17 @@ _EXAMPLE = (
     '{"relevance": 2, "relevance_reason": "...", "precision": 1, "precision_reason": '
     '"...", "completeness": 1, "completeness_reason": "..."}'
 )
+
+
+def interpret_fields() -> dict[str, Any]:
+    """The fields of a grading answer and their converters (scores 0–2 and reasons).
+
+    Examples
+    --------
+    >>> sorted(interpret_fields())[:2]
+    ['completeness', 'completeness_reason']
+    """
+    return dict(_FIELDS)
 
 
 def validate_interpretations(

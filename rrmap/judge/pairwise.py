@@ -44,6 +44,7 @@ __all__ = [
     "judge_pairs",
     "position_bias",
     "read_pairs",
+    "stage_fields",
     "validate_pairs",
 ]
 
@@ -89,6 +90,18 @@ _STAGES: dict[str, tuple[_Stage, ...]] = {
         _Stage("artcot_summary", {"winner": choice01}, '{"winner": 0}'),
     ),
 }
+
+
+def stage_fields(mode: str) -> dict[str, Callable[[Any], Any]]:
+    """Every answer field the turns of *mode* ask for (to build a reply each turn accepts).
+
+    Examples
+    --------
+    >>> sorted(stage_fields("cot"))
+    ['winner']
+    """
+    _check_mode(mode)
+    return {name: conv for stage in _STAGES[mode] for name, conv in stage.fields.items()}
 
 
 def _problem_lines(rows: list[int]) -> str:

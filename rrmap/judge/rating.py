@@ -21,7 +21,6 @@ model's intervals agree with the humans', not who is right.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -36,6 +35,7 @@ from rrmap._version import __version__
 from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
 from rrmap.judge._run import run_all, run_sync
+from rrmap.judge.client import CallFailedError
 from rrmap.judge.corpora import Corpus, meta_image
 from rrmap.judge.criteria import Criterion
 from rrmap.judge.images import data_url, image_part
@@ -220,13 +220,6 @@ def parse_intervals(
 
 def _with_seed(backend: Any, seed: int) -> Any:
     """A backend whose requests carry *seed* (its own cache entries per seed)."""
-    from rrmap.judge.client import ChatClient
-
-    if isinstance(backend, ChatClient):
-        ep = dataclasses.replace(backend.endpoint, extra={**backend.endpoint.extra, "seed": seed})
-        twin = ChatClient(ep, cache=backend.cache, rng=seed)
-        twin.stats = backend.stats
-        return twin
     hook = getattr(backend, "with_seed", None)
     return hook(seed) if callable(hook) else backend
 
@@ -284,7 +277,11 @@ async def _ask(
     convo = list(messages)
     attempts, raw, problems = 0, "", []
     for attempt in range(max_reasks + 1):
-        result = await backend.chat(convo)
+        try:
+            result = await backend.chat(convo)
+        except CallFailedError as exc:
+            # recorded as a failed sheet, like the other judging commands do
+            return None, attempt + 1, raw, [f"call failed: {exc}"]
         attempts, raw = attempt + 1, result.text
         parsed, problems = parse_intervals(raw, labels, scale)
         if parsed is not None:

@@ -14,14 +14,24 @@ otherwise: a style containing ``LEFTY`` always answers left, ``UNREADABLE``
 answers the final ArtCoT turn in prose (and the format reminder in JSON),
 ``HOPELESS`` never answers in a readable format.
 
-Run ``python tests/chat_server.py --latency 0.1`` to serve until interrupted;
-it prints its base URL on the first line.
+It also speaks the batch protocol of OpenAI-compatible endpoints:
+``POST /files`` (a JSONL upload), ``POST /batches``, ``GET /batches`` (list),
+``GET /batches/{id}`` and ``GET /files/{id}/content``. A batch job answers
+each line with the same model; ``batch_mode`` makes every job ``"partial"``
+(every third request fails), ``"expire"`` (only the first half is answered),
+``"fail"`` (the job fails validation) or ``"hold"`` (it stays in progress
+until :meth:`ChatServer.release_batches`). ``GET /models`` lists the models.
+
+Run ``python tests/judge/chat_server.py --latency 0.1`` to serve until
+interrupted; it prints its base URL on the first line.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import email
+import email.policy
 import hashlib
 import io
 import json
@@ -170,13 +180,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_POST(self) -> None:
+    def _authorised(self) -> bool:
         owner = self.server.owner
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._send(404, {"error": {"message": f"no route {self.path}"}})
-            return
-        n = owner._count()
         if owner.api_key and self.headers.get("Authorization") != f"Bearer {owner.api_key}":
             self._send(
                 401,
@@ -188,6 +193,50 @@ class _Handler(BaseHTTPRequestHandler):
                     }
                 },
             )
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        owner = self.server.owner
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if not self._authorised():
+            return
+        if path.endswith("/models"):
+            self._send(200, {"object": "list", "data": [{"id": m} for m in owner.models]})
+        elif path.endswith("/batches"):
+            with owner._lock:
+                listed = [dict(b) for b in reversed(owner.batches.values())]
+            self._send(200, {"object": "list", "data": listed})
+        elif "/batches/" in path:
+            batch = owner._batch_status(path.rsplit("/", 1)[1])
+            self._send(*((200, batch) if batch else (404, {"error": {"message": "no batch"}})))
+        elif path.endswith("/content") and "/files/" in path:
+            file_id = path.split("/files/", 1)[1].rsplit("/", 1)[0]
+            data = owner.files.get(file_id)
+            if data is None:
+                self._send(404, {"error": {"message": "no such file"}})
+            else:
+                self._send(200, data)
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self) -> None:
+        owner = self.server.owner
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        path = self.path.rstrip("/")
+        if path.endswith("/files"):
+            if self._authorised():
+                self._send(200, owner._upload(self.headers.get("Content-Type", ""), raw))
+            return
+        if path.endswith("/batches"):
+            if self._authorised():
+                self._send(*owner._create_batch(json.loads(raw)))
+            return
+        if not path.endswith("/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        n = owner._count()
+        if not self._authorised():
             return
         body = json.loads(raw)
         if body.get("model") not in owner.models:
@@ -234,30 +283,28 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "garbage":
             self._send(200, b"<html>upstream proxy error</html>")
             return
-        text = owner.responder(body)
         owner._answered(body)
-        prompt_tokens = len(json.dumps(body.get("messages", []))) // 40 + 85
-        self._send(
-            200,
-            {
-                "id": f"chatcmpl-{n}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": body["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": len(text.split()),
-                    "total_tokens": prompt_tokens + len(text.split()),
-                },
-            },
-        )
+        self._send(200, completion(owner.responder, body, n))
+
+
+def completion(responder: Callable[[dict[str, Any]], str], body: dict[str, Any], n: int) -> dict:
+    """The chat-completion object answering *body* (usage counted as a real server would)."""
+    text = responder(body)
+    prompt_tokens = len(json.dumps(body.get("messages", []))) // 40 + 85
+    return {
+        "id": f"chatcmpl-{n}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body["model"],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": len(text.split()),
+            "total_tokens": prompt_tokens + len(text.split()),
+        },
+    }
 
 
 class _Server(ThreadingHTTPServer):
@@ -308,6 +355,12 @@ class ChatServer:
         self.slow_seconds = slow_seconds
         self.received = 0
         self.answered: list[dict[str, Any]] = []
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.batch_mode = "ok"
+        self.batch_lines = 0  # requests answered through batch jobs
+        self.uploads = 0
+        self._held: set[str] = set()
         self.active = 0
         self.max_active = 0
         self._lock = threading.Lock()
@@ -337,6 +390,95 @@ class ChatServer:
     def _answered(self, body: dict[str, Any]) -> None:
         with self._lock:
             self.answered.append(body)
+
+    # --- the batch protocol ---------------------------------------------------------------
+
+    def _upload(self, content_type: str, raw: bytes) -> dict[str, Any]:
+        message = email.message_from_bytes(
+            b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw,
+            policy=email.policy.HTTP,
+        )
+        data = b""
+        purpose = ""
+        for part in message.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            if name == "file":
+                data = part.get_payload(decode=True)
+            elif name == "purpose":
+                purpose = part.get_content().strip()
+        with self._lock:
+            self.uploads += 1
+            file_id = f"file-{len(self.files) + 1}"
+            self.files[file_id] = data
+        return {"id": file_id, "object": "file", "bytes": len(data), "purpose": purpose}
+
+    def _create_batch(self, req: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        file_id = req.get("input_file_id")
+        if file_id not in self.files:
+            return 400, {"error": {"message": f"no file {file_id}"}}
+        with self._lock:
+            batch_id = f"batch_{len(self.batches) + 1}"
+            lines = [ln for ln in self.files[file_id].decode().splitlines() if ln.strip()]
+            self.batches[batch_id] = {
+                "id": batch_id,
+                "object": "batch",
+                "endpoint": req.get("endpoint"),
+                "input_file_id": file_id,
+                "completion_window": req.get("completion_window"),
+                "status": "validating",
+                "created_at": int(time.time()),
+                "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
+                "metadata": req.get("metadata"),
+                "mode": self.batch_mode,
+            }
+            if self.batch_mode == "hold":
+                self._held.add(batch_id)
+        return 200, {k: v for k, v in self.batches[batch_id].items() if k != "mode"}
+
+    def release_batches(self) -> None:
+        """Let held batch jobs finish (they answer on the next poll)."""
+        with self._lock:
+            self._held.clear()
+
+    def _batch_status(self, batch_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            batch = self.batches.get(batch_id)
+            if batch is None:
+                return None
+            if batch["status"] == "validating":
+                batch["status"] = "in_progress"
+            elif batch["status"] == "in_progress" and batch_id not in self._held:
+                self._finish_batch(batch)
+            return {k: v for k, v in batch.items() if k != "mode"}
+
+    def _finish_batch(self, batch: dict[str, Any]) -> None:
+        mode = batch["mode"]
+        if mode == "fail":
+            batch["status"] = "failed"
+            batch["errors"] = {"data": [{"code": "invalid", "message": "the input is invalid"}]}
+            return
+        lines = [json.loads(ln) for ln in self.files[batch["input_file_id"]].decode().splitlines()]
+        out, errors = [], []
+        for i, line in enumerate(lines):
+            if mode == "expire" and i >= len(lines) // 2:
+                continue
+            if mode == "partial" and i % 3 == 2:
+                errors.append({"id": f"req_{i}", "custom_id": line["custom_id"], "response": {
+                    "status_code": 500, "body": {"error": {"message": "server error"}}},
+                    "error": None})  # fmt: skip
+                continue
+            self.batch_lines += 1
+            body = line["body"]
+            out.append({"id": f"req_{i}", "custom_id": line["custom_id"], "response": {
+                "status_code": 200, "body": completion(self.responder, body, i)}, "error": None})  # fmt: skip
+        for name, rows in (("output_file_id", out), ("error_file_id", errors)):
+            if rows:
+                file_id = f"file-{len(self.files) + 1}"
+                self.files[file_id] = "".join(json.dumps(r) + "\n" for r in rows).encode()
+                batch[name] = file_id
+        batch["status"] = "expired" if mode == "expire" else "completed"
+        batch["request_counts"] = {"total": len(lines), "completed": len(out),
+                                   "failed": len(lines) - len(out)}  # fmt: skip
 
     def start(self) -> ChatServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)

@@ -60,7 +60,7 @@ def test_rate_writes_ratings_sidecars_and_merged_file(server, tmp_path, corpora_
     assert len(model) == 5 * 3 * 8 * 2 and set(model.expert) == {"judge-model"}
     failures = pd.read_csv(tmp_path / "model.failures.csv")
     assert set(failures.criterion) == {"top-bottom"}
-    assert "5 sheet(s) stayed invalid after 2 re-ask(s)" in res.stderr
+    assert "5 sheet(s) failed or stayed invalid after 2 re-ask(s)" in res.stderr
     settings = json.loads((tmp_path / "model.json").read_text())
     assert settings["rater"] == "judge-model" and settings["seeds"]
     merged = rrmap.load_ratings(tmp_path / "model.merged.csv")

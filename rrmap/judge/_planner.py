@@ -1,0 +1,143 @@
+"""Running a judging function without sending anything: for dry runs and batch jobs.
+
+A :class:`Planner` stands in for a :class:`~rrmap.judge.client.ChatClient`:
+requests whose answer is cached are answered from the cache; the others are
+collected (identical requests once) and either answered with a placeholder
+reply — so that a multi-turn mode goes on to its later turns and a dry run
+can count them — or refused with :class:`~rrmap.judge.client.NotSentError`,
+which the judging functions record like a failed call. A batch run collects
+the requests of one turn, has a batch job answer them into the cache, and
+runs again for the next turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rrmap.judge.cache import cache_key
+from rrmap.judge.client import ChatClient, ChatResult, NotSentError, UsageStats
+
+
+@dataclass
+class PlanCounts:
+    """What a planned run met: cached answers and requests to send, in order."""
+
+    cached: int = 0
+    to_send: dict[str, dict[str, Any]] = field(default_factory=dict)
+    repeated: int = 0
+
+    @property
+    def needed(self) -> int:
+        return self.cached + len(self.to_send)
+
+
+class Planner:
+    """A chat backend that sends nothing (see the module notes).
+
+    Parameters
+    ----------
+    client : ChatClient
+        Builds the request bodies and reads the cache.
+    placeholder : str, optional
+        Reply given to requests that are not cached (dry runs of multi-turn
+        modes); without it they raise :class:`NotSentError`.
+    failed : mapping of str to str, optional
+        Cache keys whose request already failed in this run (e.g. in a batch
+        job), with the reason: answered with a failure, not collected again.
+    paid : set of str, optional
+        Cache keys answered in this run by a batch job: counted as paid
+        (through a batch), not as cache hits.
+    counts : PlanCounts, optional
+        Shared by the twins of :meth:`with_seed`.
+    """
+
+    def __init__(
+        self,
+        client: ChatClient,
+        placeholder: str | None = None,
+        failed: Mapping[str, str] | None = None,
+        paid: set[str] | None = None,
+        counts: PlanCounts | None = None,
+        stats: UsageStats | None = None,
+    ) -> None:
+        self.client = client
+        self.placeholder = placeholder
+        self.failed = dict(failed or {})
+        self.paid = paid or set()
+        self.counts = counts or PlanCounts()
+        self.stats = stats or UsageStats()
+        if client.budget is not None and client.budget.prices is not None:
+            self.stats.cost = client.budget.cost
+
+    @property
+    def name(self) -> str:
+        return self.client.name
+
+    @property
+    def endpoint(self) -> Any:
+        return self.client.endpoint
+
+    async def __aenter__(self) -> Planner:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    def with_seed(self, seed: int) -> Planner:
+        """A twin whose requests carry *seed* (as a model rater's repeated runs do)."""
+        return Planner(
+            self.client.with_params(seed=seed),
+            self.placeholder,
+            self.failed,
+            self.paid,
+            self.counts,
+            self.stats,
+        )
+
+    async def chat(self, messages: Sequence[Mapping[str, Any]]) -> ChatResult:
+        body = self.client.request_body(messages)
+        key = cache_key(body)
+        if key in self.failed:
+            self.stats.failed += 1
+            raise NotSentError(self.failed[key])
+        cached = self.client.from_cache(key)
+        if cached is not None:
+            if key in self.paid:
+                cached.source, cached.from_cache = "batch", False
+            else:
+                self.counts.cached += 1
+            self.stats.add(cached)
+            return cached
+        if key in self.counts.to_send:
+            self.counts.repeated += 1
+        else:
+            self.counts.to_send[key] = body
+        if self.placeholder is None:
+            self.stats.not_sent += 1
+            raise NotSentError("not sent: no answer yet (dry run or waiting for a batch job)")
+        return ChatResult(self.placeholder, source="plan", attempts=0)
+
+
+def placeholder_reply(fields: Mapping[str, Any]) -> str:
+    """A JSON reply every converter of *fields* accepts (for counting later turns).
+
+    Examples
+    --------
+    >>> from rrmap.judge.parsing import choice01, text_field
+    >>> placeholder_reply({"winner": choice01, "reason": text_field})
+    '{"winner": 0, "reason": "placeholder"}'
+    """
+    import json
+
+    out: dict[str, Any] = {}
+    for name, convert in fields.items():
+        for value in (0, 1, "placeholder"):
+            try:
+                convert(value)
+            except (ValueError, TypeError):
+                continue
+            out[name] = value
+            break
+    return json.dumps(out)

@@ -1,0 +1,519 @@
+"""OpenAI-compatible batch jobs: half the price for large runs (docs/judge.md, "Budget and batch").
+
+A batch run answers a judging function's requests through
+``/v1/files`` + ``/v1/batches`` instead of one HTTP call each:
+
+1. the function runs with a :class:`~rrmap.judge._planner.Planner`, which
+   answers what the cache holds and collects the requests it does not;
+2. those requests are written as JSONL (one ``{"custom_id", "method", "url",
+   "body"}`` line each, the ``custom_id`` being the cache key), uploaded,
+   submitted as one batch job and polled until it ends;
+3. its answers go into the same cache as interactive calls, so batch and
+   interactive runs share results; failed requests are recorded, not retried
+   in the same run;
+4. the function runs again: a multi-turn mode (ArtCoT) now finds its first
+   turn cached and asks for the next one — one batch per turn — until nothing
+   is left, and a last run reads every answer from the cache.
+
+Every step is recorded in ``<cache>/batches/<id>.json`` before the next one
+starts, so a run stopped at any point (after the upload, while polling, after
+the job ended) finds its job again and goes on; a job is never submitted
+twice. ``--batch-file`` writes the requests of the next turn for a manual
+upload or ``vllm run-batch``, and ``--batch-results`` reads such output back
+into the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from rrmap.errors import InputError
+from rrmap.judge._planner import Planner
+from rrmap.judge.budget import BudgetExhausted
+from rrmap.judge.cache import ResponseCache, cache_key
+from rrmap.judge.client import ChatClient, ChatResult, _message_text, _record, public_url
+
+__all__ = [
+    "BatchJob",
+    "BatchReport",
+    "read_batch_results",
+    "run_batched",
+    "write_batch_requests",
+]
+
+#: States after which a batch job changes no more.
+TERMINAL = ("completed", "failed", "expired", "cancelled")
+
+
+def _chat_path(base_url: str) -> str:
+    """The ``url`` of a batch line: the path of the chat endpoint (``/v1/chat/completions``)."""
+    return urlsplit(base_url.rstrip("/")).path + "/chat/completions"
+
+
+def write_batch_requests(
+    path: str | os.PathLike[str], bodies: Mapping[str, Mapping[str, Any]], base_url: str
+) -> Path:
+    """Write request bodies as batch JSONL, one line per request, ``custom_id`` = cache key.
+
+    Parameters
+    ----------
+    path : path
+        The JSONL file (overwritten).
+    bodies : mapping of str to dict
+        Cache key → chat-completions request body.
+    base_url : str
+        The endpoint's base URL (its path prefixes ``/chat/completions``).
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "req.jsonl"
+    >>> _ = write_batch_requests(p, {"k1": {"model": "m", "messages": []}}, "http://h/v1")
+    >>> json.loads(p.read_text())["url"]
+    '/v1/chat/completions'
+    """
+    out = Path(path)
+    url = _chat_path(base_url)
+    with open(out, "w", encoding="utf-8") as fh:
+        for key, body in bodies.items():
+            line = {"custom_id": key, "method": "POST", "url": url, "body": dict(body)}
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return out
+
+
+@dataclass
+class BatchReport:
+    """What reading batch output did: answers stored, requests failed, lines skipped."""
+
+    stored: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    unknown: int = 0
+
+
+def _answer_of(line: Mapping[str, Any]) -> tuple[ChatResult | None, str | None]:
+    """The answer in one output line, or why there is none."""
+    if line.get("error"):
+        err = line["error"]
+        msg = err.get("message") if isinstance(err, Mapping) else str(err)
+        return None, f"batch: {msg}"
+    response = line.get("response") or {}
+    status = response.get("status_code")
+    body = response.get("body")
+    if status != 200 or not isinstance(body, Mapping):
+        detail = body.get("error", {}).get("message") if isinstance(body, Mapping) else body
+        return None, f"batch: HTTP {status}: {detail}"
+    try:
+        text, finish = _message_text(body)
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None, "batch: an answer that is not a chat completion"
+    usage = body.get("usage") or {}
+    return (
+        ChatResult(
+            text,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            finish_reason=finish,
+            source="batch",
+        ),
+        None,
+    )
+
+
+def read_batch_results(
+    lines: Iterable[str],
+    cache: ResponseCache,
+    requests: Mapping[str, Mapping[str, Any]] | None = None,
+) -> BatchReport:
+    """Store the answers of batch output lines in *cache*; collect the failures.
+
+    Parameters
+    ----------
+    lines : iterable of str
+        JSONL lines of a batch output (or error) file: ``custom_id`` with a
+        ``response`` or an ``error``.
+    cache : ResponseCache
+    requests : mapping, optional
+        Cache key → request body of the submitted requests. Without it (a
+        results file from elsewhere), each line must carry its request body
+        (``vllm run-batch`` output does not: pass the requests file too).
+
+    Returns
+    -------
+    BatchReport
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> cache = ResponseCache(tempfile.mkdtemp())
+    >>> body = {"model": "m", "messages": []}
+    >>> key = cache_key(body)
+    >>> line = json.dumps({"custom_id": key, "response": {"status_code": 200, "body":
+    ...     {"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]}}})
+    >>> read_batch_results([line], cache, {key: body}).stored == [key]
+    True
+    >>> cache.get(key)["text"]
+    'hi'
+    """
+    report = BatchReport()
+    for raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+            key = str(line["custom_id"])
+        except (ValueError, KeyError, TypeError):
+            report.unknown += 1
+            continue
+        body = (requests or {}).get(key) or line.get("body")
+        if body is None or cache_key(body) != key:
+            report.unknown += 1
+            continue
+        result, error = _answer_of(line)
+        if result is None:
+            report.failed[key] = error or "batch: no answer"
+            continue
+        cache.put(key, body, _record(result))
+        report.stored.append(key)
+    return report
+
+
+class _BatchHTTP:
+    """The files and batches endpoints, with retries on transient failures."""
+
+    def __init__(self, client: ChatClient) -> None:
+        import httpx
+
+        self.ep = client.endpoint
+        self.base = self.ep.base_url.rstrip("/")
+        key = self.ep.api_key()
+        self._key = key
+        self.http = httpx.Client(
+            timeout=httpx.Timeout(self.ep.timeout),
+            headers={"Authorization": f"Bearer {key}"} if key else {},
+        )
+
+    def close(self) -> None:
+        self.http.close()
+
+    def call(self, method: str, path: str, **kw: Any) -> Any:
+        import httpx
+
+        last = ""
+        for attempt in range(self.ep.max_retries + 1):
+            try:
+                resp = self.http.request(method, self.base + path, **kw)
+            except httpx.TransportError as exc:
+                last = f"{type(exc).__name__}: {exc}"
+            else:
+                if resp.status_code < 300:
+                    return resp
+                detail = " ".join(resp.text.split())[:300]
+                if self._key:
+                    detail = detail.replace(self._key, "***")
+                last = f"HTTP {resp.status_code} ({detail})"
+                if resp.status_code not in (408, 409, 425, 429) and resp.status_code < 500:
+                    raise InputError(f"{public_url(self.base + path)}: {last}")
+            if attempt < self.ep.max_retries:
+                time.sleep(min(self.ep.backoff_cap, self.ep.backoff * 2.0**attempt))
+        raise InputError(f"{public_url(self.base + path)}: {last} after every retry")
+
+
+class BatchJob:
+    """One batch job, its state kept in ``<cache>/batches/<id>.json`` at every step.
+
+    Parameters
+    ----------
+    client : ChatClient
+        The endpoint and the cache.
+    requests : mapping of str to dict
+        Cache key → request body.
+    """
+
+    def __init__(self, client: ChatClient, requests: Mapping[str, Mapping[str, Any]]) -> None:
+        if client.cache is None:
+            raise InputError("a batch run needs a cache directory (--cache): its answers and "
+                             "its job ids are kept there")  # fmt: skip
+        self.client = client
+        self.cache = client.cache
+        self.requests = dict(requests)
+        digest = hashlib.sha256("\n".join(sorted(self.requests)).encode()).hexdigest()[:20]
+        self.path = self.cache.directory / "batches" / f"{digest}.json"
+        self.state: dict[str, Any] = {}
+
+    @classmethod
+    def unfinished(cls, client: ChatClient) -> list[BatchJob]:
+        """Jobs of earlier runs in this cache that were submitted and have not been read back."""
+        folder = client.cache.directory / "batches" if client.cache is not None else None
+        jobs = []
+        for path in sorted(folder.glob("*.json")) if folder and folder.is_dir() else []:
+            try:
+                state = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError:
+                continue
+            if state.get("read_back") or state.get("model") != client.endpoint.model:
+                continue
+            requests = {}
+            for key in state.get("keys", []):
+                record_path = folder / "requests" / f"{key}.json"
+                if record_path.is_file():
+                    requests[key] = json.loads(record_path.read_text(encoding="utf-8"))
+            job = cls(client, requests)
+            job.path, job.state = path, state
+            jobs.append(job)
+        return jobs
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.state, indent=1), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+    def _keep_requests(self) -> None:
+        """The request bodies, so that a later run can store the answers under their keys."""
+        folder = self.path.parent / "requests"
+        folder.mkdir(parents=True, exist_ok=True)
+        for key, body in self.requests.items():
+            path = folder / f"{key}.json"
+            if not path.exists():
+                path.write_text(json.dumps(body), encoding="utf-8")
+
+    def run(self, poll_interval: float = 10.0, progress: bool = True) -> BatchReport:
+        """Upload, submit, poll and read back (each step only if not done before)."""
+        http = _BatchHTTP(self.client)
+        try:
+            if not self.state:
+                if self.path.is_file():
+                    self.state = json.loads(self.path.read_text(encoding="utf-8"))
+                else:
+                    self.state = {"keys": sorted(self.requests), "model": self.client.name}
+                    self._keep_requests()
+                    self._save()
+            if not self.state.get("input_file_id"):
+                self._upload(http)
+            if not self.state.get("batch_id"):
+                self._submit(http)
+            batch = self._poll(http, poll_interval, progress)
+            return self._read_back(http, batch)
+        finally:
+            http.close()
+
+    def _upload(self, http: _BatchHTTP) -> None:
+        lines = "".join(
+            json.dumps(
+                {
+                    "custom_id": key,
+                    "method": "POST",
+                    "url": _chat_path(self.client.endpoint.base_url),
+                    "body": body,
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+            for key, body in self.requests.items()
+        )
+        resp = http.call(
+            "POST",
+            "/files",
+            data={"purpose": "batch"},
+            files={"file": ("rrmap-batch.jsonl", lines.encode("utf-8"), "application/jsonl")},
+        )
+        self.state["input_file_id"] = resp.json()["id"]
+        self._save()
+
+    def _submit(self, http: _BatchHTTP) -> None:
+        file_id = self.state["input_file_id"]
+        # a run stopped between submitting and saving the id: find the job it submitted
+        try:
+            listed = http.call("GET", "/batches", params={"limit": 100}).json().get("data", [])
+        except InputError:  # an endpoint that cannot list its jobs
+            listed = []
+        for batch in listed:
+            if batch.get("input_file_id") == file_id:
+                self.state["batch_id"] = batch["id"]
+                self._save()
+                return
+        resp = http.call(
+            "POST",
+            "/batches",
+            json={
+                "input_file_id": file_id,
+                "endpoint": _chat_path(self.client.endpoint.base_url),
+                "completion_window": "24h",
+                "metadata": {"created_by": "rrmap", "job": self.path.stem},
+            },
+        )
+        self.state["batch_id"] = resp.json()["id"]
+        self.state["submitted_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        self._save()
+
+    def _poll(self, http: _BatchHTTP, interval: float, progress: bool) -> dict[str, Any]:
+        from tqdm import tqdm
+
+        batch_id = self.state["batch_id"]
+        total = len(self.state.get("keys", [])) or None
+        bar = tqdm(total=total, desc=f"batch {batch_id}", file=sys.stderr, disable=not progress)
+        try:
+            while True:
+                batch = http.call("GET", f"/batches/{batch_id}").json()
+                counts = batch.get("request_counts") or {}
+                done = int(counts.get("completed", 0)) + int(counts.get("failed", 0))
+                bar.total = int(counts.get("total") or total or 0) or None
+                bar.n = done
+                bar.set_postfix_str(str(batch.get("status")))
+                bar.refresh()
+                if batch.get("status") in TERMINAL:
+                    self.state["status"] = batch["status"]
+                    self._save()
+                    return batch
+                time.sleep(interval)
+        finally:
+            bar.close()
+
+    def _read_back(self, http: _BatchHTTP, batch: dict[str, Any]) -> BatchReport:
+        report = BatchReport()
+        for file_key in ("output_file_id", "error_file_id"):
+            file_id = batch.get(file_key)
+            if file_id:
+                text = http.call("GET", f"/files/{file_id}/content").text
+                part = read_batch_results(text.splitlines(), self.cache, self.requests)
+                report.stored += part.stored
+                report.failed.update(part.failed)
+                report.unknown += part.unknown
+        status = batch.get("status")
+        why = {
+            "failed": "batch job failed: "
+            + "; ".join(str(e.get("message")) for e in (batch.get("errors") or {}).get("data", [])),
+            "expired": "batch job expired before answering this request",
+            "cancelled": "batch job cancelled before answering this request",
+        }.get(status, "batch job gave no answer for this request")
+        for key in self.requests:
+            if key not in report.stored and key not in report.failed:
+                report.failed[key] = why
+        self.state.update(
+            read_back=True,
+            stored=len(report.stored),
+            failed=len(report.failed),
+            batch_status=status,
+        )
+        self._save()
+        return report
+
+
+def run_batched(
+    run: Callable[[Any], Any],
+    client: ChatClient,
+    *,
+    poll_interval: float = 10.0,
+    progress: bool = True,
+    batch_file: str | os.PathLike[str] | None = None,
+    max_rounds: int = 20,
+    notify: Callable[[str], None] | None = None,
+) -> tuple[Any, Planner] | tuple[None, Path]:
+    """Answer everything *run* asks through batch jobs, one per turn, then run it from the cache.
+
+    Parameters
+    ----------
+    run : callable
+        ``run(backend)`` runs the judging function with a chat backend and
+        returns its result.
+    client : ChatClient
+        The endpoint, cache and budget.
+    poll_interval : float
+        Seconds between two looks at a running job.
+    progress : bool
+        Progress bars on stderr.
+    batch_file : path, optional
+        Write the requests of the next turn here and stop (for a manual
+        upload or ``vllm run-batch``); returns ``(None, path)``.
+    max_rounds : int
+        Turns at most (each multi-turn step and each re-ask is one).
+
+    Returns
+    -------
+    (result, planner) or (None, path)
+        The result of the last run, read from the cache, and the backend it
+        used (its ``stats`` count the answers bought through batch jobs as
+        paid); or the requests file written.
+    """
+    say = notify or client.notify
+    failed: dict[str, str] = {}
+    bought: set[str] = set()
+    reservations: list[tuple[int, float]] = []
+    for job in BatchJob.unfinished(client):
+        say(f"resuming batch job {job.state.get('batch_id') or '(not yet submitted)'}")
+        report = job.run(poll_interval, progress)
+        bought.update(report.stored)
+        failed.update(report.failed)
+    for _ in range(max_rounds):
+        planner = Planner(client, failed=failed, paid=bought)
+        run(planner)
+        todo = dict(planner.counts.to_send)
+        if not todo:
+            break
+        if batch_file is not None:
+            return None, write_batch_requests(batch_file, todo, client.endpoint.base_url)
+        todo = _within_budget(client, todo, failed, reservations)
+        if not todo:
+            break
+        say(f"batch: submitting {len(todo)} request(s)")
+        report = BatchJob(client, todo).run(poll_interval, progress)
+        bought.update(report.stored)
+        failed.update(report.failed)
+    final = Planner(client, failed=failed, paid=bought)
+    result = run(final)
+    if client.budget is not None:
+        _settle_bought(client, bought, reservations)
+        if client.budget.prices is not None:
+            final.stats.cost = client.budget.cost
+    return result, final
+
+
+def _within_budget(
+    client: ChatClient,
+    todo: dict[str, dict[str, Any]],
+    failed: dict[str, str],
+    reservations: list[tuple[int, float]],
+) -> dict[str, dict[str, Any]]:
+    """The requests the budget allows (their worst case reserved); the others fail as not sent."""
+    budget = client.budget
+    if budget is None or not budget.limited:
+        return todo
+    allowed = {}
+    for key, body in todo.items():
+        try:
+            reservations.append(budget.reserve(body, client.endpoint.max_tokens, batch=True))
+        except BudgetExhausted as exc:
+            failed[key] = str(exc)
+            continue
+        allowed[key] = body
+    return allowed
+
+
+def _settle_bought(
+    client: ChatClient, bought: set[str], reservations: list[tuple[int, float]]
+) -> None:
+    """Replace the reservations of the batch requests by what the answers cost."""
+    budget = client.budget
+    for reservation in reservations:
+        budget.settle(reservation)
+    for key in bought:
+        record = client.cache.get(key) if client.cache is not None else None
+        usage = (record or {}).get("usage") or {}
+        budget.charge(
+            int(usage.get("prompt_tokens") or 0),
+            int(usage.get("completion_tokens") or 0),
+            batch=True,
+        )
