@@ -100,8 +100,12 @@ class Planner:
         body = self.client.request_body(messages)
         key = cache_key(body)
         if key in self.failed:
-            self.stats.failed += 1
-            raise NotSentError(self.failed[key])
+            reason = self.failed[key]
+            if reason.startswith("not sent"):  # the budget refused it
+                self.stats.not_sent += 1
+            else:
+                self.stats.failed += 1
+            raise NotSentError(reason)
         cached = self.client.from_cache(key)
         if cached is not None:
             if key in self.paid:

@@ -1,0 +1,266 @@
+"""Batch jobs (/files + /batches) against the local server: one batch per turn, restartable.
+
+The server answers batch lines with the same recorded model as its chat
+endpoint, so a batch run must give exactly the verdicts of an interactive run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from chat_server import API_KEY, MODEL, ChatServer, completion, recorded_answer
+from click.testing import CliRunner
+
+from rrmap.cli import main
+from rrmap.judge.batch import BatchJob
+from rrmap.judge.client import ChatClient, Endpoint
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "judge_example"
+KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
+N_PAIRS = 12
+
+
+def _args(server: ChatServer, cache: Path, *extra: str) -> list[str]:
+    return ["judge", "2afc", str(EXAMPLE / "PAIRS.csv"), "--cache", str(cache),
+            "--base-url", server.base_url, "--model", MODEL, "--api-key-env", KEY_ENV,
+            "--quiet", "--poll-interval", "0.01", *extra]  # fmt: skip
+
+
+def _run(args: list[str]):
+    return CliRunner(env={KEY_ENV: API_KEY}).invoke(main, args)
+
+
+@pytest.fixture(scope="module")
+def interactive(tmp_path_factory) -> pd.DataFrame:
+    """The verdicts of an ordinary ArtCoT run, to compare the batch runs with."""
+    out = tmp_path_factory.mktemp("interactive") / "out.csv"
+    with ChatServer() as server:
+        r = _run([*_args(server, out.parent / "cache"), "-o", str(out)])
+        assert r.exit_code == 0, r.output
+    return pd.read_csv(out)
+
+
+def _states(cache: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((cache / "batches").glob("*.json"))]
+
+
+def test_artcot_runs_as_one_batch_per_turn_and_gives_the_same_verdicts(tmp_path, interactive):
+    out = tmp_path / "out.csv"
+    with ChatServer() as server:
+        r = _run([*_args(server, tmp_path / "cache", "--batch"), "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        assert server.received == 0  # not one interactive call
+        assert len(server.batches) == 3 and server.uploads == 3
+        totals = [b["request_counts"]["total"] for b in server.batches.values()]
+        assert totals == [N_PAIRS * 2] * 3  # analyser, critic, summary
+        again = _run(_args(server, tmp_path / "cache"))  # interactive: shares the cache
+        assert server.received == 0 and again.exit_code == 0
+    got = pd.read_csv(out)
+    assert got[["instance", "left", "right", "winner"]].equals(
+        interactive[["instance", "left", "right", "winner"]]
+    )
+    assert f"paid calls {N_PAIRS * 6} " in r.stderr and "through batch jobs" in r.stderr
+    assert f"cached {N_PAIRS * 6}" in again.stderr
+    record = json.loads((tmp_path / "out.csv.json").read_text())
+    assert record["batch"] is True and record["calls"]["batched"] == N_PAIRS * 6
+    assert [s["batch_status"] for s in _states(tmp_path / "cache")] == ["completed"] * 3
+
+
+def test_a_batch_that_fails_part_of_its_requests(tmp_path):
+    po = tmp_path / "po.csv"
+    with ChatServer() as server:
+        server.batch_mode = "partial"  # every third line of every job fails
+        r = _run([*_args(server, tmp_path / "cache", "--batch", "--mode", "base"),
+                  "--per-order", str(po)])  # fmt: skip
+        assert len(server.batches) == 1  # failed requests are not resubmitted in the run
+    assert r.exit_code == 0, r.output
+    failed = pd.read_csv(po)["error"].fillna("").str.contains("batch: HTTP 500").sum()
+    assert failed == 8  # lines 3, 6, …, 24 of 24
+    assert "8 call(s) failed after their retries" in r.stderr
+    with ChatServer() as server:  # a rerun (interactive) pays only for what failed
+        again = _run([*_args(server, tmp_path / "cache", "--mode", "base")])
+        assert len(server.answered) == 8 and again.exit_code == 0
+
+
+def test_an_expired_batch_keeps_what_it_answered(tmp_path):
+    with ChatServer() as server:
+        server.batch_mode = "expire"
+        r = _run([*_args(server, tmp_path / "cache", "--batch", "--mode", "base"),
+                  "--per-order", str(tmp_path / "po.csv")])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    po = pd.read_csv(tmp_path / "po.csv")
+    assert po["valid"].sum() == 12
+    assert (po["error"].fillna("").str.contains("batch job expired")).sum() == 12
+    assert _states(tmp_path / "cache")[0]["batch_status"] == "expired"
+
+
+def test_a_batch_that_fails_validation_is_a_run_without_answers(tmp_path):
+    with ChatServer() as server:
+        server.batch_mode = "fail"
+        r = _run(_args(server, tmp_path / "cache", "--batch", "--mode", "base"))
+    assert r.exit_code == 1
+    assert "no call got an answer: 24 failed" in r.stderr
+
+
+def test_a_run_killed_while_polling_finds_its_job_again(tmp_path, interactive):
+    out = tmp_path / "out.csv"
+    cache = tmp_path / "cache"
+    with ChatServer() as server:
+        server.batch_mode = "hold"
+        cmd = [sys.executable, "-m", "rrmap.cli", *_args(server, cache, "--batch"), "-o", str(out)]
+        proc = subprocess.Popen(cmd, env={**os.environ, KEY_ENV: API_KEY},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not server.batches and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # it is polling the held job now
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        assert len(server.batches) == 1
+        state = _states(cache)[0]
+        assert state["batch_id"] == "batch_1" and not state.get("read_back")
+        server.batch_mode = "ok"
+        server.release_batches()
+        r = _run([*_args(server, cache, "--batch"), "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        # the first turn's job was found again, not submitted twice
+        assert len(server.batches) == 3 and server.uploads == 3
+    assert "resuming batch job batch_1" in r.stderr
+    assert pd.read_csv(out)["winner"].tolist() == interactive["winner"].tolist()
+
+
+def test_a_run_stopped_after_the_upload_or_after_the_job_ended(tmp_path):
+    """Steps already done are not done again: a file uploaded, a job already read back."""
+    with ChatServer() as server:
+        client = ChatClient(
+            Endpoint(server.base_url, MODEL, api_key_env=KEY_ENV), cache=tmp_path / "c"
+        )
+        os.environ[KEY_ENV] = API_KEY
+        body = client.request_body([{"role": "user", "content": "Step 1 of 3 hello"}])
+        from rrmap.judge.cache import cache_key
+
+        job = BatchJob(client, {cache_key(body): body})
+        job.state = {"keys": sorted(job.requests), "model": MODEL}
+        job._keep_requests()
+        job._save()
+        # stopped after the upload: the state has the file, no job
+        from rrmap.judge.batch import _BatchHTTP
+
+        http = _BatchHTTP(client)
+        job._upload(http)
+        http.close()
+        uploads = server.uploads
+        resumed = BatchJob.unfinished(client)
+        assert [j.state.get("input_file_id") for j in resumed] == ["file-1"]
+        report = resumed[0].run(poll_interval=0.01, progress=False)
+        assert server.uploads == uploads and len(server.batches) == 1
+        assert report.stored == [cache_key(body)]
+        assert BatchJob.unfinished(client) == []  # read back: nothing to resume
+        assert client.cache.get(cache_key(body))["source"] == "batch"
+        # stopped after the job ended, before its answers were read back
+        other = client.request_body([{"role": "user", "content": "Step 2 of 3 hello"}])
+        job = BatchJob(client, {cache_key(other): other})
+        job.state = {"keys": [cache_key(other)], "model": MODEL}
+        job._keep_requests()
+        http = _BatchHTTP(client)
+        job._upload(http)
+        job._submit(http)
+        assert job._poll(http, 0.01, False)["status"] == "completed"
+        http.close()
+        batches = len(server.batches)
+        (again,) = BatchJob.unfinished(client)
+        assert again.run(poll_interval=0.01, progress=False).stored == [cache_key(other)]
+        assert len(server.batches) == batches
+
+
+def test_requests_file_and_results_file_round_trip(tmp_path, interactive):
+    """--batch-file writes a turn's requests; their output read with --batch-results; repeat."""
+    cache = tmp_path / "cache"
+    out = tmp_path / "out.csv"
+    with ChatServer() as server:
+        for turn in range(3):
+            reqs = tmp_path / f"turn{turn}.jsonl"
+            extra = ["--batch-file", str(reqs)]
+            if turn:
+                extra += ["--batch-results", str(tmp_path / f"turn{turn - 1}.out.jsonl")]
+            r = _run(_args(server, cache, *extra))
+            assert r.exit_code == 0, r.output
+            assert f"wrote the next batch of requests to {reqs}" in r.stderr
+            lines = [json.loads(x) for x in reqs.read_text().splitlines()]
+            assert len(lines) == N_PAIRS * 2 and lines[0]["url"] == "/v1/chat/completions"
+            # what `vllm run-batch` writes: custom_id and response, no request body
+            answers = [
+                {"id": f"r{i}", "custom_id": x["custom_id"], "response": {"status_code": 200,
+                 "body": completion(recorded_answer, x["body"], i)}, "error": None}
+                for i, x in enumerate(lines)
+            ]  # fmt: skip
+            (tmp_path / f"turn{turn}.out.jsonl").write_text(
+                "".join(json.dumps(a) + "\n" for a in answers)
+            )
+        last = ["--batch-results", str(tmp_path / "turn2.out.jsonl"), "-o", str(out)]
+        r = _run(_args(server, cache, *last))
+        assert r.exit_code == 0, r.output
+        assert server.received == 0 and not server.batches
+    assert f"read {tmp_path / 'turn2.out.jsonl'}: 24 answer(s) into the cache" in r.stderr
+    assert pd.read_csv(out)["winner"].tolist() == interactive["winner"].tolist()
+
+
+def test_batch_needs_a_cache_and_excludes_batch_file():
+    with ChatServer() as server:
+        no_cache = _run(["judge", "2afc", str(EXAMPLE / "PAIRS.csv"), "--batch",
+                         "--base-url", server.base_url, "--model", MODEL])  # fmt: skip
+    assert no_cache.exit_code == 2 and "need --cache DIR" in no_cache.stderr
+
+
+@pytest.mark.parametrize("command", ["mcq", "interpret", "rate"])
+def test_the_other_commands_run_as_batches_too(command, tmp_path, corpora_file):
+    from rating_model import interval_model
+
+    inputs = {
+        "mcq": [str(EXAMPLE / "questions.jsonl")],
+        "interpret": [str(EXAMPLE / "interpretations.csv")],
+        "rate": ["--corpus", str(corpora_file)],
+    }[command]
+    common = ["--cache", str(tmp_path / "c"), "--base-url", None, "--model", MODEL,
+              "--api-key-env", KEY_ENV, "--quiet", "--poll-interval", "0.01",
+              "-o", str(tmp_path / "out.csv")]  # fmt: skip
+    with ChatServer(interval_model if command == "rate" else recorded_answer) as server:
+        common[3] = server.base_url
+        batch = _run(["judge", command, *inputs, "--batch", *common])
+        assert batch.exit_code == 0, batch.output
+        assert server.received == 0 and len(server.batches) >= 1
+        batched = pd.read_csv(tmp_path / "out.csv")
+        common[1] = str(tmp_path / "c2")
+        live = _run(["judge", command, *inputs, *common, "--force"])
+        assert live.exit_code == 0, live.output
+    pd.testing.assert_frame_equal(batched, pd.read_csv(tmp_path / "out.csv"))
+
+
+def test_a_budget_limits_what_a_batch_submits(tmp_path):
+    prices = ["--price-in", "2", "--price-out", "8"]
+    with ChatServer() as server:
+        r = _run(_args(server, tmp_path / "cache", "--batch", "--mode", "base", "--max-calls",
+                       "10", *prices))  # fmt: skip
+        (job,) = server.batches.values()
+        answered = [json.loads(line)["body"] for line in server.files[job["input_file_id"]]
+                    .decode().splitlines()]  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert job["request_counts"]["total"] == 10
+    assert "14 call(s) not sent: the budget was reached" in r.stderr
+    # batch answers cost half: the prices' default batch discount
+    from rrmap.judge.budget import Prices
+
+    p = Prices(2, 8)
+    cost = sum(
+        p.cost(len(json.dumps(b["messages"])) // 40 + 85, len(recorded_answer(b).split()), True)
+        for b in answered
+    )
+    assert f"budget: 10 paid call(s) of --max-calls 10, ${cost:.4f}" in r.stderr
