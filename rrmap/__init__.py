@@ -21,18 +21,22 @@ Examples
 405
 """
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+import lazy_loader as _lazy
 
 from rrmap import datasets
 from rrmap._version import __version__
-from rrmap.analysis import AnalysisResult, analyze
 from rrmap.comparison import bhattacharyya, compare, compare_bounds, compare_intervals
 from rrmap.errors import InputError, RatingsError
 from rrmap.gaussian import Z_95, interval_to_gaussian, z_value
 from rrmap.points import points
-from rrmap.ratings import RatingsSchema, RatingsWarning, load_ratings
-from rrmap.tables import agreement, agreement_summary, proportions
-from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rrmap.analysis import AnalysisResult, analyze
+    from rrmap.ratings import RatingsSchema, RatingsWarning, load_ratings
+    from rrmap.tables import agreement, agreement_summary, proportions
+    from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
 
 __all__ = [
     "QUALITY_LEVELS",
@@ -60,12 +64,19 @@ __all__ = [
     "z_value",
 ]
 
-_SUBPACKAGES = ("cli", "judge", "plot", "rank", "stats")
+# the names below load on first use (they need pandas, scipy or statsmodels), and so do
+# the subpackages: importing rrmap costs numpy and little else
+__getattr__, _lazy_dir, _ = _lazy.attach(
+    __name__,
+    submodules=["cli", "judge", "plot", "rank", "stats"],
+    submod_attrs={
+        "analysis": ["AnalysisResult", "analyze"],
+        "ratings": ["RatingsSchema", "RatingsWarning", "load_ratings"],
+        "tables": ["agreement", "agreement_summary", "proportions"],
+        "zones": ["QUALITY_LEVELS", "Thresholds", "classify"],
+    },
+)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _SUBPACKAGES:
-        import importlib
-
-        return importlib.import_module(f"rrmap.{name}")
-    raise AttributeError(f"module 'rrmap' has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, *_lazy_dir()})

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["example_ratings_path", "load_example_ratings"]
 

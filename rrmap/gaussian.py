@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.stats import norm
 
 __all__ = ["Z_95", "interval_to_gaussian", "z_value"]
 
-#: Exact two-sided 95 % quantile of the standard normal, Φ⁻¹(0.975).
-Z_95: float = float(norm.ppf(0.975))
+#: Exact two-sided 95 % quantile of the standard normal, Φ⁻¹(0.975), to the last bit
+#: (``scipy.stats.norm.ppf(0.975)``; written out so that importing rrmap does not
+#: import scipy.stats, and checked against it by the tests).
+Z_95: float = 1.959963984540054
 
 
 def z_value(coverage: float = 0.95, z: float | None = None) -> float:
@@ -40,6 +41,10 @@ def z_value(coverage: float = 0.95, z: float | None = None) -> float:
         return float(z)
     if not 0 < coverage < 1:
         raise ValueError(f"coverage must lie strictly between 0 and 1, got {coverage!r}")
+    if coverage == 0.95:
+        return Z_95
+    from scipy.stats import norm
+
     return float(norm.ppf(1 - (1 - coverage) / 2))
 
 

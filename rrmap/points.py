@@ -1,15 +1,22 @@
-"""RRMap points: one row per reference/query comparison (docs/method.md)."""
+"""RRMap points: one row per reference/query comparison (docs/method.md).
+
+Imports what it needs (pandas, the reader, the zones) when it is called, so
+that ``import rrmap`` stays light: :func:`points` is bound on the package at
+import, and a module named like its function must not pull the rest in.
+"""
 
 from __future__ import annotations
 
 import os
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rrmap.comparison import compare_bounds
 from rrmap.gaussian import interval_to_gaussian, z_value
-from rrmap.ratings import load_ratings
-from rrmap.zones import Thresholds, classify
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from rrmap.zones import Thresholds
 
 __all__ = ["key_columns", "points"]
 
@@ -106,6 +113,11 @@ def points(
     >>> pts.shape[0], list(pts.quality.cat.categories)
     (405, ['excellent', 'fair', 'stereotype', 'bad'])
     """
+    import pandas as pd
+
+    from rrmap.ratings import load_ratings
+    from rrmap.zones import Thresholds, classify
+
     if not isinstance(ratings, pd.DataFrame) or "rrmap" not in ratings.attrs:
         ratings = load_ratings(ratings)
     meta = dict(ratings.attrs.get("rrmap", {}))

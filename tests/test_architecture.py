@@ -159,3 +159,21 @@ def test_no_grab_bag_modules():
     assert not [
         p for p in ROOT.rglob("*.py") if p.stem in ("utils", "helpers", "misc", "common_utils")
     ]
+
+
+@pytest.mark.parametrize(
+    "package", ["rrmap", "rrmap.judge", "rrmap.rank", "rrmap.stats", "rrmap.plot"]
+)
+def test_a_function_named_like_its_module_stays_the_function(package):
+    """Packages load their names lazily; a submodule import must not replace a function."""
+    import importlib
+    import pkgutil
+
+    pkg = importlib.import_module(package)
+    subs = {m.name for m in pkgutil.iter_modules(pkg.__path__)}
+    for name in sorted(set(pkg.__all__) & subs - {"datasets"}):
+        importlib.import_module(f"{package}.{name}")
+        assert callable(getattr(pkg, name)) and not hasattr(getattr(pkg, name), "__path__")
+        assert getattr(pkg, name).__name__ == name
+    for name in pkg.__all__:
+        assert getattr(pkg, name) is not None, name

@@ -23,13 +23,30 @@ from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 
 __all__ = ["CONTEXT_SETTINGS", "main", "refuse_overwrite"]
 
-#: Sub-command → ``module:attribute`` of its click command, imported on first use.
-_COMMANDS: dict[str, str] = {
-    "analyze": "rrmap.cli.analyze:analyze_command",
-    "judge": "rrmap.judge.cli:judge_group",
-    "plot": "rrmap.cli.plot:plot_command",
-    "points": "rrmap.cli.points:points_command",
-    "rank": "rrmap.rank.cli:rank_group",
+#: Sub-command → ``module:attribute`` of its click command (imported on first use) and
+#: the first line of its help (so that ``rrmap --help`` imports no command; a test checks
+#: that it equals the command's own).
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "analyze": (
+        "rrmap.cli.analyze:analyze_command",
+        "Test expert and category effects in RATINGS and write tables and a report.",
+    ),
+    "judge": (
+        "rrmap.judge.cli:judge_group",
+        "Multimodal LLMs as aesthetic judges (any OpenAI-compatible endpoint).",
+    ),
+    "plot": (
+        "rrmap.cli.plot:plot_command",
+        "Draw the RRMap of RATINGS into a figure file (vector PDF/SVG keep text as text).",
+    ),
+    "points": (
+        "rrmap.cli.points:points_command",
+        "Compute one RRMap point (Δ, R, BC, quality) per reference/query pair in RATINGS.",
+    ),
+    "rank": (
+        "rrmap.rank.cli:rank_group",
+        "Pairwise preferences: rankings (Bradley-Terry, Elo), designs, alignment.",
+    ),
 }
 
 
@@ -46,9 +63,21 @@ class _Group(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in _COMMANDS and cmd_name not in self.commands:
-            module, attr = _COMMANDS[cmd_name].split(":")
+            module, attr = _COMMANDS[cmd_name][0].split(":")
             self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list of commands, from the table above: no command is imported for it."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = []
+        for name in names:
+            # a stand-in command with the same help is shortened the way click does it
+            cmd = self.commands.get(name) or click.Command(name, help=_COMMANDS[name][1])
+            rows.append((name, cmd.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
         try:

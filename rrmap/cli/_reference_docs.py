@@ -30,8 +30,9 @@ API_PACKAGES = (
 def _walk(cmd: click.Command, path: list[str]):
     yield path, cmd
     if isinstance(cmd, click.Group):
-        for name in sorted(cmd.commands):
-            yield from _walk(cmd.commands[name], [*path, name])
+        ctx = click.Context(cmd, info_name=" ".join(path))
+        for name in sorted(cmd.list_commands(ctx)):
+            yield from _walk(cmd.get_command(ctx, name), [*path, name])
 
 
 def cli_reference() -> str:

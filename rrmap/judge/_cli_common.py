@@ -104,7 +104,8 @@ def _backend_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--dry-run",
             is_flag=True,
-            help="Print the first request (images abbreviated) and send nothing.",
+            help="Count the calls the run needs and those cached, print the first request "
+            "to send (images abbreviated); send nothing.",
         ),
         click.option("--quiet", is_flag=True, help="No progress bar."),
         click.option(

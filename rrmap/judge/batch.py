@@ -96,7 +96,13 @@ def write_batch_requests(
 
 @dataclass
 class BatchReport:
-    """What reading batch output did: answers stored, requests failed, lines skipped."""
+    """What reading batch output did: answers stored, requests failed, lines skipped.
+
+    Examples
+    --------
+    >>> BatchReport(stored=["k1"], failed={"k2": "batch: HTTP 500"}).failed["k2"]
+    'batch: HTTP 500'
+    """
 
     stored: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
@@ -240,6 +246,17 @@ class BatchJob:
         The endpoint and the cache.
     requests : mapping of str to dict
         Cache key → request body.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from rrmap.judge.client import Endpoint
+    >>> client = ChatClient(Endpoint("http://127.0.0.1:9/v1", "m", api_key_env=None),
+    ...                     cache=tempfile.mkdtemp())
+    >>> body = client.request_body([{"role": "user", "content": "hi"}])
+    >>> job = BatchJob(client, {cache_key(body): body})
+    >>> job.path.parent.name, BatchJob.unfinished(client)
+    ('batches', [])
     """
 
     def __init__(self, client: ChatClient, requests: Mapping[str, Mapping[str, Any]]) -> None:
@@ -447,6 +464,27 @@ def run_batched(
         The result of the last run, read from the cache, and the backend it
         used (its ``stats`` count the answers bought through batch jobs as
         paid); or the requests file written.
+
+    Examples
+    --------
+    Writing the first turn's requests for ``vllm run-batch`` (no server needed):
+
+    >>> import tempfile, pathlib
+    >>> from rrmap.judge.client import Endpoint
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> client = ChatClient(Endpoint("http://127.0.0.1:9/v1", "m", api_key_env=None),
+    ...                     cache=tmp / "cache")
+    >>> async def ask(backend):
+    ...     return await backend.chat([{"role": "user", "content": "hi"}])
+    >>> from rrmap.judge._run import run_sync
+    >>> def run(backend):
+    ...     try:
+    ...         return run_sync(ask(backend))
+    ...     except Exception:
+    ...         return None
+    >>> _, path = run_batched(run, client, batch_file=tmp / "req.jsonl", progress=False)
+    >>> len(path.read_text().splitlines())
+    1
     """
     say = notify or client.notify
     failed: dict[str, str] = {}

@@ -147,7 +147,7 @@ def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
     Examples
     --------
     >>> estimate_prompt_tokens({"messages": [{"role": "user", "content": "x" * 300}]})
-    104
+    106
     """
     chars, images = _walk(body.get("messages", []))
     return math.ceil(chars / 3) + TOKENS_PER_IMAGE * images + 4

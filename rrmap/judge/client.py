@@ -23,7 +23,9 @@ paid calls or a cost.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import email.utils
+import functools
 import os
 import sys
 import time
@@ -404,10 +406,22 @@ class ChatClient:
                 ) from None
 
             n = self.endpoint.concurrency
-            self._http = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.endpoint.timeout),
-                limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
-            )
+            # Connections are split into pools of at most _POOL_SIZE: httpx's pool does work
+            # quadratic in its connections at every request, which at 32 connections costs
+            # more than the request itself.
+            sizes = [len(part) for part in np.array_split(np.arange(n), -(-n // _POOL_SIZE))]
+            # one TLS context for every pool: building one reads the system's certificates
+            tls = _tls_context()
+            self._pools = [
+                httpx.AsyncClient(
+                    timeout=httpx.Timeout(self.endpoint.timeout),
+                    limits=httpx.Limits(max_connections=k, max_keepalive_connections=k),
+                    verify=tls,
+                )
+                for k in sizes
+            ]
+            self._free = list(sizes)
+            self._http = self._pools[0]
             self._sem = asyncio.Semaphore(n)
             self._probe = asyncio.Event()
             self._probing = False
@@ -419,7 +433,8 @@ class ChatClient:
     async def __aexit__(self, *exc: object) -> None:
         self._depth -= 1
         if self._depth == 0:
-            await self._http.aclose()
+            for pool in self._pools:
+                await pool.aclose()
             self._http = None
 
     def with_params(self, **extra: Any) -> ChatClient:
@@ -550,8 +565,10 @@ class ChatClient:
                 raise
             self._settle(reservation, body, result)
             if self.cache is not None:
-                # in a worker thread: the fsync of a record must not stall the other calls
-                await asyncio.to_thread(self.cache.put, key, body, _record(result))
+                # in a writer thread of its own: file creation can be slow on some file
+                # systems, and must wait neither for image work nor block the other calls
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(_writer(), self.cache.put, key, body, _record(result))
                 stored = True
             return result
         finally:
@@ -616,11 +633,22 @@ class ChatClient:
         return text.replace(key, "***") if key else text
 
     async def _send(self, body: dict[str, Any], probe: bool = False) -> ChatResult:
+        key = self.endpoint.api_key()
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        # the pool with the most free connections (the caller holds a slot of the semaphore)
+        slot = max(range(len(self._free)), key=self._free.__getitem__)
+        self._free[slot] -= 1
+        try:
+            return await self._send_on(self._pools[slot], body, headers, key, probe)
+        finally:
+            self._free[slot] += 1
+
+    async def _send_on(
+        self, http: Any, body: dict[str, Any], headers: dict[str, str], key: str | None, probe: bool
+    ) -> ChatResult:
         import httpx
 
         ep = self.endpoint
-        key = ep.api_key()
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
         last = ""
         unreachable = 0
         for attempt in range(ep.max_retries + 1):
@@ -628,7 +656,7 @@ class ChatClient:
             wait: float | None = None
             why = "backoff"
             try:
-                resp = await self._http.post(ep.url, json=body, headers=headers)
+                resp = await http.post(ep.url, json=body, headers=headers)
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
                 last = f"connection failed ({type(exc).__name__}: {exc})"
                 unreachable += 1
@@ -704,6 +732,23 @@ class ChatClient:
 
 #: Connection attempts of the first request before an endpoint counts as unreachable.
 _PROBE_CONNECT_TRIES = 2
+
+#: Connections per httpx pool (see ChatClient.__aenter__).
+_POOL_SIZE = 8
+
+
+@functools.cache
+def _tls_context() -> Any:
+    """The TLS context of https endpoints (certificates read once per process)."""
+    import ssl
+
+    return ssl.create_default_context()
+
+
+@functools.cache
+def _writer() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads that write cache records (a few: file creation waits on the disk)."""
+    return concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="rrmap-cache")
 
 
 def _record(result: ChatResult) -> dict[str, Any]:

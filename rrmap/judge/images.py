@@ -7,6 +7,7 @@ request that embeds an image depends only on the image content.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import os
 from collections.abc import Sequence
@@ -73,7 +74,17 @@ def downscale(image: Any, max_side: int | None) -> Any:
     >>> downscale(Image.new("RGB", (80, 40)), 200).size
     (80, 40)
     """
-    img = load_image(image)
+    if isinstance(image, str | os.PathLike):
+        # a file judged in many pairs is decoded and downscaled once (same pixels every time)
+        try:
+            st = os.stat(image)
+        except OSError:
+            return _shrink(load_image(image), max_side)
+        return _downscaled_file(os.path.realpath(image), st.st_mtime_ns, st.st_size, max_side)
+    return _shrink(load_image(image), max_side)
+
+
+def _shrink(img: Any, max_side: int | None) -> Any:
     if max_side is None or max(img.size) <= max_side:
         return img
     from PIL import Image
@@ -82,6 +93,12 @@ def downscale(image: Any, max_side: int | None) -> Any:
     scale = max_side / max(w, h)
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
     return img.resize(size, Image.Resampling.LANCZOS)
+
+
+@functools.lru_cache(maxsize=128)
+def _downscaled_file(path: str, mtime_ns: int, size: int, max_side: int | None) -> Any:
+    """The downscaled image of a file, kept while the file is unchanged (callers only read it)."""
+    return _shrink(load_image(path), max_side)
 
 
 def data_url(image: Any, max_side: int | None = None, fmt: str = "PNG", quality: int = 90) -> str:

@@ -23,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
+import lazy_loader as _lazy
 
 from rrmap.plot._geometry import DEFAULT_XLIM, DEFAULT_YLIM
 from rrmap.plot.intervals import example_interval_pairs, plot_interval_examples
@@ -60,16 +60,13 @@ __all__ = [
     "theme_rrmap",
 ]
 
-_LAZY = {
-    "ggrrmap": "rrmap.plot.ggplot",
-    "rrmap_layers_data": "rrmap.plot.ggplot",
-    "theme_rrmap": "rrmap.plot.styles",
-}
+# the plotnine names load on first use
+__getattr__, _lazy_dir, _ = _lazy.attach(
+    __name__,
+    submodules=["ggplot", "intervals", "layouts", "map", "styles"],
+    submod_attrs={"ggplot": ["ggrrmap", "rrmap_layers_data"], "styles": ["theme_rrmap"]},
+)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'rrmap.plot' has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, *_lazy_dir()})

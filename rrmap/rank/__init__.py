@@ -7,35 +7,40 @@ instances (:mod:`rrmap.rank.filters`), rank candidates with Bradley–Terry
 model's ranking agrees with the human one (:mod:`rrmap.rank.alignment`).
 """
 
-from rrmap.rank.alignment import (
-    EXACT_SPEARMAN_LIMIT,
-    Alignment,
-    align_rankings,
-    spearman_test,
-    split_half_alignment,
-)
-from rrmap.rank.bradley_terry import BradleyTerryFit, fit_bradley_terry, mle_existence
-from rrmap.rank.comparisons import (
-    COMPARISON_COLUMNS,
-    WINNERS,
-    FineArtBench,
-    read_comparisons,
-    read_fineartbench,
-    validate_comparisons,
-    write_comparisons,
-)
-from rrmap.rank.designs import degree_uniform_subgraph, sample_global, sample_per_instance
-from rrmap.rank.elo import EloFit, elo_ratings, fit_elo
-from rrmap.rank.filters import (
-    EXACT_FAS_LIMIT,
-    FeedbackArcSet,
-    FilterResult,
-    filter_nontransitive,
-    filter_subjective,
-    filter_ties,
-    minimum_feedback_arc_set,
-    pair_preferences,
-)
+from typing import TYPE_CHECKING
+
+import lazy_loader as _lazy
+
+if TYPE_CHECKING:  # pragma: no cover - the names load on first use (below)
+    from rrmap.rank.alignment import (
+        EXACT_SPEARMAN_LIMIT,
+        Alignment,
+        align_rankings,
+        spearman_test,
+        split_half_alignment,
+    )
+    from rrmap.rank.bradley_terry import BradleyTerryFit, fit_bradley_terry, mle_existence
+    from rrmap.rank.comparisons import (
+        COMPARISON_COLUMNS,
+        WINNERS,
+        FineArtBench,
+        read_comparisons,
+        read_fineartbench,
+        validate_comparisons,
+        write_comparisons,
+    )
+    from rrmap.rank.designs import degree_uniform_subgraph, sample_global, sample_per_instance
+    from rrmap.rank.elo import EloFit, elo_ratings, fit_elo
+    from rrmap.rank.filters import (
+        EXACT_FAS_LIMIT,
+        FeedbackArcSet,
+        FilterResult,
+        filter_nontransitive,
+        filter_subjective,
+        filter_ties,
+        minimum_feedback_arc_set,
+        pair_preferences,
+    )
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -68,3 +73,44 @@ __all__ = [
     "validate_comparisons",
     "write_comparisons",
 ]
+
+# every name is imported from its module on first use: importing the package is cheap
+__getattr__, _lazy_dir, _ = _lazy.attach(
+    __name__,
+    submodules=["alignment", "bradley_terry", "comparisons", "designs", "elo", "filters"],
+    submod_attrs={
+        "alignment": [
+            "Alignment",
+            "EXACT_SPEARMAN_LIMIT",
+            "align_rankings",
+            "spearman_test",
+            "split_half_alignment",
+        ],
+        "bradley_terry": ["BradleyTerryFit", "fit_bradley_terry", "mle_existence"],
+        "comparisons": [
+            "COMPARISON_COLUMNS",
+            "FineArtBench",
+            "WINNERS",
+            "read_comparisons",
+            "read_fineartbench",
+            "validate_comparisons",
+            "write_comparisons",
+        ],
+        "designs": ["degree_uniform_subgraph", "sample_global", "sample_per_instance"],
+        "elo": ["EloFit", "elo_ratings", "fit_elo"],
+        "filters": [
+            "EXACT_FAS_LIMIT",
+            "FeedbackArcSet",
+            "FilterResult",
+            "filter_nontransitive",
+            "filter_subjective",
+            "filter_ties",
+            "minimum_feedback_arc_set",
+            "pair_preferences",
+        ],
+    },
+)
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, *_lazy_dir()})

@@ -62,3 +62,30 @@ def test_debug_shows_the_traceback(monkeypatch):
     example = str(rrmap.datasets.example_ratings_path())
     res = CliRunner().invoke(main, ["points", example, "--coverage", "1.5"])
     assert isinstance(res.exception, ValueError)
+
+
+def test_the_command_list_needs_no_command_imported():
+    """`rrmap --help` lists the commands from a table; it must say what each command says."""
+    import click
+
+    from rrmap.cli import _COMMANDS
+
+    ctx = click.Context(main)
+    for name, (_, short) in _COMMANDS.items():
+        cmd = main.get_command(ctx, name)
+        assert cmd.get_short_help_str(limit=1000) == short, name
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["points", "--help"]])
+def test_start_up_imports_only_what_the_command_needs(args):
+    code = (
+        "import sys\n"
+        "from rrmap.cli import main\n"
+        f"try: main({args!r})\n"
+        "except SystemExit: pass\n"
+        "heavy = [m for m in ('scipy.stats', 'statsmodels', 'matplotlib', 'plotnine', 'httpx')"
+        " if m in sys.modules]\n"
+        "print('HEAVY:' + ','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "HEAVY:", out.stdout

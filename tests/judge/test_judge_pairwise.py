@@ -219,3 +219,13 @@ def test_empty_pairs_file(tmp_path):
     (tmp_path / "e.csv").write_text("")
     with pytest.raises(InputError, match=r"e\.csv: the file is empty"):
         read_pairs(tmp_path / "e.csv")
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 10, 51, 200, 1001])
+def test_sign_test_is_scipys_binomial_test(n):
+    from scipy.stats import binomtest
+
+    from rrmap.judge.pairwise import sign_test
+
+    for k in range(n + 1):
+        assert sign_test(k, n) == pytest.approx(binomtest(k, n, 0.5).pvalue, rel=1e-12, abs=0)
