@@ -12,12 +12,20 @@ runs again for the next turn.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rrmap.judge.cache import cache_key
-from rrmap.judge.client import ChatClient, ChatResult, NotSentError, UsageStats
+from rrmap.judge.client import (
+    _CONVERSATION,
+    ChatClient,
+    ChatResult,
+    NotSentError,
+    UsageStats,
+    _Conversation,
+)
 
 
 @dataclass
@@ -27,6 +35,9 @@ class PlanCounts:
     cached: int = 0
     to_send: dict[str, dict[str, Any]] = field(default_factory=dict)
     repeated: int = 0
+    #: per request to send: the calls a budget must set aside for it (its conversation's
+    #: turns left when it starts one, 0 when an earlier turn was bought in this run)
+    turns: dict[str, int] = field(default_factory=dict)
 
     @property
     def needed(self) -> int:
@@ -85,6 +96,15 @@ class Planner:
     async def __aexit__(self, *exc: object) -> None:
         return None
 
+    @contextlib.asynccontextmanager
+    async def open_conversation(self, turns: int) -> Any:
+        """Count the turns of one conversation (see :func:`rrmap.judge.client.conversation`)."""
+        token = _CONVERSATION.set(_Conversation(turns))
+        try:
+            yield
+        finally:
+            _CONVERSATION.reset(token)
+
     def with_seed(self, seed: int) -> Planner:
         """A twin whose requests carry *seed* (as a model rater's repeated runs do)."""
         return Planner(
@@ -99,6 +119,9 @@ class Planner:
     async def chat(self, messages: Sequence[Mapping[str, Any]]) -> ChatResult:
         body = self.client.request_body(messages)
         key = cache_key(body)
+        conv = _CONVERSATION.get()
+        if conv is not None:
+            conv.made += 1
         if key in self.failed:
             reason = self.failed[key]
             if reason.startswith("not sent"):  # the budget refused it
@@ -110,6 +133,8 @@ class Planner:
         if cached is not None:
             if key in self.paid:
                 cached.source, cached.from_cache = "batch", False
+                if conv is not None:
+                    conv.bought = True
             else:
                 self.counts.cached += 1
             self.stats.add(cached)
@@ -118,6 +143,8 @@ class Planner:
             self.counts.repeated += 1
         else:
             self.counts.to_send[key] = body
+            left = max(1, conv.turns - conv.made + 1) if conv is not None else 1
+            self.counts.turns[key] = 0 if conv is not None and conv.bought else left
         if self.placeholder is None:
             self.stats.not_sent += 1
             raise NotSentError("not sent: no answer yet (dry run or waiting for a batch job)")

@@ -489,7 +489,7 @@ def run_batched(
     say = notify or client.notify
     failed: dict[str, str] = {}
     bought: set[str] = set()
-    reservations: list[tuple[int, float]] = []
+    reservations: list[Any] = []
     for job in BatchJob.unfinished(client):
         say(f"resuming batch job {job.state.get('batch_id') or '(not yet submitted)'}")
         report = job.run(poll_interval, progress)
@@ -503,7 +503,7 @@ def run_batched(
             break
         if batch_file is not None:
             return None, write_batch_requests(batch_file, todo, client.endpoint.base_url)
-        todo = _within_budget(client, todo, failed, reservations)
+        todo = _within_budget(client, todo, planner.counts.turns, failed, reservations)
         if not todo:
             break
         say(f"batch: submitting {len(todo)} request(s)")
@@ -522,31 +522,39 @@ def run_batched(
 def _within_budget(
     client: ChatClient,
     todo: dict[str, dict[str, Any]],
+    turns: Mapping[str, int],
     failed: dict[str, str],
-    reservations: list[tuple[int, float]],
+    reservations: list[Any],
 ) -> dict[str, dict[str, Any]]:
-    """The requests the budget allows (their worst case reserved); the others fail as not sent."""
+    """The requests the budget allows; the others fail as not sent.
+
+    A request that starts a conversation reserves all its turns (*turns*);
+    a later turn of a conversation bought in an earlier round has its share
+    reserved already.
+    """
     budget = client.budget
     if budget is None or not budget.limited:
         return todo
     allowed = {}
     for key, body in todo.items():
-        try:
-            reservations.append(budget.reserve(body, client.endpoint.max_tokens, batch=True))
-        except BudgetExhausted as exc:
-            failed[key] = str(exc)
-            continue
+        n = turns.get(key, 1)
+        if n:
+            try:
+                reservations.append(
+                    budget.reserve(body, client.endpoint.max_tokens, batch=True, turns=n)
+                )
+            except BudgetExhausted as exc:
+                failed[key] = str(exc)
+                continue
         allowed[key] = body
     return allowed
 
 
-def _settle_bought(
-    client: ChatClient, bought: set[str], reservations: list[tuple[int, float]]
-) -> None:
+def _settle_bought(client: ChatClient, bought: set[str], reservations: list[Any]) -> None:
     """Replace the reservations of the batch requests by what the answers cost."""
     budget = client.budget
     for reservation in reservations:
-        budget.settle(reservation)
+        budget.release(reservation)
     for key in bought:
         record = client.cache.get(key) if client.cache is not None else None
         usage = (record or {}).get("usage") or {}

@@ -23,7 +23,14 @@ from typing import Any
 
 from rrmap.errors import InputError
 
-__all__ = ["Budget", "BudgetExhausted", "Prices", "estimate_prompt_tokens", "load_prices"]
+__all__ = [
+    "Budget",
+    "BudgetExhausted",
+    "Prices",
+    "Reservation",
+    "estimate_prompt_tokens",
+    "load_prices",
+]
 
 #: Prompt tokens assumed per image before any call has reported its usage (a 512-pixel
 #: image is about 250–800 tokens with the usual tilings; the estimate errs high).
@@ -154,8 +161,27 @@ def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
 
 
 @dataclass
+class Reservation:
+    """Calls and dollars set aside for one call, or for every turn of one conversation.
+
+    Examples
+    --------
+    >>> Reservation(calls=3, cost=0.25)
+    Reservation(calls=3, cost=0.25)
+    """
+
+    calls: int
+    cost: float
+
+
+@dataclass
 class Budget:
     """Limits on the paid calls of a run, enforced before each call is sent.
+
+    A conversation (the three turns of an ArtCoT judgement) reserves all its
+    turns before its first call, so a budget buys whole answers, never a
+    first turn whose later turns it cannot pay for. A turn's worst case
+    counts the prompt growing by a full reply per earlier turn.
 
     Parameters
     ----------
@@ -168,13 +194,14 @@ class Budget:
 
     Examples
     --------
-    >>> b = Budget(max_calls=1)
-    >>> r = b.reserve({"messages": []}, max_tokens=10)
-    >>> b.settle(r, prompt_tokens=5, completion_tokens=2)
-    >>> b.reserve({"messages": []}, max_tokens=10)
-    Traceback (most recent call last):
-    ...
-    rrmap.judge.budget.BudgetExhausted: not sent: 1 paid call(s) reached the limit --max-calls 1
+    >>> b = Budget(max_calls=4)
+    >>> r = b.reserve({"messages": []}, max_tokens=10, turns=3)
+    >>> b.use(r, prompt_tokens=5, completion_tokens=2)
+    >>> try:
+    ...     b.reserve({"messages": []}, max_tokens=10, turns=3)
+    ... except BudgetExhausted as exc:
+    ...     print(str(exc)[:45])
+    not sent: 1 paid and 2 reserved call(s) leave
     """
 
     max_calls: int | None = None
@@ -204,58 +231,72 @@ class Budget:
         """Whether any limit is set."""
         return self.max_calls is not None or self.max_cost is not None
 
-    def worst_case(self, body: Mapping[str, Any], max_tokens: int, batch: bool = False) -> float:
-        """The most a call with *body* can cost (0 without prices)."""
+    def worst_case(
+        self, body: Mapping[str, Any], max_tokens: int, batch: bool = False, turns: int = 1
+    ) -> float:
+        """The most *turns* calls starting with *body* can cost (0 without prices)."""
         if self.prices is None:
             return 0.0
         prompt = math.ceil(estimate_prompt_tokens(body) * self._ratio)
-        return self.prices.cost(prompt, max_tokens, batch=batch)
+        return sum(
+            self.prices.cost(prompt + t * max_tokens, max_tokens, batch=batch) for t in range(turns)
+        )
 
     def reserve(
-        self, body: Mapping[str, Any], max_tokens: int, batch: bool = False
-    ) -> tuple[int, float]:
-        """Reserve one call's worst case, or raise :class:`BudgetExhausted`."""
-        worst = self.worst_case(body, max_tokens, batch)
+        self, body: Mapping[str, Any], max_tokens: int, batch: bool = False, turns: int = 1
+    ) -> Reservation:
+        """Set aside the worst case of *turns* calls, or raise :class:`BudgetExhausted`."""
+        worst = self.worst_case(body, max_tokens, batch, turns)
         with self._lock:
-            if self.max_calls is not None and self.calls + self.reserved_calls >= self.max_calls:
+            if self.max_calls is not None and (
+                self.calls + self.reserved_calls + turns > self.max_calls
+            ):
                 raise BudgetExhausted(
-                    f"not sent: {self.calls + self.reserved_calls} paid call(s) reached the "
-                    f"limit --max-calls {self.max_calls}"
+                    f"not sent: {self.calls} paid and {self.reserved_calls} reserved call(s) "
+                    f"leave no room for {turns} more under --max-calls {self.max_calls}"
                 )
             if self.max_cost is not None and self.cost + self.reserved_cost + worst > self.max_cost:
                 raise BudgetExhausted(
-                    f"not sent: ${self.cost + self.reserved_cost:.4f} spent or reserved and this "
-                    f"call could cost up to ${worst:.4f}, over the limit --max-cost "
-                    f"{self.max_cost:g}"
+                    f"not sent: ${self.cost + self.reserved_cost:.4f} spent or reserved and "
+                    f"{'this call' if turns == 1 else f'these {turns} calls'} could cost up to "
+                    f"${worst:.4f}, over the limit --max-cost {self.max_cost:g}"
                 )
-            self.reserved_calls += 1
+            self.reserved_calls += turns
             self.reserved_cost += worst
-        return 1, worst
+        return Reservation(turns, worst)
 
-    def settle(
+    def use(
         self,
-        reservation: tuple[int, float],
-        prompt_tokens: int | None = None,
-        completion_tokens: int | None = None,
+        reservation: Reservation,
+        prompt_tokens: int,
+        completion_tokens: int,
         *,
         body: Mapping[str, Any] | None = None,
         batch: bool = False,
     ) -> None:
-        """Replace a reservation by what the call cost (``None`` tokens: it was not answered)."""
-        n, worst = reservation
+        """Count one answered call against *reservation* (what it cost, from its tokens)."""
         with self._lock:
-            self.reserved_calls -= n
-            self.reserved_cost -= worst
-            if prompt_tokens is None:
-                return
-            self.calls += n
+            share = reservation.cost / reservation.calls if reservation.calls else 0.0
+            if reservation.calls:
+                reservation.calls -= 1
+                reservation.cost -= share
+                self.reserved_calls -= 1
+                self.reserved_cost -= share
+            self.calls += 1
             if self.prices is not None:
-                self.cost += self.prices.cost(prompt_tokens, completion_tokens or 0, batch=batch)
+                self.cost += self.prices.cost(prompt_tokens, completion_tokens, batch=batch)
             if body is not None:
                 # estimates that turn out low are raised for the calls that follow
                 guess = estimate_prompt_tokens(body)
                 if guess and prompt_tokens > guess * self._ratio:
                     self._ratio = prompt_tokens / guess
+
+    def release(self, reservation: Reservation) -> None:
+        """Give back what *reservation* still holds (calls not made)."""
+        with self._lock:
+            self.reserved_calls -= reservation.calls
+            self.reserved_cost -= reservation.cost
+            reservation.calls, reservation.cost = 0, 0.0
 
     def charge(self, prompt_tokens: int, completion_tokens: int, batch: bool = False) -> None:
         """Count a paid call that had no reservation (an answer read back from a batch job)."""

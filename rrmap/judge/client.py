@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import contextvars
 import email.utils
 import functools
 import os
@@ -37,7 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from rrmap.errors import InputError
-from rrmap.judge.budget import Budget, BudgetExhausted
+from rrmap.judge.budget import Budget, BudgetExhausted, Reservation
 from rrmap.judge.cache import ResponseCache, cache_key
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "EndpointError",
     "NotSentError",
     "UsageStats",
+    "conversation",
     "public_url",
 ]
 
@@ -96,6 +99,49 @@ class NotSentError(CallFailedError):
     >>> isinstance(NotSentError("not sent: budget"), CallFailedError)
     True
     """
+
+
+@dataclass
+class _Conversation:
+    """The turns of one conversation so far, and what the budget set aside for them."""
+
+    turns: int
+    made: int = 0
+    budget: Any = None
+    reservation: Reservation | None = None
+    bought: bool = False  # an earlier turn was answered by a batch job in this run
+
+
+_CONVERSATION: contextvars.ContextVar[_Conversation | None] = contextvars.ContextVar(
+    "rrmap_conversation", default=None
+)
+
+
+@contextlib.asynccontextmanager
+async def conversation(backend: Any, turns: int) -> Any:
+    """Mark the calls inside as the *turns* turns of one conversation (e.g. ArtCoT's three).
+
+    With a budget, the first call that is paid for sets aside every turn left,
+    so a budget pays for whole conversations, never for a first turn whose
+    later turns it could not buy. Backends without a budget ignore it.
+
+    Examples
+    --------
+    >>> import asyncio
+    >>> from rrmap.judge.judges import FunctionChat
+    >>> async def two_turns(backend):
+    ...     async with conversation(backend, 2):
+    ...         a = await backend.chat([{"role": "user", "content": "1"}])
+    ...         return (await backend.chat([{"role": "user", "content": "2"}])).text
+    >>> asyncio.run(two_turns(FunctionChat(lambda m: "ok", "f")))
+    'ok'
+    """
+    opener = getattr(backend, "open_conversation", None)
+    if opener is None:
+        yield
+        return
+    async with opener(turns):
+        yield
 
 
 def public_url(url: str) -> str:
@@ -437,6 +483,18 @@ class ChatClient:
                 await pool.aclose()
             self._http = None
 
+    @contextlib.asynccontextmanager
+    async def open_conversation(self, turns: int) -> Any:
+        """See :func:`conversation`."""
+        conv = _Conversation(turns, budget=self.budget)
+        token = _CONVERSATION.set(conv)
+        try:
+            yield conv
+        finally:
+            _CONVERSATION.reset(token)
+            if conv.reservation is not None and self.budget is not None:
+                self.budget.release(conv.reservation)
+
     def with_params(self, **extra: Any) -> ChatClient:
         """A twin whose requests also carry *extra* body parameters (e.g. ``seed``).
 
@@ -520,6 +578,9 @@ class ChatClient:
         """
         body = self.request_body(messages)
         key = cache_key(body)
+        conv = _CONVERSATION.get()
+        if conv is not None:
+            conv.made += 1
         cached = self.from_cache(key)
         if cached is not None:
             self.stats.add(cached)
@@ -560,8 +621,7 @@ class ChatClient:
             try:
                 result = await self._send_checked(body)
             except BaseException:
-                if reservation is not None:
-                    self.budget.settle(reservation)
+                self._unreserve(reservation)
                 raise
             self._settle(reservation, body, result)
             if self.cache is not None:
@@ -575,22 +635,37 @@ class ChatClient:
             if claim is not None:
                 claim.release(stored)
 
-    def _reserve(self, body: dict[str, Any]) -> tuple[int, float] | None:
+    def _reserve(self, body: dict[str, Any]) -> Reservation | None:
+        """What the budget sets aside for this call: the conversation's turns, or this call."""
         if self.budget is None:
             return None
+        conv = _CONVERSATION.get()
         try:
+            if conv is not None and conv.budget is self.budget:
+                if conv.reservation is None:
+                    conv.reservation = self.budget.reserve(
+                        body, self.endpoint.max_tokens, turns=max(1, conv.turns - conv.made + 1)
+                    )
+                if conv.reservation.calls:
+                    return conv.reservation
             return self.budget.reserve(body, self.endpoint.max_tokens)
         except BudgetExhausted as exc:
             self.stats.not_sent += 1
             raise NotSentError(str(exc)) from None
 
+    def _unreserve(self, reservation: Reservation | None) -> None:
+        """A call that got no answer gives back its own reservation (not a conversation's)."""
+        conv = _CONVERSATION.get()
+        if reservation is not None and (conv is None or reservation is not conv.reservation):
+            self.budget.release(reservation)
+
     def _settle(
-        self, reservation: tuple[int, float] | None, body: dict[str, Any], result: ChatResult
+        self, reservation: Reservation | None, body: dict[str, Any], result: ChatResult
     ) -> None:
         if self.budget is None:
             return
-        self.budget.settle(
-            reservation or (0, 0.0),
+        self.budget.use(
+            reservation or Reservation(0, 0.0),
             result.prompt_tokens,
             result.completion_tokens,
             body=body,

@@ -31,7 +31,7 @@ import pandas as pd
 
 from rrmap.errors import InputError
 from rrmap.judge._run import run_all, run_sync
-from rrmap.judge.client import CallFailedError, UsageStats
+from rrmap.judge.client import CallFailedError, UsageStats, conversation
 from rrmap.judge.images import composite_2afc, data_url, image_part
 from rrmap.judge.parsing import choice01, parse_fields, text_field
 from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
@@ -367,6 +367,21 @@ async def _judge_chat(
     format_retries: int,
 ) -> dict[str, Any]:
     images = await asyncio.to_thread(_image_parts, row, order, composite, max_side, image_format)
+    # the turns are one conversation: a budget buys all of them or none
+    async with conversation(backend, len(_STAGES[mode])):
+        return await _converse(backend, row, images, mode, prompts, composite, format_retries)
+
+
+async def _converse(
+    backend: Any,
+    row: Mapping[str, Any],
+    images: list[dict[str, Any]],
+    mode: str,
+    prompts: Prompts,
+    composite: bool,
+    format_retries: int,
+) -> dict[str, Any]:
+    """The turns of one judgement: each sees the earlier ones; the last must be readable."""
     messages: list[dict[str, Any]] = []
     answers: list[dict[str, Any]] = []
     stages = _STAGES[mode]

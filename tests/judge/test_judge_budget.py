@@ -258,3 +258,38 @@ def test_outputs_record_their_provenance(tmp_path):
     assert record["calls"]["paid"] == 24 and record["calls"]["cache_hits"] == 0
     assert {"temperature", "max_tokens", "rrmap_version", "date", "mode"} <= set(record)
     assert json.loads((tmp_path / "acc.csv.json").read_text())["command"] == "rrmap judge mcq"
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["call by call", "batch jobs"])
+def test_a_budget_buys_whole_artcot_conversations(tmp_path, batch):
+    """30 calls buy 10 complete three-turn judgements, not 24 first turns."""
+    po = tmp_path / "po.csv"
+    extra = ["--batch", "--poll-interval", "0.01"] if batch else []
+    with ChatServer() as server:
+        r = _run(["judge", "2afc", str(EXAMPLE / "PAIRS.csv"), "--mode", "artcot", "--cache",
+                  str(tmp_path / "cache"), "--max-calls", "30", "--per-order", str(po),
+                  *_backend(server.base_url, *extra)])  # fmt: skip
+        answered = server.batch_lines if batch else len(server.answered)
+    assert r.exit_code == 0, r.output
+    assert answered == 30
+    turns = pd.read_csv(po)["answers"].map(
+        lambda a: sum(t["text"] is not None for t in json.loads(a))
+    )
+    assert turns.value_counts().to_dict() == {3: 10, 0: 14}  # no conversation half-bought
+    assert "14 call(s) not sent: the budget was reached" in r.stderr
+
+
+def test_a_cost_budget_reserves_a_conversations_worst_case():
+    from rrmap.judge.budget import Budget
+
+    b = Budget(max_cost=1.0, prices=Prices(1000.0, 1000.0))  # $0.001 a token
+    body = {"messages": [{"role": "user", "content": "x" * 30}]}  # "user" + 30: 12 + 4 tokens
+    r = b.reserve(body, max_tokens=100, turns=3)
+    # turn t: prompt 16 + 100 t tokens, reply 100 tokens: (16 + 100) + (116 + 100) + (216 + 100)
+    assert r.cost == pytest.approx((116 + 216 + 316) * 1e-3)
+    assert r.calls == 3 and b.reserved_calls == 3
+    b.use(r, prompt_tokens=20, completion_tokens=5, body=body)
+    assert (r.calls, b.calls, b.reserved_calls) == (2, 1, 2)
+    assert b.cost == pytest.approx(25e-3)
+    b.release(r)
+    assert (b.reserved_calls, b.reserved_cost) == (0, pytest.approx(0.0))
