@@ -26,9 +26,10 @@ import pandas as pd
 
 from rrmap.errors import InputError
 from rrmap.judge._run import run_all, run_sync
-from rrmap.judge.client import CallFailedError, UsageStats
+from rrmap.judge.client import CallFailedError
 from rrmap.judge.parsing import parse_fields, score012, text_field
 from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
+from rrmap.judge.usage import UsageStats
 
 __all__ = [
     "DIMENSIONS",

@@ -24,7 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from rrmap.judge.client import ChatResult, UsageStats
+from rrmap.judge.usage import ChatResult, UsageStats
 
 __all__ = ["ChatBackend", "FunctionChat", "PairJudge", "RandomJudge", "ScoreJudge"]
 

@@ -66,10 +66,11 @@ import pandas as pd
 
 from rrmap.errors import InputError
 from rrmap.judge._run import run_all, run_sync
-from rrmap.judge.client import CallFailedError, UsageStats
+from rrmap.judge.client import CallFailedError
 from rrmap.judge.images import data_url, image_part
 from rrmap.judge.parsing import extract_mapping
 from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
+from rrmap.judge.usage import UsageStats
 
 __all__ = [
     "MATCH_RULES",

@@ -14,7 +14,8 @@ from scipy.stats import binomtest
 from rrmap.errors import InputError
 from rrmap.judge.client import ChatClient, Endpoint
 from rrmap.judge.judges import FunctionChat, RandomJudge, ScoreJudge
-from rrmap.judge.pairwise import judge_pairs, position_bias, read_pairs
+from rrmap.judge.orders import position_bias
+from rrmap.judge.pairwise import judge_pairs, read_pairs
 from rrmap.rank.comparisons import validate_comparisons
 
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
@@ -225,7 +226,7 @@ def test_empty_pairs_file(tmp_path):
 def test_sign_test_is_scipys_binomial_test(n):
     from scipy.stats import binomtest
 
-    from rrmap.judge.pairwise import sign_test
+    from rrmap.judge.orders import sign_test
 
     for k in range(n + 1):
         assert sign_test(k, n) == pytest.approx(binomtest(k, n, 0.5).pvalue, rel=1e-12, abs=0)
