@@ -39,9 +39,18 @@ import pandas as pd
 from IPython.display import display
 
 import rrmap
-from rrmap.plot import plot_interval_examples, plot_rrmap_by_rater, plot_rrmap_grid
+from rrmap.plot import (
+    plot_agreement,
+    plot_interval_examples,
+    plot_proportions,
+    plot_rrmap_by_rater,
+    plot_rrmap_grid,
+)
 
 pd.set_option("display.width", 120)
+# figures are laid out for their printed width (7 in = two journal columns); 110 dpi on
+# screen keeps the notebook small (files are saved at 300 dpi)
+plt.rcParams["figure.dpi"] = 110
 
 # %% [markdown]
 # ## 1. Load the ratings
@@ -85,10 +94,11 @@ print(rrmap.compare_intervals((60, 80), (70, 90)))
 
 # %% [markdown]
 # The paper's Fig. 2 shows nine such pairs: a reference interval [30, 50] and query
-# intervals shifted, compressed or dilated, beside their points on the map.
+# intervals shifted, compressed or dilated, beside their points on the map — here at the
+# width of two journal columns:
 
 # %%
-fig = plot_interval_examples(figsize=(9, 4))
+fig = plot_interval_examples(width="7in")
 
 # %% [markdown]
 # ## 3. Quality proportions
@@ -100,6 +110,12 @@ fig = plot_interval_examples(figsize=(9, 4))
 
 # %%
 rrmap.proportions(pts, wide=True)
+
+# %% [markdown]
+# As a figure, in the colours every rrmap figure gives the quality levels:
+
+# %%
+fig = plot_proportions(pts, width="7in")
 
 # %% [markdown]
 # The same per option of a category, e.g. per movement (counts and shares, the four levels
@@ -118,6 +134,13 @@ by_movement.pivot_table(index=["expert", "movement"], columns="quality", values=
 
 # %%
 rrmap.agreement_summary(rrmap.agreement(pts))
+
+# %% [markdown]
+# The figure shows the same counts, then for each pair of raters which zone one rater chose
+# when the other chose another (the diagonal is where they agree):
+
+# %%
+fig = plot_agreement(pts, width="7in")
 
 # %% [markdown]
 # ## 5. Tests: expert effects and category effects
@@ -180,13 +203,14 @@ tests.loc[mask, ["within", "groups", "n", "statistic", "dof", "pvalue", "min_exp
 # %% [markdown]
 # ## 6. Figures
 #
-# One RRMap per rater (the paper's Fig. 4). The background is BC; the solid rectangle is the
-# fair zone, the dashed one the stereotype zone, the closed curve BC = 0.98 (excellent); the
-# stars mark perfect alignment (0, 1) and the perfect stereotype (0, 0). Points beyond the
-# view are drawn on its edge as triangles pointing outwards, and counted in each title.
+# One RRMap per rater (the paper's Fig. 4), at two journal columns. The background is BC;
+# the solid rectangle is the fair zone, the dashed one the stereotype zone, the closed curve
+# BC = 0.98 (excellent); the stars mark perfect alignment (0, 1) and the perfect stereotype
+# (0, 0); the key under the panels says so. Points beyond the view are drawn on its edge as
+# triangles pointing outwards, and counted in each title.
 
 # %%
-fig = plot_rrmap_by_rater(pts, "movement")
+fig = plot_rrmap_by_rater(pts, "movement", width="7in")
 
 # %% [markdown]
 # Raters as columns and categories as rows (the paper's Fig. 5): reading a row across
@@ -194,18 +218,27 @@ fig = plot_rrmap_by_rater(pts, "movement")
 # how one rater's points spread by category (category effect per expert).
 
 # %%
-fig = plot_rrmap_grid(pts, ["movement", "modality"])
+fig = plot_rrmap_grid(pts, width="7in")
+
+# %% [markdown]
+# The same figure for a single journal column (3.5 in): panels stay legible — the legends
+# move under their rows and no text is smaller than 5.5 pt.
+
+# %%
+fig = plot_rrmap_grid(pts, ["movement", "modality"], width="3.5in")
 
 # %% [markdown]
 # ## 7. Write everything for the paper
 #
-# `write` saves the tests, points, proportions and agreement as CSV, everything in
-# `results.json` (with the seed and settings), a markdown report, and the two figures as PDF
-# and PNG in `figures/` — the same as `rrmap analyze ratings.csv --by movement --by modality`
+# `write` saves the tests, points, proportions and agreement as CSV, the same tables as
+# booktabs LaTeX (`tests.tex`, `proportions.tex`, `agreement.tex`), everything in
+# `results.json` (with the seed and settings), a markdown report, and the figures as PDF and
+# PNG in `figures/` — the same as `rrmap analyze ratings.csv --by movement --by modality`
 # from the shell.
 
 # %%
 out = Path(tempfile.mkdtemp(prefix="rrmap_results_"))  # change to a folder of yours
-written = res.write(out, force=True)
+written = res.write(out, force=True, width="7in")
 print("\n".join(str(p.relative_to(out)) for p in written))
+print((out / "proportions.tex").read_text()[:600])
 plt.close("all")

@@ -39,16 +39,17 @@ from plotnine import facet_grid, facet_wrap, labs, scale_color_manual, theme, th
 
 import rrmap
 from rrmap.plot import (
-    PAPER_STYLE,
     example_interval_pairs,
     ggrrmap,
     panel_artists,
     plot_interval_examples,
     plot_rrmap,
     plot_rrmap_by_rater,
+    save,
     theme_rrmap,
 )
 
+plt.rcParams["figure.dpi"] = 110  # on screen; files are saved at 300 dpi
 pts = rrmap.points(rrmap.datasets.load_example_ratings())
 OUT = Path(tempfile.mkdtemp(prefix="rrmap_figures_"))  # change to a folder of yours
 pts[["expert", "movement", "criterion", "delta", "r", "bc", "quality"]].head()
@@ -57,44 +58,47 @@ pts[["expert", "movement", "criterion", "delta", "r", "bc", "quality"]].head()
 # ## 1. Restyling the ggplot
 #
 # `ggrrmap` returns an ordinary `ggplot`: add a theme, facets and labels with `+`. The
-# background, the zones and their labels repeat in every facet; the points keep every column
-# of the points table, so any category can be a facet.
+# background, the zones and the zone names repeat in every facet; the points keep every
+# column of the points table, so any category can be a facet. `labs(color=..., shape=...)`
+# renames the legend (one legend for colour and shape), as in any ggplot.
 
 # %%
 p = (
     ggrrmap(pts, color="movement")
     + facet_wrap("expert")
     + theme_rrmap(base_size=8)
-    + theme(figure_size=(8, 3.6))
-    + labs(title="Generated vs historical paintings, per expert")
+    + theme(figure_size=(7, 3.2))
+    + labs(title="Generated vs historical paintings", color="Movement", shape="Movement")
 )
 display(p)
 
 # %% [markdown]
 # Any plotnine theme works too, and themes can be tweaked one element at a time. Here a
-# `theme_bw` with the legend on the right, and the criterion groups as rows of facets:
+# `theme_bw` with the criterion groups as rows of facets, at one journal column (3.5 in):
+# the legend asked for on the right does not fit there, so the plot moves it below.
 
 # %%
 p2 = (
-    ggrrmap(pts, color="criterion_group", labels=False)
+    ggrrmap(pts, color="criterion_group", zone_labels=False)
     + facet_grid("criterion_group ~ expert")
-    + theme_bw(base_size=8)
-    + theme(legend_position="right", figure_size=(8, 6))
+    + theme_bw(base_size=7)
+    + theme(legend_position="right", figure_size=(3.5, 4.2))
 )
 display(p2)
 
 # %% [markdown]
 # Colours are an ordinary scale: replace them with `scale_color_manual` (plotnine will say
-# it replaces the existing scale). Keep the number of colours small and colour-blind safe.
+# it replaces the existing scale); the markers stay, and colour and shape keep one legend.
+# Keep the number of colours small and colour-blind safe.
 
 # %%
 p3 = (
     ggrrmap(pts[pts.expert == "E1"], color="criterion_group")
     + scale_color_manual(
-        values={"chromatic": "#CC79A7", "eidetic": "#009E73", "topological": "#0072B2"},
-        name="criterion group",
+        values={"chromatic": "#CC79A7", "eidetic": "#009E73", "topological": "#0072B2"}
     )
     + theme_rrmap()
+    + theme(figure_size=(5, 3.6))
 )
 display(p3)
 
@@ -115,7 +119,7 @@ plot_rrmap(
     ax=ax,
     background=False,
     zones=False,
-    labels=False,
+    zone_labels=False,
     references=False,
     colorbar=False,
     size=30,
@@ -179,34 +183,33 @@ print(example_interval_pairs().head(3))
 fig = plot_interval_examples(
     [((3, 5), (3.5, 4.5)), ((3, 5), (2, 6)), ((3, 5), (4.5, 6.5))],
     gaussians=True,
-    figsize=(8, 3.2),
+    width="7in",
 )
 
 # %% [markdown]
 # ## 5. Exporting for a journal
 #
-# Journals want figures at the printed width (≈ 85 mm for one column, ≈ 175 mm for two),
-# vector files with the text kept as text, and small files. The shipped style
-# `rrmap.plot.rrmap-paper` sets 7–8 pt type, `pdf.fonttype: 42` (TrueType, not Type 3) and a
-# tight bounding box; the BC background is the only raster in the file.
+# Journals want figures at the printed width (≈ 85 mm for one column, ≈ 180 mm for two),
+# vector files with the text kept as text, and small files. Every rrmap figure takes that
+# width and lays itself out for it — type 6–8 pt, legends and colorbar inside the page —
+# and `rrmap.plot.save` writes it with TrueType (Type 42) fonts, never Type 3, at exactly
+# that size. The BC background is the only raster in the file.
 
 # %%
-with plt.style.context(PAPER_STYLE):
-    fig = plot_rrmap_by_rater(pts, "movement", panel_size=(2.1, 1.9))
-    fig.set_size_inches(175 / 25.4, 2.7)  # two columns wide
-    pdf = OUT / "fig4_two_columns.pdf"
-    fig.savefig(pdf)
-    fig.savefig(OUT / "fig4_two_columns.svg")
-    fig.savefig(OUT / "fig4_two_columns.png", dpi=600)
+fig = plot_rrmap_by_rater(pts, "movement", width="85mm")  # one column
+pdf = save(fig, OUT / "fig4_one_column.pdf")
+save(fig, OUT / "fig4_one_column.svg")
+save(fig, OUT / "fig4_one_column.png", dpi=600)
 data = pdf.read_bytes()
-print(f"{pdf.name}: {pdf.stat().st_size / 1024:.0f} KB")
+print(f"{pdf.name}: {pdf.stat().st_size / 1024:.0f} KB, {fig.get_figwidth() * 25.4:.0f} mm wide")
 print("TrueType (Type 42) fonts embedded:", b"/FontFile2" in data)
 print("Type 3 fonts:", b"/Subtype /Type3" in data)
 
 # %% [markdown]
-# The same for the plotnine version, with `theme_rrmap` (which also keeps PDF text as text):
+# The same for the plotnine version: `save` takes the printed size and keeps the text as
+# text whatever the theme.
 
 # %%
 p = ggrrmap(pts, color="modality") + facet_wrap("expert") + theme_rrmap(base_size=7)
-p.save(OUT / "rrmap_gg.pdf", width=175 / 25.4, height=2.9, verbose=False)
+save(p, OUT / "rrmap_gg.pdf", width="180mm", height="70mm")
 print(sorted(f.name for f in OUT.iterdir()))

@@ -28,7 +28,14 @@ from rrmap.stats.designs import _check_by, run_designs
 from rrmap.tables import agreement, agreement_summary, proportions
 from rrmap.zones import Thresholds
 
-__all__ = ["OUTPUT_FILES", "AnalysisResult", "analyze", "existing_outputs", "file_sha256"]
+__all__ = [
+    "OUTPUT_FILES",
+    "AnalysisResult",
+    "analyze",
+    "existing_outputs",
+    "file_sha256",
+    "load_result",
+]
 
 #: Files written by :meth:`AnalysisResult.write` (figures come on top).
 OUTPUT_FILES: tuple[str, ...] = (
@@ -36,6 +43,9 @@ OUTPUT_FILES: tuple[str, ...] = (
     "points.csv",
     "proportions.csv",
     "agreement.csv",
+    "tests.tex",
+    "proportions.tex",
+    "agreement.tex",
     "results.json",
     "report.md",
 )
@@ -184,18 +194,57 @@ class AnalysisResult:
         """
         out: dict[str, Any] = {"settings": self.settings}
         for name in ("tests", "points", "proportions", "agreement", "agreement_summary"):
-            out[name] = json.loads(getattr(self, name).to_json(orient="records"))
+            out[name] = _records(getattr(self, name))
         return out
 
+    def latex(self, table: str) -> str:
+        """One table as booktabs LaTeX: ``"tests"``, ``"proportions"`` or ``"agreement"``.
+
+        Parameters
+        ----------
+        table : {"tests", "proportions", "agreement"}
+
+        Returns
+        -------
+        str
+            See :mod:`rrmap.latex`.
+
+        Examples
+        --------
+        >>> import rrmap
+        >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
+        >>> "\\\\bottomrule" in res.latex("proportions")
+        True
+        """
+        from rrmap.latex import agreement_latex, proportions_latex, tests_latex
+
+        if table == "tests":
+            return tests_latex(self.tests, self.settings)
+        if table == "proportions":
+            return proportions_latex(self.proportions, self.settings)
+        if table == "agreement":
+            if self.agreement.empty:
+                note = self.settings.get("agreement", "no pointwise agreement table")
+                return f"% rrmap pointwise agreement: {note}\n"
+            return agreement_latex(self.agreement_summary, len(self.agreement))
+        raise InputError(f"table must be tests, proportions or agreement, got {table!r}")
+
     def write(
-        self, folder: str | os.PathLike[str], force: bool = False, figures: bool = True
+        self,
+        folder: str | os.PathLike[str],
+        force: bool = False,
+        figures: bool = True,
+        *,
+        width: float | str | None = None,
+        dpi: int = 300,
     ) -> list[Path]:
-        """Write the tables, ``results.json`` and ``report.md`` to *folder*.
+        """Write the tables (CSV and LaTeX), ``results.json`` and ``report.md`` to *folder*.
 
         Files: ``tests.csv``, ``points.csv``, ``proportions.csv``,
-        ``agreement.csv``, ``results.json`` (all tables and the settings)
-        and ``report.md``. With ``figures=True`` and the plotting module
-        available, the analysis figures are written too, into
+        ``agreement.csv``, the same tables as booktabs LaTeX (``tests.tex``,
+        ``proportions.tex``, ``agreement.tex``), ``results.json`` (all tables
+        and the settings) and ``report.md``. With ``figures=True`` and the
+        plotting module available, the analysis figures are written too, into
         ``folder/figures/`` (see :func:`rrmap.plot.save_analysis_figures`),
         and linked from the report.
 
@@ -208,6 +257,10 @@ class AnalysisResult:
             :class:`~rrmap.errors.InputError` names them).
         figures : bool, default True
             Also write the figures.
+        width : float or str, optional
+            Printed width of the figures (``"3.5in"``, ``"180mm"``), default 7 in.
+        dpi : int, default 300
+            Resolution of the PNG figures.
 
         Returns
         -------
@@ -219,8 +272,8 @@ class AnalysisResult:
         >>> import rrmap, tempfile
         >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
         >>> with tempfile.TemporaryDirectory() as tmp:
-        ...     [p.name for p in res.write(tmp, figures=False)][:2]
-        ['tests.csv', 'points.csv']
+        ...     [p.name for p in res.write(tmp, figures=False)][:5]
+        ['tests.csv', 'points.csv', 'proportions.csv', 'agreement.csv', 'tests.tex']
         """
         folder = Path(folder)
         if folder.exists() and not folder.is_dir():
@@ -231,37 +284,98 @@ class AnalysisResult:
                 f"{folder} already holds {', '.join(existing)}; use --force "
                 "(force=True) to overwrite"
             )
+        if figures:
+            try:
+                from rrmap.plot import parse_width
+            except ImportError:  # no plotting: the figures are left out (see _write_figures)
+                pass
+            else:
+                parse_width(width, 7.0)  # a bad width fails before anything is written
         folder.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
 
-        def _csv(name: str, df: pd.DataFrame) -> None:
+        def _put(name: str, text: str) -> None:
             path = folder / name
-            df.to_csv(path, index=False)
+            path.write_text(text, encoding="utf-8")
             written.append(path)
 
-        _csv("tests.csv", self.tests)
-        _csv("points.csv", self.points.assign(quality=self.points["quality"].astype(str)))
-        _csv("proportions.csv", self.proportions)
-        _csv("agreement.csv", self.agreement)
-        fig_paths = self._write_figures(folder / "figures") if figures else []
+        _put("tests.csv", self.tests.to_csv(index=False))
+        _put(
+            "points.csv",
+            self.points.assign(quality=self.points["quality"].astype(str)).to_csv(index=False),
+        )
+        _put("proportions.csv", self.proportions.to_csv(index=False))
+        _put("agreement.csv", self.agreement.to_csv(index=False))
+        for table in ("tests", "proportions", "agreement"):
+            _put(f"{table}.tex", self.latex(table))
+        fig_paths = self._write_figures(folder / "figures", width, dpi) if figures else []
         fig_names = [p.relative_to(folder).as_posix() for p in fig_paths]  # figures/<name>
-        path = folder / "results.json"
         payload = self.to_dict()
         payload["figures"] = fig_names
-        path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", "utf-8")
-        written.append(path)
-        path = folder / "report.md"
-        path.write_text(self.report(figures=fig_names), encoding="utf-8")
-        written.append(path)
+        _put("results.json", json.dumps(payload, indent=1, ensure_ascii=False, default=str) + "\n")
+        _put("report.md", self.report(figures=fig_names))
         return written + fig_paths
 
-    def _write_figures(self, folder: Path) -> list[Path]:
+    def _write_figures(self, folder: Path, width: float | str | None, dpi: int) -> list[Path]:
         try:
             from rrmap.plot import save_analysis_figures
         except ImportError:
             return []
         categories = list(self.settings["by"]) or None
-        return [Path(p) for p in save_analysis_figures(self.points, folder, categories=categories)]
+        files = save_analysis_figures(
+            self.points, folder, categories=categories, width=width, dpi=dpi
+        )
+        return [Path(p) for p in files]
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as JSON-ready dicts with every float at full precision (``repr`` round-trips;
+    ``DataFrame.to_json`` keeps 10 decimals, which turns p = 2.5e-12 into 0) and NaN as null."""
+    out = []
+    for row in df.astype(object).to_dict(orient="records"):
+        clean = {}
+        for key, value in row.items():
+            if isinstance(value, np.generic):
+                value = value.item()
+            if isinstance(value, float) and not np.isfinite(value):
+                value = None
+            elif value is pd.NA or value is pd.NaT:
+                value = None
+            clean[str(key)] = value
+        out.append(clean)
+    return out
+
+
+def load_result(path: str | os.PathLike[str]) -> AnalysisResult:
+    """An :class:`AnalysisResult` read back from ``results.json`` (:meth:`AnalysisResult.write`).
+
+    Parameters
+    ----------
+    path : path
+        A ``results.json``.
+
+    Returns
+    -------
+    AnalysisResult
+
+    Examples
+    --------
+    >>> import rrmap, tempfile, pathlib
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = res.write(tmp, figures=False)
+    ...     back = load_result(pathlib.Path(tmp) / "results.json")
+    >>> back.tests["pvalue"].equals(res.tests["pvalue"]), back.settings["seed"]
+    (True, 0)
+    """
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    frames = {
+        name: pd.DataFrame.from_records(data[name])
+        for name in ("tests", "points", "proportions", "agreement", "agreement_summary")
+    }
+    for name in ("tests", "proportions", "agreement_summary"):
+        frames[name] = frames[name].reindex(columns=list(data[name][0]) if data[name] else [])
+    return AnalysisResult(**frames, settings=data["settings"])
 
 
 def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:

@@ -758,8 +758,10 @@ def _assemble(
     read = dict(table.info)
     if read.get("format") != "dataframe":
         read["decimal"] = decimal
+    spelt = {"expert": cols.names[cols.rater], **{k: cols.names[k] for k in cols.categories}}
     out.attrs["rrmap"] = {
         "source": table.source,
+        "headers": spelt,
         "schema": sch.to_dict(),
         "reference": sch.reference,
         "query": sch.query,

@@ -22,7 +22,15 @@ from rrmap.zones import QUALITY_LEVELS
 if TYPE_CHECKING:  # pragma: no cover
     from rrmap.analysis import AnalysisResult
 
-__all__ = ["format_pvalue", "overall_markdown", "render_report", "side_by_side"]
+__all__ = [
+    "design_frame",
+    "design_sections",
+    "format_pvalue",
+    "is_pvalue_column",
+    "overall_markdown",
+    "render_report",
+    "side_by_side",
+]
 
 _ALPHA = 0.05
 
@@ -108,29 +116,120 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=note_cols)
 
 
+def design_frame(tests: pd.DataFrame, first: str) -> pd.DataFrame:
+    """One design's tests as a table of values: the compared option (or rater), groups,
+    n, then energy and χ² statistics and p-values side by side (adjusted ones too).
+
+    Parameters
+    ----------
+    tests : DataFrame
+        The rows of one design of a tests table.
+    first : str
+        The leading column: ``"groups"`` (design 1), a category (expert effect
+        per option) or ``"rater"`` (category effect per rater).
+
+    Returns
+    -------
+    DataFrame
+        Columns *first* (unless ``"groups"``), ``groups``, ``n`` and, as
+        present, ``energy``, ``energy_p``, ``chi2``, ``chi2_dof``,
+        ``chi2_p``, ``<kind>_p_<method>`` and ``note``.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.stats.designs import expert_effect
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> list(design_frame(expert_effect(pts, n_perm=9, rng=0), "groups").columns)[:4]
+    ['groups', 'n', 'energy', 'energy_p']
+    """
+    wide = side_by_side(tests)
+    out = pd.DataFrame(index=wide.index)
+    if first != "groups":
+        out[first] = [split_within(w)[1] if w != "all" else w for w in wide["within"]]
+    out["groups"] = wide["groups"]
+    out["n"] = wide["n"].astype("Int64")
+    for col in wide.columns:
+        if col not in ("by", "within", "groups", "n", "note"):
+            out[col] = wide[col]
+    if wide["note"].str.len().gt(0).any():
+        out["note"] = wide["note"]
+    return out
+
+
+def is_pvalue_column(col: str) -> bool:
+    """Whether a :func:`design_frame` column holds p-values (raw or adjusted).
+
+    Examples
+    --------
+    >>> is_pvalue_column("energy_p"), is_pvalue_column("chi2_p_holm"), is_pvalue_column("chi2")
+    (True, True, False)
+    """
+    return col.endswith("_p") or "_p_" in col
+
+
 def _design_table(tests: pd.DataFrame, first: str) -> str:
     """A markdown table of one design, p-values formatted, significant ones in bold."""
-    wide = side_by_side(tests)
-    if wide.empty:
+    frame = design_frame(tests, first)
+    if frame.empty:
         return "_No tests._"
-    table = pd.DataFrame({first: wide["within"] if first != "groups" else wide["groups"]})
-    if first != "groups":
-        table[first] = [split_within(w)[1] if w != "all" else w for w in wide["within"]]
-        table["groups"] = wide["groups"]
-    table["n"] = wide["n"].astype(int)
-    p_cols = [c for c in wide.columns if c.endswith("_p") or "_p_" in c]
-    for col in wide.columns:
-        if col in ("by", "within", "groups", "n", "note"):
-            continue
-        if col in p_cols:
-            table[_label(col)] = [format_pvalue(v) for v in wide[col]]
+    table = pd.DataFrame(index=frame.index)
+    for col in frame.columns:
+        if col in (first, "groups", "note"):
+            table[col] = frame[col]
+        elif col == "n":
+            table["n"] = frame["n"].astype(int)
+        elif is_pvalue_column(col):
+            table[_label(col)] = [format_pvalue(v) for v in frame[col]]
         elif col == "chi2_dof":
-            table["dof"] = ["" if pd.isna(v) else str(int(v)) for v in wide[col]]
+            table["dof"] = ["" if pd.isna(v) else str(int(v)) for v in frame[col]]
         else:
-            table[_label(col)] = ["" if pd.isna(v) else f"{v:.3g}" for v in wide[col].astype(float)]
-    if wide["note"].str.len().gt(0).any():
-        table["note"] = wide["note"]
+            table[_label(col)] = [
+                "" if pd.isna(v) else f"{v:.3g}" for v in frame[col].astype(float)
+            ]
     return markdown_table(table)
+
+
+def design_sections(result: AnalysisResult) -> list[tuple[str, str, pd.DataFrame, str]]:
+    """(title, one-line intro, tests, leading column) of every design, in report order.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by="modality",
+    ...                     n_perm=9, rng=0)
+    >>> [title for title, *_ in design_sections(res)]
+    ['Expert effect, overall', 'Expert effect per modality', 'Effect of modality per rater']
+    """
+    tests = result.tests
+    out = [
+        (
+            "Expert effect, overall",
+            "Do the raters' points differ? All raters at once, then every pair.",
+            tests[tests["within"] == "all"],
+            "groups",
+        )
+    ]
+    for cat in result.settings["by"]:
+        of_cat = tests["within"].map(lambda w, cat=cat: split_within(w)[0] == cat)
+        out.append(
+            (
+                f"Expert effect per {cat}",
+                f"The raters compared on the points of one {cat} at a time.",
+                tests[(tests["by"] == "expert") & of_cat],
+                cat,
+            )
+        )
+    for cat in result.settings["by"]:
+        out.append(
+            (
+                f"Effect of {cat} per rater",
+                f"For each rater, do the options of {cat} differ? All options, then every pair.",
+                tests[tests["by"] == cat],
+                "rater",
+            )
+        )
+    return out
 
 
 def _label(col: str) -> str:
@@ -287,33 +386,10 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
         f"{s['permutations']} permutations: the smallest possible is "
         f"1/{s['permutations'] + 1} ≈ {1 / (s['permutations'] + 1):.2g}.",
         "",
-        "## Expert effect, overall",
-        "",
-        "Do the raters' points differ? All raters at once, then every pair.",
-        "",
-        _design_table(tests[tests["within"] == "all"], "groups"),
     ]
-    for cat in s["by"]:
-        of_cat = tests["within"].map(lambda w, cat=cat: split_within(w)[0] == cat)
-        part = tests[(tests["by"] == "expert") & of_cat]
-        parts += [
-            "",
-            f"## Expert effect per {cat}",
-            "",
-            f"The raters compared on the points of one {cat} at a time.",
-            "",
-            _design_table(part, cat),
-        ]
-    for cat in s["by"]:
-        part = tests[tests["by"] == cat]
-        parts += [
-            "",
-            f"## Effect of {cat} per rater",
-            "",
-            f"For each rater, do the options of {cat} differ? All options, then every pair.",
-            "",
-            _design_table(part, "rater"),
-        ]
+    for head, intro, part, first in design_sections(result):
+        parts += [f"## {head}", "", intro, "", _design_table(part, first), ""]
+    parts.pop()
     parts += ["", _proportions_section(result), "", _agreement_section(result)]
     if figures:
         names = [os.fspath(f) for f in figures]

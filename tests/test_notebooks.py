@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import struct
 from pathlib import Path
 
 import jupytext
 import nbclient
+import nbformat
 import pytest
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9]*.py"))
@@ -32,10 +35,17 @@ def test_notebook_runs_top_to_bottom(path, tmp_path):
         if out.get("output_type") == "error"
     ]
     assert errors == []
-    images = sum(
-        "image/png" in out.get("data", {}) for cell in nb.cells for out in cell.get("outputs", [])
-    )
-    assert images >= 3  # the figures were drawn and displayed
+    pngs = [
+        base64.b64decode(out["data"]["image/png"])
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if "image/png" in out.get("data", {})
+    ]
+    assert len(pngs) >= 3  # the figures were drawn and displayed
+    # embedded at screen size, not print resolution (a 7 in figure at 110 dpi: 770 px)
+    widths = [struct.unpack(">I", png[16:20])[0] for png in pngs]
+    assert max(widths) <= 1600, widths
+    assert len(nbformat.writes(nb).encode()) < 2_000_000
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -5,8 +5,8 @@ code 1; results go to stdout or files, progress and logs to stderr.
 Sub-commands are imported when they are run (or listed by ``--help``), so
 the command line starts without loading what other commands need.
 
-Layout: :mod:`rrmap.cli.analyze`, :mod:`rrmap.cli.points` and
-:mod:`rrmap.cli.plot` hold the core commands; :mod:`rrmap.rank.cli` and
+Layout: :mod:`rrmap.cli.analyze`, :mod:`rrmap.cli.points`,
+:mod:`rrmap.cli.plot` and :mod:`rrmap.cli.table` hold the core commands; :mod:`rrmap.rank.cli` and
 :mod:`rrmap.judge.cli` the groups of the two companion packages; what they
 all share (help options, the overwrite guard) is in :mod:`rrmap.cli.common`.
 """
@@ -37,7 +37,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "plot": (
         "rrmap.cli.plot:plot_command",
-        "Draw the RRMap of RATINGS into a figure file (vector PDF/SVG keep text as text).",
+        "Draw the RRMap of RATINGS into a figure file laid out for its printed --width.",
     ),
     "points": (
         "rrmap.cli.points:points_command",
@@ -46,6 +46,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "rank": (
         "rrmap.rank.cli:rank_group",
         "Pairwise preferences: rankings (Bradley-Terry, Elo), designs, alignment.",
+    ),
+    "table": (
+        "rrmap.cli.table:table_command",
+        "Write one table of an analysis (RESULTS folder) as booktabs LaTeX.",
     ),
 }
 

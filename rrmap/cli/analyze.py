@@ -51,6 +51,15 @@ from rrmap.stats.adjust import P_ADJUST_METHODS
 )
 @click.option("--force", is_flag=True, help="Overwrite existing outputs in OUT.")
 @click.option("--no-figures", is_flag=True, help="Do not draw the figures.")
+@click.option(
+    "--width",
+    default="7in",
+    show_default=True,
+    help="Printed width of the figures (3.5in, 7in, 180mm); the height follows the layout.",
+)
+@click.option(
+    "--dpi", type=click.IntRange(min=10), default=300, show_default=True, help="PNG resolution."
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or file list on stderr.")
 @ratings_options
 def analyze_command(
@@ -63,6 +72,8 @@ def analyze_command(
     out: Path,
     force: bool,
     no_figures: bool,
+    width: str,
+    dpi: int,
     quiet: bool,
     **opts,
 ) -> None:
@@ -71,9 +82,11 @@ def analyze_command(
     Runs, for energy tests on the (Δ, R) points and χ² tests on the quality
     levels: the expert effect overall (all raters, then every pair), the
     expert effect per option of each --by category, and the effect of each
-    category per rater (all options, then every pair). Writes tests.csv,
-    points.csv, proportions.csv, agreement.csv, results.json and report.md to
-    OUT, and prints a summary. p < 0.05 is marked as evidence, not a verdict.
+    category per rater (all options, then every pair). Writes to OUT the
+    tables as CSV and as booktabs LaTeX (tests, proportions, agreement),
+    results.json, report.md and the figures (PDF and PNG, laid out for
+    --width), and prints a summary. p < 0.05 is marked as evidence, not a
+    verdict.
     """
     from rrmap.analysis import analyze, existing_outputs, file_sha256
 
@@ -84,6 +97,10 @@ def analyze_command(
         raise click.ClickException(
             f"{out} already holds {', '.join(existing)}; use --force to overwrite"
         )
+    if not no_figures:
+        from rrmap.plot import parse_width
+
+        parse_width(width, 7.0)  # a bad --width fails before the tests run
     df, settings = ratings_from_options(ratings, opts, quiet=quiet)
     result = analyze(
         df,
@@ -101,7 +118,7 @@ def analyze_command(
     result.settings.update(
         input=str(ratings), input_sha256=file_sha256(ratings), input_hashed="file"
     )
-    written = result.write(out, force=force, figures=not no_figures)
+    written = result.write(out, force=force, figures=not no_figures, width=width, dpi=dpi)
     click.echo(result._repr_markdown_())
     if not quiet:
         for path in written:

@@ -23,8 +23,8 @@ from rrmap.errors import InputError
 @click.option(
     "--color",
     default=None,
-    help="Column colouring the points [default: the first category]. "
-    "Ignored by --facet grid, which colours each row by its category.",
+    help="Column colouring the points [default: the first category]. Not with "
+    "--facet grid, which colours each row by its own category.",
 )
 @click.option(
     "--row",
@@ -38,7 +38,14 @@ from rrmap.errors import InputError
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
     default=Path("rrmap.pdf"),
-    help="Figure file; the format follows the extension (pdf, svg, png, ...).",
+    help="Figure file; the format follows the extension (pdf, svg, png, eps, ..., or html "
+    "for an interactive map with the 'interactive' extra).",
+)
+@click.option(
+    "--width",
+    default="7in",
+    show_default=True,
+    help="Printed width (3.5in, 7in, 180mm, 8.9cm); the height follows the layout.",
 )
 @click.option("--dpi", type=click.IntRange(min=10), default=300, help="Resolution of PNG output.")
 @click.option("--xlim", nargs=2, type=float, default=(-4.0, 4.0), help="Δ range of the view.")
@@ -60,6 +67,7 @@ def plot_command(
     color: str | None,
     rows: tuple[str, ...],
     output: Path,
+    width: str,
     dpi: int,
     xlim: tuple[float, float],
     ylim: tuple[float, float],
@@ -68,18 +76,48 @@ def plot_command(
     force: bool,
     **opts,
 ) -> None:
-    """Draw the RRMap of RATINGS into a figure file (vector PDF/SVG keep text as text)."""
+    """Draw the RRMap of RATINGS into a figure file laid out for its printed --width.
+
+    Vector formats (PDF, SVG, EPS) keep text as text (TrueType fonts); EPS
+    draws the background as filled contours, as PostScript would store the
+    raster uncompressed. An .html output is an interactive map (hover shows
+    each point's rater, categories and intervals).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    from rrmap.plot import plot_rrmap, plot_rrmap_by_rater, plot_rrmap_grid
-    from rrmap.plot.styles import PAPER_STYLE
+    from rrmap.plot import parse_width
     from rrmap.points import points
 
+    fmt = _check_output(output, force)
+    inches = parse_width(width, 7.0)
+    if facet == "grid" and color is not None:
+        raise InputError(
+            "--color does not apply to --facet grid: each row is coloured by its own "
+            "category (choose rows with --row)"
+        )
+    df, settings = ratings_from_options(ratings, opts)
+    pts = points(df, **settings)
+    categories = pts.attrs["rrmap"].get("categories") or []
+    if color is None and facet != "grid":
+        color = categories[0] if categories else None
+    _check_columns(pts, color, rows, categories)
+    kw = {"xlim": xlim, "ylim": ylim, "clip": not no_clip}
+    if fmt == "html":
+        _write_html(pts, color, facet, output, inches, kw)
+    else:
+        _write_figure(pts, color, facet, rows, output, inches, dpi, fmt, no_style, kw)
+    n_out = int((~pts["delta"].between(*xlim) | ~pts["r"].between(*ylim)).sum())
+    what = "outside the view, not shown" if no_clip else "clipped to the edge of the view"
+    click.echo(f"wrote {output} ({len(pts)} points, {n_out} {what})", err=True)
+
+
+def _check_output(output: Path, force: bool) -> str:
+    import matplotlib.pyplot as plt
+
     fmt = output.suffix.lstrip(".").lower()
-    supported = plt.figure().canvas.get_supported_filetypes()
+    supported = {*plt.figure().canvas.get_supported_filetypes(), "html"}
     plt.close("all")
     if fmt not in supported:
         raise InputError(
@@ -87,11 +125,10 @@ def plot_command(
             f"use one of {', '.join(sorted(supported))}"
         )
     refuse_overwrite(output, force)
-    df, settings = ratings_from_options(ratings, opts)
-    pts = points(df, **settings)
-    categories = pts.attrs["rrmap"].get("categories") or []
-    if color is None and facet != "grid":
-        color = categories[0] if categories else None
+    return fmt
+
+
+def _check_columns(pts, color: str | None, rows: tuple[str, ...], categories: list[str]) -> None:
     if color is not None and color not in pts.columns:
         raise InputError(
             f"--color {color!r}: no such column; use one of "
@@ -103,20 +140,42 @@ def plot_command(
             f"--row {', '.join(map(repr, unknown))}: no such column; use one of "
             f"{', '.join(categories)}"
         )
-    kw = {"xlim": xlim, "ylim": ylim, "clip": not no_clip}
-    style = plt.style.context({} if no_style else PAPER_STYLE)
-    with style:
+
+
+def _write_figure(pts, color, facet, rows, output, inches, dpi, fmt, no_style, kw) -> None:
+    import matplotlib.pyplot as plt
+
+    from rrmap.plot import plot_rrmap, plot_rrmap_by_rater, plot_rrmap_grid, save
+    from rrmap.plot.styles import PAPER_STYLE
+
+    if fmt in ("eps", "ps"):  # no compressed images and no transparency in PostScript
+        kw = {**kw, "background": "contour", "alpha": 1.0}
+    with plt.style.context({} if no_style else PAPER_STYLE):
         if facet == "expert":
-            fig = plot_rrmap_by_rater(pts, color, **kw)
+            fig = plot_rrmap_by_rater(pts, color, width=inches, **kw)
         elif facet == "grid":
-            fig = plot_rrmap_grid(pts, list(rows) or None, **kw)
+            fig = plot_rrmap_grid(pts, list(rows) or None, width=inches, **kw)
         else:
-            ax = plot_rrmap(pts, color, **kw)
-            fig = ax.figure
+            fig = plot_rrmap(pts, color, width=inches, **kw).figure
         try:
-            fig.savefig(output, dpi=dpi)
+            save(fig, output, dpi=dpi)
         finally:
             plt.close(fig)
-    n_out = int((~pts["delta"].between(*xlim) | ~pts["r"].between(*ylim)).sum())
-    what = "outside the view, not shown" if no_clip else "clipped to the edge of the view"
-    click.echo(f"wrote {output} ({len(pts)} points, {n_out} {what})", err=True)
+
+
+def _write_html(pts, color, facet, output, inches, kw) -> None:
+    if facet == "grid":
+        raise InputError(
+            f"--output {output}: the interactive map has one panel per rater "
+            "(--facet expert) or one panel (--facet none), not the grid"
+        )
+    try:
+        from rrmap.plot.interactive import interactive_rrmap, save_html
+    except ImportError as exc:
+        raise InputError(
+            f"--output {output}: interactive maps need plotly; pip install 'rrmap[interactive]'"
+        ) from exc
+    fig = interactive_rrmap(
+        pts, color, facet="expert" if facet != "none" else None, width=inches, **kw
+    )
+    save_html(fig, output)

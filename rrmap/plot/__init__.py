@@ -5,20 +5,28 @@
 - :mod:`rrmap.plot.layouts`: one panel per rater (paper Fig. 4), raters × categories
   (Fig. 5), and the figures ``rrmap analyze`` writes;
 - :mod:`rrmap.plot.intervals`: example intervals beside their points (Fig. 2);
+- :mod:`rrmap.plot.summaries`: quality proportions (stacked bars) and agreement across raters;
 - :mod:`rrmap.plot.ggplot`: :func:`ggrrmap`, a ``ggplot`` to extend with ``+``;
+- :mod:`rrmap.plot.interactive`: :func:`interactive_rrmap`, a plotly figure (hover, HTML);
+- :mod:`rrmap.plot.export`: :func:`save` (text as text, exact size) and the analysis figures;
 - :mod:`rrmap.plot.styles`: the paper style (:data:`PAPER_STYLE`) and :func:`theme_rrmap`.
 
-The plotnine names (``ggrrmap``, ``rrmap_layers_data``, ``theme_rrmap``) are
-imported on first use, so that matplotlib users do not pay for plotnine.
+Every figure takes a printed ``width`` (``"3.5in"``, ``"180mm"``) and lays itself
+out for it: type never under 6 pt (5.5 pt in the 12-panel grid), legends and
+colorbars inside the page, the height following from the panels.
+
+The plotnine and plotly names (``ggrrmap``, ``rrmap_layers_data``,
+``theme_rrmap``, ``interactive_rrmap``, ``save_html``) are imported on first
+use, so that matplotlib users do not pay for them.
 
 Examples
 --------
 >>> import matplotlib
 >>> matplotlib.use("Agg")
 >>> import rrmap, rrmap.plot
->>> ax = rrmap.plot.plot_rrmap(rrmap.points(rrmap.datasets.load_example_ratings()))
->>> ax.get_xlabel()
-'relative shift Δ'
+>>> ax = rrmap.plot.plot_rrmap(rrmap.points(rrmap.datasets.load_example_ratings()), width="3.5in")
+>>> ax.get_xlabel(), float(ax.figure.get_figwidth())
+('relative shift Δ', 3.5)
 """
 
 from __future__ import annotations
@@ -26,18 +34,13 @@ from __future__ import annotations
 import lazy_loader as _lazy
 
 from rrmap.plot._geometry import DEFAULT_XLIM, DEFAULT_YLIM
+from rrmap.plot._style import MARKERS, OKABE_ITO, QUALITY_COLORS, QUALITY_MARKERS, parse_width
+from rrmap.plot.export import save, save_analysis_figures
 from rrmap.plot.intervals import example_interval_pairs, plot_interval_examples
-from rrmap.plot.layouts import plot_rrmap_by_rater, plot_rrmap_grid, save_analysis_figures
-from rrmap.plot.map import (
-    MARKERS,
-    OKABE_ITO,
-    QUALITY_COLORS,
-    PanelArtists,
-    background_cmap,
-    panel_artists,
-    plot_rrmap,
-)
+from rrmap.plot.layouts import plot_rrmap_by_rater, plot_rrmap_grid, zone_key
+from rrmap.plot.map import PanelArtists, background_cmap, panel_artists, plot_rrmap
 from rrmap.plot.styles import PAPER_STYLE
+from rrmap.plot.summaries import plot_agreement, plot_proportions
 
 __all__ = [
     "DEFAULT_XLIM",
@@ -46,25 +49,46 @@ __all__ = [
     "OKABE_ITO",
     "PAPER_STYLE",
     "QUALITY_COLORS",
+    "QUALITY_MARKERS",
     "PanelArtists",
     "background_cmap",
     "example_interval_pairs",
     "ggrrmap",
+    "interactive_rrmap",
     "panel_artists",
+    "parse_width",
+    "plot_agreement",
     "plot_interval_examples",
+    "plot_proportions",
     "plot_rrmap",
     "plot_rrmap_by_rater",
     "plot_rrmap_grid",
     "rrmap_layers_data",
+    "save",
     "save_analysis_figures",
+    "save_html",
     "theme_rrmap",
+    "zone_key",
 ]
 
 # the plotnine names load on first use
 __getattr__, _lazy_dir, _ = _lazy.attach(
     __name__,
-    submodules=["ggplot", "intervals", "layouts", "map", "styles"],
-    submod_attrs={"ggplot": ["ggrrmap", "rrmap_layers_data"], "styles": ["theme_rrmap"]},
+    submodules=[
+        "export",
+        "ggplot",
+        "interactive",
+        "intervals",
+        "layouts",
+        "map",
+        "styles",
+        "summaries",
+    ],
+    submod_attrs={
+        "ggplot": ["ggrrmap", "rrmap_layers_data"],
+        "interactive": ["interactive_rrmap", "save_html"],
+        "styles": ["theme_rrmap"],
+    },
 )
 
 

@@ -21,6 +21,5 @@ class _ThemeRRMap(theme_bw):
             panel_spacing=0.02,
             legend_key=element_blank(),
             plot_caption=element_text(size=base_size * 0.8, ha="left"),
-            dpi=300,
         )
         self._rcParams.update({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"})

@@ -10,11 +10,19 @@ outward-pointing triangles; the caption says how many.
 The point data keep every column of the points table plus ``x``/``y`` (the
 drawn position), ``clipped`` and ``direction``, so facets and extra layers can
 use any category.
+
+Titles are plot labels, not scale names, so ``+ labs(color=..., shape=...)``
+and ``+ scale_color_manual(values=...)`` work as in any ggplot and keep one
+legend. When drawn, the plot checks that its legends fit the figure: a legend
+that would be cropped (or leave the panels under a third of the width) moves
+below the panels and wraps into rows. Facetted plots get tick labels away
+from the panels' shared edges. Saved files keep text as text (Type 42).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from copy import deepcopy
 from typing import Any
 
 import numpy as np
@@ -32,6 +40,7 @@ from plotnine import (
     scale_fill_gradientn,
     scale_shape_manual,
 )
+from plotnine.facets import facet_null
 
 from rrmap.plot._geometry import (
     DEFAULT_XLIM,
@@ -42,16 +51,11 @@ from rrmap.plot._geometry import (
     _clip_to_view,
     _zone_rectangles,
 )
-from rrmap.plot.map import (
-    _check_points,
-    _levels,
-    _style_map,
-    _thresholds_of,
-    background_cmap,
-)
+from rrmap.plot._style import style_map, title
+from rrmap.plot.map import _check_points, _levels, _thresholds_of, axis_label, background_cmap
 from rrmap.zones import Thresholds
 
-__all__ = ["ggrrmap", "rrmap_layers_data"]
+__all__ = ["RRMapPlot", "ggrrmap", "rrmap_layers_data"]
 
 
 def rrmap_layers_data(
@@ -116,6 +120,116 @@ def rrmap_layers_data(
     return out
 
 
+class RRMapPlot(ggplot):
+    """A ``ggplot`` that fits its legends to the figure and keeps text as text when saved.
+
+    Everything else is plotnine's: add layers, themes, facets, scales and
+    labels with ``+``. Made by :func:`ggrrmap`.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from plotnine import facet_wrap
+    >>> p = ggrrmap(rrmap.points(rrmap.datasets.load_example_ratings()), "movement")
+    >>> p = p + facet_wrap("expert")
+    >>> isinstance(p, RRMapPlot), isinstance(p, ggplot)
+    (True, True)
+    """
+
+    def draw(self, *, show: bool = False) -> Any:
+        return ggplot.draw(self._fitted(), show=show)
+
+    def save(self, filename: Any = None, *args: Any, **kwargs: Any) -> None:
+        """``ggplot.save``, with text kept as text and 300 dpi unless *dpi* is given."""
+        import matplotlib as mpl
+
+        from rrmap.plot._sizing import TEXT_AS_TEXT
+
+        if not args and kwargs.get("dpi") is None:
+            kwargs["dpi"] = 300
+        with mpl.rc_context(TEXT_AS_TEXT):
+            super().save(filename, *args, **kwargs)
+
+    def _fitted(self) -> ggplot:
+        """A copy whose legends fit: drawn once to measure, rearranged while they do not."""
+        import matplotlib.pyplot as plt
+
+        plot = deepcopy(self)
+        if not isinstance(plot.facet, facet_null):
+            # facets are too narrow for the names beside the Δ band: they would be cut
+            kept = [x for x in plot.layers if getattr(x, "_rrmap_role", "") != "side labels"]
+            plot.layers = type(plot.layers)(kept)
+            plot = _thin_facet_breaks(plot)
+        for attempt in range(3):
+            trial = deepcopy(plot)
+            fig = ggplot.draw(trial)
+            try:
+                fig.draw_without_rendering()
+                fix = _legend_fix(trial, fig, attempt)
+            finally:
+                plt.close(fig)
+            if fix is None:
+                break
+            plot = plot + fix
+        return plot
+
+
+def _thin_facet_breaks(plot: ggplot) -> ggplot:
+    """Breaks away from the panels' shared edges, unless the user set position scales."""
+    from matplotlib.ticker import MaxNLocator
+    from plotnine import scale_x_continuous, scale_y_continuous
+
+    def inner(prune: str, nbins: int):
+        def breaks(limits: tuple[float, float]) -> list[float]:
+            return list(MaxNLocator(nbins=nbins, prune=prune).tick_values(*limits))
+
+        return breaks
+
+    have = {s.aesthetics[0] for s in plot.scales}
+    if "x" not in have:
+        plot = plot + scale_x_continuous(breaks=inner("both", 4))
+    if "y" not in have:
+        plot = plot + scale_y_continuous(breaks=inner("upper", 5))
+    return plot
+
+
+def _legend_fix(plot: ggplot, fig: Any, attempt: int) -> list | None:
+    """Theme and guides that make the drawn legends fit *fig*, or None if they fit."""
+    from matplotlib.text import Text
+    from plotnine import guide_legend, guides, theme
+
+    legends = getattr(plot.theme.targets, "legends", None)
+    if legends is None or not legends.boxes:
+        return None
+    from rrmap.plot._sizing import renderer_of
+
+    renderer = renderer_of(fig)
+    page = fig.bbox
+    boxes = [b.get_window_extent(renderer) for b in legends.boxes]
+    cropped = any(
+        b.x0 < page.x0 - 1 or b.x1 > page.x1 + 1 or b.y0 < page.y0 - 1 or b.y1 > page.y1 + 1
+        for b in boxes
+    )
+    squeezed = (
+        bool(plot.axs)
+        and legends.right is not None
+        and (sum(ax.get_position().width for ax in plot.axs[:1]) < 0.35)
+    )
+    if not (cropped or squeezed):
+        return None
+    heads = {str(v) for v in vars(plot.labels).values() if v is not None}
+    texts = [t for b in legends.boxes for t in b.findobj(Text) if t.get_text()]
+    entries = [t for t in texts if t.get_text() not in heads] or texts
+    widest = max((t.get_window_extent(renderer).width for t in entries), default=40.0)
+    size = max((t.get_fontsize() for t in entries), default=8.0) * fig.dpi / 72.0
+    entry = widest + 3.2 * size  # key, its padding and the gap to the next entry
+    per_row = max(1, int(0.96 * page.width // entry) - attempt)
+    return [
+        theme(legend_position="bottom", legend_box="vertical"),
+        guides(color=guide_legend(ncol=per_row), shape=guide_legend(ncol=per_row)),
+    ]
+
+
 def ggrrmap(
     points: pd.DataFrame | None = None,
     color: str | None = None,
@@ -124,15 +238,16 @@ def ggrrmap(
     xlim: tuple[float, float] = DEFAULT_XLIM,
     ylim: tuple[float, float] = DEFAULT_YLIM,
     order: Sequence[Any] | None = None,
-    palette: Sequence[str] | Mapping[Any, str] | None = None,
-    markers: Sequence[str] | Mapping[Any, str] | None = None,
+    palette: Sequence[str] | Mapping[Any, Any] | None = None,
+    markers: Sequence[str] | Mapping[Any, Any] | None = None,
     size: float = 2.0,
     alpha: float = 0.85,
-    labels: bool = True,
+    labels: Mapping[str, str] | bool | None = None,
+    zone_labels: bool = True,
     references: bool = True,
     clip: bool = True,
     resolution: int = 200,
-) -> ggplot:
+) -> RRMapPlot:
     """Build the RRMap as a plotnine ``ggplot``.
 
     Parameters
@@ -146,12 +261,16 @@ def ggrrmap(
     xlim, ylim : (float, float)
         The view (Δ ∈ [−4, 4], R ∈ [0, 2.5] by default).
     order, palette, markers
-        As in :func:`rrmap.plot.plot_rrmap`.
+        As in :func:`rrmap.plot.plot_rrmap` (same colours and markers).
     size : float, default 2
         Point size (plotnine units).
     alpha : float, default 0.85
         Point opacity.
-    labels : bool, default True
+    labels : mapping, optional
+        Display names of columns and options, as in :func:`rrmap.plot.plot_rrmap`
+        (``+ labs(...)`` overrides the titles too). ``True``/``False`` is
+        read as *zone_labels*.
+    zone_labels : bool, default True
         Zone names and reference-point names.
     references : bool, default True
         Mark (0, 1) "perfect alignment" and (0, 0) "perfect stereotype".
@@ -164,26 +283,33 @@ def ggrrmap(
 
     Returns
     -------
-    plotnine.ggplot
+    RRMapPlot
+        A ``ggplot``.
 
     Examples
     --------
     >>> import rrmap
-    >>> from plotnine import facet_wrap, theme_bw
+    >>> from plotnine import facet_wrap, labs
+    >>> from rrmap.plot import theme_rrmap
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
-    >>> p = ggrrmap(pts, color="movement") + facet_wrap("expert") + theme_bw()
-    >>> p.save("/tmp/rrmap_gg.pdf", width=9, height=3.5, verbose=False)  # doctest: +SKIP
+    >>> p = ggrrmap(pts, color="movement") + facet_wrap("expert") + theme_rrmap()
+    >>> p = p + labs(color="Movement", shape="Movement")
+    >>> rrmap.plot.save(p, "/tmp/rrmap_gg.pdf", width="3.5in", height="3in")  # doctest: +SKIP
     """
+    if isinstance(labels, bool):
+        zone_labels, labels = labels, None
     data = rrmap_layers_data(
         points, thresholds=thresholds, xlim=xlim, ylim=ylim, resolution=resolution
     )
     xlim, ylim = _check_limits(xlim, ylim)
     th = _thresholds_of(points, thresholds)
-    p = ggplot() + _background_layers(data) + _zone_layers(data)
+    p = RRMapPlot() + _background_layers(data) + _zone_layers(data)
     if references:
         p += annotate("point", x=[0.0, 0.0], y=[1.0, 0.0], shape="*", size=4.5, fill="white")
-    if labels:
+    if zone_labels:
         p += _label_layers(data, th, xlim, ylim)
+        for layer in p.layers[-2:]:  # leaders and names beside the Δ band
+            layer._rrmap_role = "side labels"
     caption = None
     if points is not None:
         point_layers, caption = _point_layers(
@@ -191,7 +317,15 @@ def ggrrmap(
         )
         p += point_layers
     p += coord_cartesian(xlim=xlim, ylim=ylim, expand=False)
-    p += labs(x="relative shift Δ", y="relative dispersion R", caption=caption)
+    head = title(color, points, labels) if color is not None else None
+    names = {"color": head, "shape": head} if head is not None else {}
+    p += labs(
+        x=axis_label("delta", labels),
+        y=axis_label("r", labels),
+        fill=axis_label("bc", labels),
+        caption=caption,
+        **names,
+    )
     return p
 
 
@@ -200,9 +334,7 @@ def _background_layers(data: dict[str, pd.DataFrame]) -> list:
     cmap = background_cmap()
     return [
         geom_raster(aes("delta", "r", fill="bc"), data=data["background"], interpolation=None),
-        scale_fill_gradientn(
-            colors=[cmap(v) for v in np.linspace(0, 1, 11)], limits=(0.0, 1.0), name="BC"
-        ),
+        scale_fill_gradientn(colors=[cmap(v) for v in np.linspace(0, 1, 11)], limits=(0.0, 1.0)),
     ]
 
 
@@ -295,7 +427,7 @@ def _point_layers(
         )
     else:
         levels = _levels(points[color], order)
-        styles = _style_map(levels, palette, markers, color)
+        styles = style_map(levels, palette, markers, color, list(points.columns))
         keys = [str(v) for v in levels]
         pts = pts.assign(**{color: pd.Categorical(pts[color].astype(str), keys)})
         layers += [
@@ -306,12 +438,8 @@ def _point_layers(
                 alpha=alpha,
                 stroke=0.3,
             ),
-            scale_color_manual(
-                values={k: styles[v][0] for k, v in zip(keys, levels, strict=True)}, name=color
-            ),
-            scale_shape_manual(
-                values={k: styles[v][1] for k, v in zip(keys, levels, strict=True)}, name=color
-            ),
+            scale_color_manual(values={k: styles[v][0] for k, v in zip(keys, levels, strict=True)}),
+            scale_shape_manual(values={k: styles[v][1] for k, v in zip(keys, levels, strict=True)}),
         ]
     if clip and n_clipped:
         layers += _clipped_layers(pts, color, size, xlim, ylim)

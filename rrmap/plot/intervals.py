@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import matplotlib.pyplot as plt
+import matplotlib as mpl
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -15,7 +15,9 @@ from rrmap.comparison import compare
 from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
 from rrmap.plot._geometry import DEFAULT_XLIM, DEFAULT_YLIM
-from rrmap.plot.map import QUALITY_COLORS, _legend_handles, _style_map, panel_artists, plot_rrmap
+from rrmap.plot._sizing import freeze_ticks, new_figure
+from rrmap.plot._style import QUALITY_COLORS, parse_width, style_map, typography
+from rrmap.plot.map import _legend_handles, panel_artists, plot_rrmap
 from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
 
 __all__ = ["example_interval_pairs", "plot_interval_examples"]
@@ -104,14 +106,15 @@ def plot_interval_examples(
     thresholds: Thresholds | None = None,
     xlim: tuple[float, float] = DEFAULT_XLIM,
     ylim: tuple[float, float] = DEFAULT_YLIM,
-    figsize: tuple[float, float] = (9.0, 4.2),
+    width: float | str | None = None,
 ) -> Figure:
     """Example intervals beside their points on the RRMap (paper Fig. 2).
 
-    Left, one small panel per pair: the reference interval (grey) and the
-    query interval (coloured by its quality zone), as bars or, with
-    ``gaussians=True``, as the normal densities they stand for. Right, the
-    RRMap with each pair's point numbered like its panel.
+    Left (above, in figures narrower than 5 in), one small panel per pair:
+    the reference interval (grey) and the query interval (coloured by its
+    quality zone), as bars or, with ``gaussians=True``, as the normal
+    densities they stand for. Right (below), the RRMap with each pair's point
+    numbered like its panel.
 
     Parameters
     ----------
@@ -129,8 +132,8 @@ def plot_interval_examples(
         Zone thresholds.
     xlim, ylim : (float, float)
         View of the RRMap.
-    figsize : (float, float)
-        Figure size in inches.
+    width : float or str, optional
+        Printed width (``"3.5in"``, ``"180mm"``), default 7 in; the height follows.
 
     Returns
     -------
@@ -138,10 +141,11 @@ def plot_interval_examples(
 
     Examples
     --------
+    >>> import matplotlib.pyplot as plt
     >>> from rrmap.plot import plot_interval_examples
-    >>> fig = plot_interval_examples([((30, 50), (35, 45)), ((30, 50), (20, 60))])
-    >>> len(fig.subfigs[0].axes)
-    2
+    >>> fig = plot_interval_examples([((30, 50), (35, 45)), ((30, 50), (20, 60))], width=3.5)
+    >>> len(fig.subfigs[0].axes), float(fig.get_figwidth())
+    (2, 3.5)
     >>> plt.close(fig)
     """
     df = _pairs_frame(pairs)
@@ -151,15 +155,34 @@ def plot_interval_examples(
     delta, r, bc = compare(m1, s1, m2, s2)
     pts = df.assign(delta=delta, r=r, bc=bc, quality=classify(delta, r, bc, th))
     pts["number"] = np.arange(1, len(pts) + 1)
-    n = len(pts)
-    ncols = ncols or math.ceil(math.sqrt(n))
-    nrows = math.ceil(n / ncols)
+    ncols = ncols or math.ceil(math.sqrt(len(pts)))
+    w = parse_width(width, 7.0)
+    typ = typography(w)
+    with mpl.rc_context(typ):
+        fig = new_figure(w, w)
+        stacked = w < 5.0
+        if stacked:
+            left, right = fig.subfigures(2, 1, height_ratios=[1.0, 1.3])
+        else:
+            left, right = fig.subfigures(1, 2, width_ratios=[1.0, 1.25])
+        _small_panels(left, pts, (m1, s1, m2, s2), gaussians, ncols)
+        ax = right.subplots()
+        _numbered_map(ax, pts, th, xlim, ylim)
+        freeze_ticks(fig, typ["xtick.labelsize"])
+        _fit_map_height(fig, left, right, ax, stacked)
+    return fig
 
-    fig = plt.figure(figsize=figsize, layout="constrained")
-    left, right = fig.subfigures(1, 2, width_ratios=[1.0, 1.25])
-    small = left.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
-    lo = float(min(df["low_ref"].min(), df["low_query"].min()))
-    hi = float(max(df["high_ref"].max(), df["high_query"].max()))
+
+def _small_panels(
+    sub: Any, pts: pd.DataFrame, gauss: tuple[Any, ...], gaussians: bool, ncols: int
+) -> None:
+    """One small panel per pair: reference and query as bars or as their Gaussians."""
+    m1, s1, m2, s2 = gauss
+    n = len(pts)
+    nrows = math.ceil(n / ncols)
+    small = sub.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+    lo = float(min(pts["low_ref"].min(), pts["low_query"].min()))
+    hi = float(max(pts["high_ref"].max(), pts["high_query"].max()))
     pad = 0.08 * (hi - lo)
     grid_x = np.linspace(lo - pad, hi + pad, 300)
     for k, ax in enumerate(small.flat):
@@ -179,36 +202,59 @@ def plot_interval_examples(
             ax.hlines(0, row["low_query"], row["high_query"], color=qcol, linewidth=4)
             ax.set_ylim(-0.8, 1.8)
             ax.set_yticks([0, 1], ["query", "ref."])
-        ax.set_title(f"{row['number']}", fontsize="small", fontweight="bold", pad=2)
-        ax.tick_params(labelsize="x-small")
+        ax.set_title(f"{row['number']}", fontweight="bold", pad=2)
+        ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(nbins=3, prune="both"))
     small.flat[0].set_xlim(lo - pad, hi + pad)
-    for ax in small[-1, :]:
-        ax.set_xlabel("rating", fontsize="small")
-    left.suptitle("(a) reference (grey) and query ratings", fontsize="medium")
+    for j in range(ncols):
+        column = [small[i, j] for i in range(nrows) if i * ncols + j < n]
+        if column:
+            column[-1].set_xlabel("rating")
+    sub.suptitle("(a) reference (grey) and query ratings", fontsize=mpl.rcParams["axes.titlesize"])
 
-    ax = right.subplots()
-    plot_rrmap(pts, "quality", ax=ax, thresholds=th, xlim=xlim, ylim=ylim, size=40.0, legend=False)
+
+def _numbered_map(
+    ax: Any,
+    pts: pd.DataFrame,
+    th: Thresholds,
+    xlim: tuple[float, float],
+    ylim: tuple[float, float],
+) -> None:
+    """The RRMap of the pairs, coloured by quality, each point numbered like its panel."""
+    size = float(mpl.rcParams["xtick.labelsize"])
+    plot_rrmap(pts, "quality", ax=ax, thresholds=th, xlim=xlim, ylim=ylim, size=30.0, legend=False)
     for _, row in pts.iterrows():
         x = float(np.clip(row["delta"], *xlim))
         y = float(np.clip(row["r"], *ylim))
         ax.annotate(
             str(row["number"]),
             (x, y),
-            xytext=(5, 4),
+            xytext=(4, -3),
             textcoords="offset points",
-            fontsize="small",
+            va="top",
+            fontsize=size,
             fontweight="bold",
             zorder=5,
         )
-    styles = _style_map(
-        [q for q in QUALITY_LEVELS if q in set(pts["quality"].astype(str))], None, None, "quality"
-    )
+    present = set(pts["quality"].astype(str))
+    styles = style_map([q for q in QUALITY_LEVELS if q in present], None, None, "quality")
     ax.legend(
-        handles=_legend_handles(styles, 40.0, panel_artists(ax).n_clipped, True),
+        handles=_legend_handles(styles, 30.0, panel_artists(ax).n_clipped, True),
         loc="upper right",
-        fontsize="x-small",
         framealpha=0.85,
         frameon=True,
     )
-    right.suptitle("(b) their points on the RRMap", fontsize="medium")
-    return fig
+    ax.figure.suptitle("(b) their points on the RRMap", fontsize=mpl.rcParams["axes.titlesize"])
+
+
+def _fit_map_height(fig: Figure, left: Any, right: Any, ax: Any, stacked: bool) -> None:
+    """Figure height giving the map panel a height of 0.8 × its width."""
+    width = fig.get_figwidth()
+    for _ in range(5):
+        fig.draw_without_rendering()
+        box = ax.get_window_extent()
+        target = 0.8 * box.width / fig.dpi
+        got = box.height / fig.dpi
+        if abs(got - target) < 0.01:
+            return
+        grow = (target - got) * (2.3 / 1.3 if stacked else 1.0)
+        fig.set_size_inches(width, fig.get_figheight() + grow, forward=False)

@@ -1,46 +1,153 @@
-"""Figures of several RRMap panels (docs/figures.md).
+"""Figures of several RRMap panels, laid out for the width they are printed at.
 
 :func:`plot_rrmap_by_rater` draws one panel per rater (paper Fig. 4),
 :func:`plot_rrmap_grid` raters as columns and categories as rows (paper
-Fig. 5), with one shared colorbar and legend; :func:`save_analysis_figures`
-writes both as PDF and PNG for ``rrmap analyze``. Nothing here calls ``show()``.
+Fig. 5). Both take a printed ``width`` (3.5 in for one journal column, 7 in
+for two): the number of panels per row, the type sizes (never under 6 pt;
+5.5 pt in the grid), where legends go and the height all follow from it.
+Under the panels sit one colorbar, the legend and a zone key. Nothing here
+calls ``show()``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
-import matplotlib.pyplot as plt
+import matplotlib as mpl
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.legend_handler import HandlerPatch
+from matplotlib.lines import Line2D
+from matplotlib.patches import Ellipse, Rectangle
 
 from rrmap.errors import InputError
+from rrmap.plot._sizing import (
+    Footer,
+    fit_with_footer,
+    freeze_ticks,
+    legend_height_in,
+    legend_ncols,
+    new_figure,
+    renderer_of,
+    text_width_pt,
+    thin_ticks,
+)
+from rrmap.plot._style import option_label, parse_width, title, typography
 from rrmap.plot.map import (
-    _LABELS,
     _check_points,
+    _draw_panel,
     _legend_handles,
     _levels,
-    _style_map,
-    panel_artists,
-    plot_rrmap,
+    _panel_style,
+    _PanelStyle,
+    _thresholds_of,
+    axis_label,
 )
+from rrmap.zones import Thresholds
 
-__all__ = ["plot_rrmap_by_rater", "plot_rrmap_grid", "save_analysis_figures"]
+__all__ = ["plot_rrmap_by_rater", "plot_rrmap_grid", "zone_key"]
+
+#: Narrowest panel the layouts draw (inches): below it, panels wrap to a new row.
+_MIN_PANEL = 1.45
 
 
-def _rater_levels(points: pd.DataFrame, rater: str) -> list[Any]:
-    return _levels(points[rater], None)
+def _point_size(panel_w: float) -> float:
+    """Default marker area (points²) for panels *panel_w* inches wide: 22 from 2.2 in down
+    to 10 at 1 in, so that small panels are not covered by their markers."""
+    return round(22.0 * min(1.0, max(0.45, panel_w / 2.2)), 1)
 
 
-def _panel_title(name: Any, n: int, n_clipped: int, clip: bool) -> str:
-    out = f"{name} (n = {n}"
+def _panel_title(name: str, n: int, n_clipped: int, clip: bool, panel_w: float) -> str:
+    """``E1 (n = 135, 2 clipped)``, on two lines when one is wider than the panel."""
+    detail = f"n = {n}"
     if n_clipped:
-        out += f", {n_clipped} {'clipped' if clip else 'outside'}"
-    return out + ")"
+        detail += f", {n_clipped} {'clipped' if clip else 'outside'}"
+    one = f"{name} ({detail})"
+    size = float(mpl.rcParams["axes.titlesize"])
+    return one if text_width_pt(one, size) <= 72.0 * panel_w else f"{name}\n{detail}"
+
+
+def _show_outer_labels(grid: np.ndarray, visible: np.ndarray) -> None:
+    """Tick labels and axis labels only on the outer panels: x on the lowest visible panel
+    of each column, y on the first column."""
+    nrows, ncols = grid.shape
+    for i in range(nrows):
+        for j in range(ncols):
+            if not visible[i, j]:
+                continue
+            ax = grid[i, j]
+            bottom = i == nrows - 1 or not visible[i + 1 :, j].any()
+            ax.tick_params(labelbottom=bottom, labelleft=j == 0)
+            if not bottom:
+                ax.set_xlabel("")
+            if j != 0:
+                ax.set_ylabel("")
+
+
+def _add_footer(
+    fig: Figure,
+    st: _PanelStyle,
+    mappable: Any,
+    before: Sequence[dict[str, Any] | None],
+    after: Sequence[dict[str, Any] | None],
+    colorbar: bool,
+) -> Footer:
+    """Under the panels, in rows that fit the width: the legends *before* (a row's legend
+    stays next to its panels), the colorbar, the legends *after* (the zone key)."""
+    footer = Footer(fig)
+    width = fig.get_figwidth()
+    size = float(mpl.rcParams["legend.fontsize"])
+
+    def add(kw: dict[str, Any] | None) -> None:
+        if kw and kw.get("handles"):
+            labels = [h.get_label() for h in kw["handles"]]
+            footer.legend(ncols=legend_ncols(labels, size, width - 0.1), **kw)
+
+    for kw in before:
+        add(kw)
+    if colorbar and mappable is not None:
+        footer.colorbar(mappable, axis_label("bc", st.labels), bar_width=min(2.0, 0.45 * width))
+    for kw in after:
+        add(kw)
+    return footer
+
+
+def _legends_in_slot(
+    slot: Any, legends: list[dict[str, Any]], panel_w: float, panel_h: float
+) -> list[dict[str, Any]]:
+    """Put the first of *legends* that fit into an empty panel slot (stacked, top first);
+    return the others."""
+    size = float(mpl.rcParams["legend.fontsize"])
+    used, k = 0.0, 0
+    fitted = []
+    for kw in legends:
+        labels = [h.get_label() for h in kw["handles"]]
+        ncols = legend_ncols(labels, size, panel_w - 0.05)
+        need = legend_height_in(math.ceil(len(labels) / ncols), size, True) + 0.08
+        if used + need > panel_h:
+            break
+        used += need
+        fitted.append(ncols)
+        k += 1
+    if not k:
+        return legends
+    slot.set_axis_off()
+    first = None
+    for j, (kw, ncols) in enumerate(zip(legends[:k], fitted, strict=True)):
+        loc = "upper left" if j == 0 else "lower left"
+        leg = slot.legend(loc=loc, ncols=ncols, borderaxespad=0.0, **kw)
+        if j == 0:
+            first = leg
+    if k > 1 and first is not None:
+        slot.add_artist(first)
+    return legends[k:]
+
+
+def _key(points: pd.DataFrame, st: _PanelStyle, clipped: int) -> dict[str, Any]:
+    return {**zone_key(_thresholds_of(points, st.thresholds), clipped, st.clip), "title": "zones"}
 
 
 def plot_rrmap_by_rater(
@@ -48,11 +155,13 @@ def plot_rrmap_by_rater(
     color: str | None = None,
     *,
     rater: str = "expert",
+    width: float | str | None = None,
     ncols: int | None = None,
-    panel_size: tuple[float, float] = (2.6, 2.4),
-    order: Sequence[Any] | None = None,
-    clip: bool = True,
-    **panel_kw: Any,
+    aspect: float = 0.85,
+    legend: bool = True,
+    colorbar: bool = True,
+    key: bool = True,
+    **style: Any,
 ) -> Figure:
     """One RRMap panel per rater, sharing axes, colours, colorbar and legend (paper Fig. 4).
 
@@ -64,16 +173,21 @@ def plot_rrmap_by_rater(
         Column colouring the points (same colours in every panel).
     rater : str, default "expert"
         Column naming the raters, one panel each.
+    width : float or str, optional
+        Printed width (``3.5``, ``"3.5in"``, ``"180mm"``); default 7 in. The
+        height follows from the panels' *aspect*.
     ncols : int, optional
-        Panels per row (default all in one row, up to 4).
-    panel_size : (float, float)
-        Width and height of one panel in inches.
-    order : sequence, optional
-        Option order of *color*.
-    clip : bool, default True
-        See :func:`plot_rrmap`; each panel title says how many were clipped.
-    **panel_kw
-        Passed to :func:`plot_rrmap` (``xlim``, ``ylim``, ``thresholds``, ``palette``...).
+        Panels per row; default as many as fit at least 1.45 in wide each
+        (3 raters: one row at 7 in, 2 + 1 at 3.5 in).
+    aspect : float, default 0.85
+        Panel height / width.
+    legend, colorbar, key : bool, default True
+        Draw the legend of *color*, the BC colorbar and the zone key under
+        the panels.
+    **style
+        Passed to :func:`plot_rrmap` (``xlim``, ``ylim``, ``thresholds``,
+        ``palette``, ``markers``, ``labels``...). Zone names are in the key;
+        ``zone_labels=True`` also writes them in the first panel.
 
     Returns
     -------
@@ -81,86 +195,75 @@ def plot_rrmap_by_rater(
 
     Examples
     --------
+    >>> import matplotlib.pyplot as plt
     >>> import rrmap
     >>> from rrmap.plot import plot_rrmap_by_rater
-    >>> fig = plot_rrmap_by_rater(rrmap.points(rrmap.datasets.load_example_ratings()), "movement")
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> fig = plot_rrmap_by_rater(pts, "movement", width="3.5in")
     >>> [ax.get_title() for ax in fig.axes[:3]]
     ['E1 (n = 135, 2 clipped)', 'E2 (n = 135, 12 clipped)', 'E3 (n = 135, 28 clipped)']
+    >>> float(fig.get_figwidth())
+    3.5
     >>> plt.close(fig)
     """
     _check_points(points, [color, rater])
-    raters = _rater_levels(points, rater)
+    raters = _levels(points[rater], None)
+    w = parse_width(width, 7.0)
     n = len(raters)
-    ncols = ncols or min(n, 4)
+    ncols = ncols or max(1, min(n, int((w - 0.45) // _MIN_PANEL)))
     nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(
-        nrows,
-        ncols,
-        figsize=(panel_size[0] * ncols + 1.0, panel_size[1] * nrows + 0.7),
-        layout="constrained",
-        sharex=True,
-        sharey=True,
-        squeeze=False,
-    )
-    levels = _levels(points[color], order) if color is not None else None
-    total_clipped = 0
-    labels = panel_kw.pop("labels", True)
-    for k, (ax, name) in enumerate(zip(axes.flat, raters, strict=False)):
-        sub = points[points[rater] == name]
-        plot_rrmap(
-            sub,
-            color,
-            ax=ax,
-            order=levels,
-            colorbar=False,
-            legend=False,
-            clip=clip,
-            labels=labels and k == 0,
-            **panel_kw,
-        )
-        drawn = panel_artists(ax)
-        total_clipped += drawn.n_clipped
-        ax.set_title(_panel_title(name, len(sub), drawn.n_clipped, clip))
-    for ax in axes.flat[n:]:
-        ax.set_visible(False)
-    fig.get_layout_engine().set(wspace=0.07)
-    for ax in axes.flat:
-        ax.label_outer()
-    _finish_figure(fig, axes, points, color, levels, total_clipped, clip, panel_kw)
+    panel_w = (w - 0.45) / ncols
+    style.setdefault("zone_labels", False)
+    style.setdefault("size", _point_size(panel_w))
+    st = _panel_style(style)
+    typ = typography(w)
+    with mpl.rc_context(typ):
+        fig = new_figure(w, w)
+        grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+        st.order = _levels(points[color], st.order) if color is not None else None
+        clipped, mappable, styles = 0, None, []
+        first_labels = st.zone_labels
+        for k, (ax, name) in enumerate(zip(grid.flat, raters, strict=False)):
+            st.zone_labels = first_labels and k == 0
+            sub = points[points[rater] == name]
+            meta, handles = _draw_panel(ax, sub, color, st)
+            ax._rrmap_panel = meta
+            clipped += meta["n_clipped"]
+            mappable = mappable or meta.get("mappable")
+            styles = handles
+            label = option_label(name, st.labels)
+            ax.set_title(_panel_title(label, len(sub), meta["n_clipped"], st.clip, panel_w))
+        visible = np.arange(nrows * ncols).reshape(nrows, ncols) < n
+        thin_ticks(grid.flat[:n])
+        _show_outer_labels(grid, visible)
+        entries = [h for h in styles if not h.get_label().startswith(("clipped", "outside"))]
+        options = None
+        if legend and color is not None:
+            options = {"handles": entries, "title": title(color, points, st.labels)}
+        zones = _key(points, st, clipped) if key else None
+        legends = [kw for kw in (options, zones) if kw]
+        slot = grid.flat[n] if n < grid.size else None
+        rest = _legends_in_slot(slot, legends, panel_w, aspect * panel_w) if slot else legends
+        for ax in grid.flat[n + (len(rest) < len(legends)) :]:
+            ax.set_visible(False)
+        before = [options] if options in rest else []
+        after = [zones] if zones in rest else []
+        footer = _add_footer(fig, st, mappable, before, after, colorbar)
+        freeze_ticks(fig, typ["xtick.labelsize"])
+        fit_with_footer(fig, [grid.flat[0]], aspect, nrows, footer)
     return fig
 
 
-def _finish_figure(
-    fig: Figure,
-    axes: np.ndarray,
-    points: pd.DataFrame,
-    color: str | None,
-    levels: list[Any] | None,
-    total_clipped: int,
-    clip: bool,
-    panel_kw: Mapping[str, Any],
-) -> None:
-    first = panel_artists(axes.flat[0])
-    if first.background is not None:
-        cb = fig.colorbar(
-            first.background, ax=axes, label=_LABELS["bc"], shrink=0.9, fraction=0.04, pad=0.01
-        )
-        cb.solids.set_rasterized(True)
-    styles = (
-        _style_map(levels, panel_kw.get("palette"), panel_kw.get("markers"), color)
-        if levels is not None
-        else {}
-    )
-    handles = _legend_handles(
-        styles, panel_kw.get("size", 22.0), None if total_clipped else 0, clip
-    )
-    if handles:
-        fig.legend(
-            handles=handles,
-            title=color,
-            loc="outside lower center",
-            ncols=min(len(handles), 6),
-        )
+def _default_categories(points: pd.DataFrame, rater: str, max_options: int) -> list[str]:
+    recorded = points.attrs.get("rrmap", {}).get("categories")
+    candidates = recorded or [
+        c
+        for c in points.columns
+        if points[c].dtype == object or pd.api.types.is_string_dtype(points[c])
+    ]
+    return [
+        c for c in candidates if c != rater and c in points and points[c].nunique() <= max_options
+    ]
 
 
 def plot_rrmap_grid(
@@ -169,9 +272,12 @@ def plot_rrmap_grid(
     *,
     rater: str = "expert",
     max_options: int = 12,
-    panel_size: tuple[float, float] = (2.3, 2.0),
-    clip: bool = True,
-    **panel_kw: Any,
+    width: float | str | None = None,
+    aspect: float = 0.85,
+    legends: str | None = None,
+    colorbar: bool = True,
+    key: bool = True,
+    **style: Any,
 ) -> Figure:
     """Raters as columns × categories as rows, points coloured by option (paper Fig. 5).
 
@@ -182,18 +288,25 @@ def plot_rrmap_grid(
     categories : sequence of str, optional
         One row per category column. Default: the categories recorded in
         ``points.attrs`` with at most *max_options* options (the study:
-        movement, criterion, criterion_group, modality; ``modality_name``
+        movement, criterion, criterion group, modality; ``modality_name``
         with its 15 options is left out — pass it explicitly to draw it).
     rater : str, default "expert"
         Column naming the raters, one column of panels each.
     max_options : int, default 12
         Largest number of options of a default row category.
-    panel_size : (float, float)
-        Width and height of one panel in inches.
-    clip : bool, default True
-        See :func:`plot_rrmap`; panel titles count clipped points.
-    **panel_kw
-        Passed to :func:`plot_rrmap`.
+    width : float or str, optional
+        Printed width (``"7in"``, ``"180mm"``, ``3.5``); default 7 in. Type
+        is 5.5–8 pt; the height follows from the panels' *aspect*.
+    aspect : float, default 0.85
+        Panel height / width.
+    legends : {"right", "below"}, optional
+        Where each row's legend goes: right of the row (default from 5.5 in
+        wide) or under it (narrower figures).
+    colorbar, key : bool, default True
+        The BC colorbar and the zone key, under the panels.
+    **style
+        Passed to :func:`plot_rrmap`; ``palette``/``markers`` may be given
+        per category (``palette={"movement": {...}, "modality": [...]}``).
 
     Returns
     -------
@@ -201,176 +314,222 @@ def plot_rrmap_grid(
 
     Examples
     --------
+    >>> import matplotlib.pyplot as plt
     >>> import rrmap
     >>> from rrmap.plot import plot_rrmap_grid
     >>> fig = plot_rrmap_grid(rrmap.points(rrmap.datasets.load_example_ratings()))
     >>> [ax.get_legend().get_title().get_text() for ax in fig.axes if ax.get_legend()]
-    ['movement', 'criterion', 'criterion_group', 'modality']
+    ['movement', 'criterion', 'criterion group', 'modality']
     >>> plt.close(fig)
     """
     _check_points(points, [rater, *(categories or [])])
     if categories is None:
-        recorded = points.attrs.get("rrmap", {}).get("categories")
-        candidates = recorded or [
-            c
-            for c in points.columns
-            if points[c].dtype == object or pd.api.types.is_string_dtype(points[c])
-        ]
-        categories = [
-            c
-            for c in candidates
-            if c != rater and c in points and points[c].nunique() <= max_options
-        ]
+        categories = _default_categories(points, rater, max_options)
     if not categories:
         raise InputError("no category column to draw rows for; pass categories=[...]")
-    raters = _rater_levels(points, rater)
-    nrows, ncols = len(categories), len(raters)
-    fig, axes = plt.subplots(
-        nrows,
-        ncols,
-        figsize=(panel_size[0] * ncols + 2.6, panel_size[1] * nrows + 0.9),
-        layout="constrained",
-        sharex=True,
-        sharey=True,
-        squeeze=False,
-    )
-    fig.get_layout_engine().set(wspace=0.07, hspace=0.05)
-    clipped_any = False
-    for i, cat in enumerate(categories):
-        levels = _levels(points[cat], None)
-        for j, name in enumerate(raters):
-            ax = axes[i, j]
-            sub = points[points[rater] == name]
-            plot_rrmap(
-                sub,
-                cat,
-                ax=ax,
-                order=levels,
-                colorbar=False,
-                legend=False,
-                labels=False,
-                references=True,
-                clip=clip,
-                **panel_kw,
-            )
-            drawn = panel_artists(ax)
-            clipped_any |= drawn.n_clipped > 0
-            if i == 0:
-                ax.set_title(_panel_title(name, len(sub), drawn.n_clipped, clip))
-            elif drawn.n_clipped:
-                ax.text(
-                    0.98,
-                    0.97,
-                    f"{drawn.n_clipped} {'clipped' if clip else 'outside'}",
-                    transform=ax.transAxes,
-                    ha="right",
-                    va="top",
-                    fontsize="x-small",
+    w = parse_width(width, 7.0)
+    if legends is None:
+        legends = "right" if w >= 5.5 else "below"
+    if legends not in ("right", "below"):
+        raise InputError(f"legends must be 'right' or 'below', got {legends!r}")
+    panel_w = (w - (1.6 if legends == "right" else 0.45)) / max(points[rater].nunique(), 1)
+    style.setdefault("zone_labels", False)
+    style.setdefault("size", _point_size(panel_w))
+    st = _panel_style(style)
+    typ = typography(w, min_size=5.5)
+    with mpl.rc_context(typ):
+        grid = _GridFigure(points, list(categories), rater, st, w, legends == "right")
+        grid.draw_rows()
+        after = [_key(points, st, grid.clipped)] if key else []
+        footer = _add_footer(grid.fig, st, grid.mappable, [grid.last_legend], after, colorbar)
+        freeze_ticks(grid.fig, typ["xtick.labelsize"])
+        grid.fit(aspect, footer)
+    return grid.fig
+
+
+class _GridFigure:
+    """The raters × categories figure: panels, one legend per row, spacing for them."""
+
+    def __init__(
+        self,
+        points: pd.DataFrame,
+        categories: list[str],
+        rater: str,
+        st: _PanelStyle,
+        width: float,
+        right: bool,
+    ) -> None:
+        self.points, self.categories, self.rater, self.st = points, categories, rater, st
+        self.raters = _levels(points[rater], None)
+        self.width, self.right = width, right
+        nrows, ncols = len(categories), len(self.raters)
+        self.fig = new_figure(width, width)
+        if not right:
+            self.fig.get_layout_engine().set(h_pad=0.02, hspace=0.0)
+        # below: an empty spacer row under each panel row but the last holds its legend
+        heights = [1.0] if right else [1.0, 0.2]
+        n_grid_rows = nrows if right else 2 * nrows - 1
+        self.gs = self.fig.add_gridspec(
+            n_grid_rows, ncols, height_ratios=(heights * nrows)[:n_grid_rows]
+        )
+        step = 1 if right else 2
+        self.grid = np.empty((nrows, ncols), dtype=object)
+        for i in range(nrows):
+            for j in range(ncols):
+                share = self.grid[0, 0] if i or j else None
+                self.grid[i, j] = self.fig.add_subplot(
+                    self.gs[i * step, j], sharex=share, sharey=share
                 )
-        styles = _style_map(levels, panel_kw.get("palette"), panel_kw.get("markers"), cat)
-        handles = _legend_handles(styles, panel_kw.get("size", 22.0), 0, clip)
-        axes[i, -1].legend(
-            handles=handles,
-            title=cat,
-            loc="center left",
-            bbox_to_anchor=(1.05, 0.5),
-            ncols=1 if len(handles) <= 10 else 2,
-            borderaxespad=0.0,
+        self.row_legends: list[Any] = []
+        self.last_legend: dict[str, Any] | None = None
+        self.mappable = None
+        self.clipped = 0
+
+    def draw_rows(self) -> None:
+        size = float(mpl.rcParams["legend.fontsize"])
+        panel_w = (self.width - (1.6 if self.right else 0.45)) / len(self.raters)
+        for i, cat in enumerate(self.categories):
+            self.st.order = _levels(self.points[cat], None)
+            for j, name in enumerate(self.raters):
+                ax = self.grid[i, j]
+                sub = self.points[self.points[self.rater] == name]
+                meta, handles = _draw_panel(ax, sub, cat, self.st)
+                ax._rrmap_panel = meta
+                self.mappable = self.mappable or meta.get("mappable")
+                if i == 0:
+                    self.clipped += meta["n_clipped"]
+                    label = option_label(name, self.st.labels)
+                    ax.set_title(
+                        _panel_title(label, len(sub), meta["n_clipped"], self.st.clip, panel_w)
+                    )
+            entries = [h for h in handles if not h.get_label().startswith(("clipped", "outside"))]
+            head = title(cat, self.points, self.st.labels)
+            if self.right:
+                leg = self.grid[i, -1].legend(
+                    handles=entries,
+                    title=head,
+                    loc="center left",
+                    bbox_to_anchor=(1.04, 0.5),
+                    ncols=1 if len(entries) <= 10 else 2,
+                    borderaxespad=0.0,
+                )
+                self.row_legends.append(leg)
+            elif i == len(self.categories) - 1:
+                self.last_legend = {"handles": entries, "title": head}
+            else:
+                ncols = legend_ncols([h.get_label() for h in entries], size, self.width - 0.1)
+                leg = self.fig.legend(
+                    handles=entries, title=head, loc="upper center", ncols=ncols, borderaxespad=0.0
+                )
+                leg.set_in_layout(False)
+                self.row_legends.append(leg)
+        thin_ticks(self.grid.flat)
+        _show_outer_labels(self.grid, np.ones(self.grid.shape, dtype=bool))
+
+    def _spacers(self, panel_h: float) -> None:
+        """Height ratios giving each spacer row its legend's height."""
+        if self.right:
+            return
+        renderer = renderer_of(self.fig)
+        ratios = []
+        for i in range(len(self.categories)):
+            ratios.append(1.0)
+            if i < len(self.row_legends):
+                leg_h = self.row_legends[i].get_window_extent(renderer).height / self.fig.dpi
+                ratios.append((leg_h + 0.02) / max(panel_h, 0.1))
+        self.gs.set_height_ratios(ratios)
+
+    def fit(self, aspect: float, footer: Footer) -> None:
+        """Height for panels of *aspect*, legends in their spacer rows, the footer placed."""
+        fig = self.fig
+        foot = footer.height()
+        engine = fig.get_layout_engine()
+        width = fig.get_figwidth()
+        nrows = len(self.categories)
+        for _ in range(6):
+            height = fig.get_figheight()
+            engine.set(rect=(0.0, foot / height, 1.0, 1.0 - foot / height))
+            fig.draw_without_rendering()
+            box = self.grid[0, 0].get_position()
+            target = box.width * width * aspect
+            panel_h = box.height * height
+            self._spacers(target)
+            if abs(panel_h - target) < 0.01:
+                break
+            spacer = sum(self.gs.get_height_ratios()[1::2]) * panel_h if not self.right else 0.0
+            grow = nrows * (target - panel_h) + spacer * (target / max(panel_h, 0.1) - 1.0)
+            fig.set_size_inches(width, max(height + grow, 0.5), forward=False)
+        fig.draw_without_rendering()
+        self._place_row_legends()
+        footer.place()
+
+    def _place_row_legends(self) -> None:
+        if self.right:
+            return
+        for i, leg in enumerate(self.row_legends):
+            left = self.grid[i, 0].get_position()
+            right = self.grid[i, -1].get_position()
+            pad = 0.05 / self.fig.get_figheight()
+            leg.set_bbox_to_anchor(((left.x0 + right.x1) / 2, left.y0 - pad), self.fig.transFigure)
+
+
+class _EllipseHandler(HandlerPatch):
+    """Legend key of the excellent zone: a small closed curve."""
+
+    def create_artists(
+        self, legend, orig_handle, xdescent, ydescent, width, height, fontsize, trans
+    ):
+        ellipse = Ellipse(
+            (0.5 * width - xdescent, 0.5 * height - ydescent),
+            width=0.55 * width,
+            height=1.25 * height,
+            fill=False,
+            edgecolor="black",
+            linewidth=1.0,
         )
-    for ax in axes.flat:
-        ax.label_outer()
-    first = panel_artists(axes.flat[0])
-    if first.background is not None:
-        cb = fig.colorbar(
-            first.background,
-            ax=axes,
-            location="bottom",
-            label=_LABELS["bc"],
-            shrink=0.5,
-            fraction=0.03,
-            pad=0.02,
-        )
-        cb.solids.set_rasterized(True)
-    if clipped_any and clip:
-        fig.text(
-            0.01,
-            0.005,
-            "▶ points beyond the view, clipped to its edge",
-            fontsize="small",
-            ha="left",
-            va="bottom",
-        )
-    return fig
+        ellipse.set_transform(trans)
+        return [ellipse]
 
 
-def save_analysis_figures(
-    points: pd.DataFrame,
-    folder: str | Path,
-    *,
-    color: str | None = None,
-    rater: str = "expert",
-    categories: Sequence[str] | None = None,
-    formats: Sequence[str] = ("pdf", "png"),
-    dpi: int = 200,
-) -> list[Path]:
-    """Write the per-rater and the grid figures of an analysis (paper style).
+def zone_key(
+    thresholds: Thresholds | None = None, clipped: int | None = 0, clip: bool = True
+) -> dict[str, Any]:
+    """Legend keywords explaining the zone outlines, the reference stars and clipped points.
 
-    Files: ``rrmap_by_rater.<fmt>`` and ``rrmap_grid.<fmt>`` for each format,
-    drawn with the ``rrmap-paper`` style (text kept as text in PDF/SVG, the
-    background as an embedded raster). Existing files are replaced; figures
-    are closed after saving.
-
-    Parameters
-    ----------
-    points : DataFrame
-        Output of :func:`rrmap.points`.
-    folder : str or Path
-        Created if missing.
-    color : str, optional
-        Colour of the per-rater figure; default the first category column.
-    rater : str, default "expert"
-        Rater column.
-    categories : sequence of str, optional
-        Rows of the grid figure (see :func:`plot_rrmap_grid`).
-    formats : sequence of str, default ("pdf", "png")
-        File formats (``pdf``, ``svg``, ``png``...).
-    dpi : int, default 200
-        Resolution of raster formats.
-
-    Returns
-    -------
-    list of Path
-        The files written.
+    For figures without zone labels in the panels (the layouts): pass the
+    result to ``legend(**zone_key())``.
 
     Examples
     --------
-    >>> import rrmap, tempfile
-    >>> from rrmap.plot import save_analysis_figures
-    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
-    >>> files = save_analysis_figures(pts, tempfile.mkdtemp())  # doctest: +SKIP
-    >>> [f.name for f in files]  # doctest: +SKIP
-    ['rrmap_by_rater.pdf', 'rrmap_by_rater.png', 'rrmap_grid.pdf', 'rrmap_grid.png']
+    >>> key = zone_key(clipped=3)
+    >>> [h.get_label() for h in key["handles"]][::2]
+    ['excellent: BC > 0.98', 'stereotype', 'clipped to the edge (3)']
     """
-    from rrmap.plot.styles import PAPER_STYLE
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    if color is None:
-        cats = points.attrs.get("rrmap", {}).get("categories") or []
-        color = cats[0] if cats else None
-    written: list[Path] = []
-    with plt.style.context(PAPER_STYLE):
-        makers = {
-            "rrmap_by_rater": lambda: plot_rrmap_by_rater(points, color, rater=rater),
-            "rrmap_grid": lambda: plot_rrmap_grid(points, categories, rater=rater),
-        }
-        for stem, make in makers.items():
-            fig = make()
-            try:
-                for fmt in formats:
-                    path = folder / f"{stem}.{fmt}"
-                    fig.savefig(path, dpi=dpi)
-                    written.append(path)
-            finally:
-                plt.close(fig)
-    return written
+    th = thresholds or Thresholds()
+    handles: list[Any] = [
+        Ellipse((0, 0), 1, 1, fill=False, label=f"excellent: BC > {th.excellent_bc:g}"),
+        Rectangle((0, 0), 1, 1, fill=False, edgecolor="black", linewidth=1.0, label="fair"),
+        Rectangle(
+            (0, 0),
+            1,
+            1,
+            fill=False,
+            edgecolor="black",
+            linewidth=1.0,
+            linestyle="--",
+            label="stereotype",
+        ),
+        Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker="*",
+            markersize=8,
+            markerfacecolor="white",
+            markeredgecolor="black",
+            markeredgewidth=0.7,
+            label="reference (0, 1), (0, 0)",
+        ),
+    ]
+    handles += _legend_handles({}, 22.0, clipped, clip)
+    return {"handles": handles, "handler_map": {Ellipse: _EllipseHandler()}}

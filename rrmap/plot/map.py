@@ -20,18 +20,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import matplotlib as mpl
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection
 from matplotlib.colorbar import Colorbar
 from matplotlib.colors import Colormap, LinearSegmentedColormap
+from matplotlib.font_manager import FontProperties
 from matplotlib.image import AxesImage
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
 from matplotlib.text import Text
+from matplotlib.transforms import ScaledTranslation
 from numpy.typing import NDArray
 
 from rrmap.errors import InputError
@@ -44,7 +45,16 @@ from rrmap.plot._geometry import (
     _clip_to_view,
     _zone_rectangles,
 )
-from rrmap.zones import QUALITY_LEVELS, Thresholds
+from rrmap.plot._style import (
+    MARKERS,
+    OKABE_ITO,
+    QUALITY_COLORS,
+    QUALITY_MARKERS,
+    option_label,
+    style_map,
+    title,
+)
+from rrmap.zones import Thresholds
 
 __all__ = [
     "DEFAULT_XLIM",
@@ -52,33 +62,13 @@ __all__ = [
     "MARKERS",
     "OKABE_ITO",
     "QUALITY_COLORS",
+    "QUALITY_MARKERS",
     "PanelArtists",
+    "axis_label",
     "background_cmap",
     "panel_artists",
     "plot_rrmap",
 ]
-
-#: Okabe–Ito colours (colour-blind safe), in the order points are coloured.
-OKABE_ITO: tuple[str, ...] = (
-    "#0072B2",
-    "#D55E00",
-    "#009E73",
-    "#CC79A7",
-    "#E69F00",
-    "#56B4E9",
-    "#000000",
-    "#F0E442",
-)
-#: Point markers, one per category option (cycled), so maps survive greyscale printing.
-#: Triangles are left out: they mark clipped points.
-MARKERS: tuple[str, ...] = ("o", "s", "D", "P", "X", "h", "*", "p", "d", "8")
-#: Colours of the quality levels when points are coloured by ``quality``.
-QUALITY_COLORS: dict[str, str] = {
-    "excellent": "#009E73",
-    "fair": "#56B4E9",
-    "stereotype": "#E69F00",
-    "bad": "#D55E00",
-}
 
 _GID = "rrmap"
 _LABELS = {"x": "relative shift Δ", "y": "relative dispersion R", "bc": "Bhattacharyya coefficient"}
@@ -153,6 +143,7 @@ class PanelArtists:
     >>> drawn = panel_artists(plot_rrmap())
     >>> drawn.zones["fair"].get_xy()[:3].tolist()
     [[-2.0, 0.6666666666666666], [2.0, 0.6666666666666666], [2.0, 1.5]]
+    >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
 
@@ -192,6 +183,7 @@ def panel_artists(ax: Axes) -> PanelArtists:
     >>> drawn = panel_artists(ax)
     >>> sorted(drawn.zones), drawn.n_points
     (['fair', 'stereotype'], 405)
+    >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
     out = PanelArtists(ax=ax)
@@ -262,33 +254,14 @@ def _levels(values: pd.Series, order: Sequence[Any] | None) -> list[Any]:
     return sorted(values.dropna().unique(), key=str)
 
 
-def _style_map(
-    levels: Sequence[Any],
-    palette: Sequence[str] | Mapping[Any, str] | None,
-    markers: Sequence[str] | Mapping[Any, str] | None,
-    column: str | None,
-) -> dict[Any, tuple[str, str]]:
-    if palette is None:
-        if column == "quality" and set(levels) <= set(QUALITY_LEVELS):
-            palette = QUALITY_COLORS
-        elif len(levels) <= len(OKABE_ITO):
-            palette = OKABE_ITO
-        else:
-            palette = [mpl.colors.to_hex(c) for c in mpl.colormaps["tab20"].colors]
-    if markers is None:
-        markers = MARKERS
-    out = {}
-    for i, level in enumerate(levels):
-        col = palette[level] if isinstance(palette, Mapping) else palette[i % len(palette)]
-        mk = markers[level] if isinstance(markers, Mapping) else markers[i % len(markers)]
-        out[level] = (col, mk)
-    return out
-
-
 def _legend_handles(
-    styles: Mapping[Any, tuple[str, str]], size: float, n_clipped: int | None, clip: bool
+    styles: Mapping[Any, tuple[str, str]],
+    size: float,
+    n_clipped: int | None,
+    clip: bool,
+    labels: Mapping[str, str] | None = None,
 ) -> list[Line2D]:
-    ms = math.sqrt(size)
+    ms = max(math.sqrt(size), 4.5)  # legible keys even for small points
     handles = [
         Line2D(
             [],
@@ -299,7 +272,7 @@ def _legend_handles(
             markeredgecolor="black",
             markeredgewidth=0.4,
             markersize=ms,
-            label=str(level),
+            label=option_label(level, labels),
         )
         for level, (col, mk) in styles.items()
     ]
@@ -328,14 +301,26 @@ def _draw_background(
     ylim: tuple[float, float],
     cmap: str | Colormap | None,
     resolution: int,
-) -> AxesImage:
+    contour: bool = False,
+) -> Any:
+    """BC as a raster (one embedded image), or as ten filled contour bands (vector only,
+    for formats such as EPS that store images uncompressed)."""
+    cmap = background_cmap() if cmap is None else cmap
+    if contour:
+        # ten bands on a coarser grid: about 60 KB of PostScript per panel
+        x, y, bc = _bc_grid(xlim, ylim, min(resolution, 80))
+        filled = ax.contourf(
+            x, y, bc, levels=np.linspace(0.0, 1.0, 11), cmap=cmap, vmin=0.0, vmax=1.0, zorder=0
+        )
+        filled.set_gid(f"{_GID}.background")
+        return filled
     _, _, bc = _bc_grid(xlim, ylim, resolution)
     im = ax.imshow(
         bc,
         origin="lower",
         extent=(*xlim, *ylim),
         aspect="auto",
-        cmap=background_cmap() if cmap is None else cmap,
+        cmap=cmap,
         vmin=0.0,
         vmax=1.0,
         interpolation="none",
@@ -386,7 +371,9 @@ def _draw_labels(
     """Zone names inside their zones; the excellent zone and reference points labelled
     from the right of the Δ band, with thin leader lines, away from the crowded centre."""
     d, s, f = th.delta_bound, th.stereotype_r, th.fair_r
-    text_kw = {"fontsize": "x-small", "zorder": 3.6, "bbox": _BOX}
+    # under the points (zorder 3): a label never hides a point
+    size = max(6.0, 0.8 * float(mpl.rcParams["font.size"]))
+    text_kw = {"fontsize": size, "zorder": 2.6, "bbox": _BOX}
     pad_x = 0.015 * (xlim[1] - xlim[0])
     pad_y = 0.012 * (ylim[1] - ylim[0])
     if curve is not None:
@@ -436,7 +423,9 @@ def _draw_labels(
         )
 
 
-def _draw_references(ax: Axes, ylim: tuple[float, float], xlim: tuple[float, float]) -> None:
+def _draw_references(
+    ax: Axes, ylim: tuple[float, float], xlim: tuple[float, float], size: float = 120.0
+) -> None:
     refs = {"alignment": (0.0, 1.0), "stereotype": (0.0, 0.0)}
     for name, (x, y) in refs.items():
         if not (xlim[0] <= x <= xlim[1] and ylim[0] <= y <= ylim[1]):
@@ -445,14 +434,172 @@ def _draw_references(ax: Axes, ylim: tuple[float, float], xlim: tuple[float, flo
             [x],
             [y],
             marker="*",
-            s=120,
-            facecolor="white",
+            s=size,
+            facecolor="none",
             edgecolor="black",
-            linewidth=0.7,
-            zorder=2.8,
+            linewidth=0.9,
+            zorder=4,  # above the points, hollow: the landmark and the points both show
             clip_on=False,
             gid=f"{_GID}.reference.{name}",
         )
+
+
+@dataclass
+class _PanelStyle:
+    """How :func:`plot_rrmap` draws (the keywords every layout passes on to its panels)."""
+
+    thresholds: Thresholds | None = None
+    xlim: tuple[float, float] = DEFAULT_XLIM
+    ylim: tuple[float, float] = DEFAULT_YLIM
+    order: Sequence[Any] | None = None
+    palette: Any = None
+    markers: Any = None
+    size: float = 22.0
+    alpha: float = 0.85
+    background: bool | str = True
+    cmap: str | Colormap | None = None
+    zones: bool = True
+    zone_labels: bool = True
+    references: bool = True
+    clip: bool = True
+    resolution: int = 400
+    labels: Mapping[str, str] | None = None
+
+
+def _panel_style(kw: dict[str, Any]) -> _PanelStyle:
+    """The panel keywords of *kw* (popped) as a :class:`_PanelStyle`; ``labels=True/False``
+    is read as ``zone_labels``."""
+    labels = kw.pop("labels", None)
+    if isinstance(labels, bool):
+        kw.setdefault("zone_labels", labels)
+        labels = None
+    elif labels is not None and not isinstance(labels, Mapping):
+        raise InputError(f"labels must map names to display names, got {labels!r}")
+    known = _PanelStyle.__dataclass_fields__
+    unknown = [k for k in kw if k not in known]
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {', '.join(map(repr, unknown))}")
+    style = _PanelStyle(**{k: kw.pop(k) for k in list(kw)}, labels=labels)
+    style.xlim, style.ylim = _check_limits(style.xlim, style.ylim)
+    if style.background not in (True, False, "raster", "contour"):
+        raise InputError(
+            f"background must be True, False, 'raster' or 'contour', got {style.background!r}"
+        )
+    return style
+
+
+def _draw_points(
+    ax: Axes, points: pd.DataFrame, color: str | None, st: _PanelStyle, meta: dict[str, Any]
+) -> dict[Any, tuple[str, str]]:
+    """The points, coloured and shaped by *color*, and the clipped ones as arrowheads.
+
+    Returns the colour and marker of every option (empty without *color*)."""
+    if color is None:
+        levels: list[Any] = ["points"]
+        keys = np.zeros(len(points), dtype=int)
+        styles = style_map(levels, st.palette or ["#0072B2"], st.markers, None)
+    else:
+        levels = _levels(points[color], st.order)
+        styles = style_map(levels, st.palette, st.markers, color, list(points.columns))
+        keys = pd.Index(levels).get_indexer(points[color].to_numpy(dtype=object))
+    placed = _clip_to_view(points["delta"], points["r"], st.xlim, st.ylim)
+    inside = ~placed.clipped
+    for i, level in enumerate(levels):
+        col, mk = styles[level]
+        sel = inside & (keys == i)
+        ax.scatter(
+            placed.x[sel],
+            placed.y[sel],
+            s=st.size,
+            marker=mk,
+            color=col,
+            edgecolors="black",
+            linewidths=0.4,
+            alpha=st.alpha,
+            zorder=3,
+            gid=f"{_GID}.points.{level}",
+            label=option_label(level, st.labels),
+        )
+    if st.clip:
+        _draw_clipped(ax, placed, [styles[lv][0] for lv in levels], keys, st.size * 1.6)
+    meta["n_clipped"] = int(placed.clipped.sum())
+    meta["n_points"] = len(points) if st.clip else int(inside.sum())
+    return styles if color is not None else {}
+
+
+def _draw_clipped(
+    ax: Axes, placed: Any, colors: Sequence[str], keys: NDArray[np.intp], area: float
+) -> None:
+    """Arrowheads for points moved onto the edge, pointing outwards and drawn just inside
+    the edge, so that they never run into a neighbouring panel or a title."""
+    half = math.sqrt(area) / 2.0 + 0.4  # points from the marker's centre to its tip
+    inward = {">": (-half, 0.0), "<": (half, 0.0), "^": (0.0, -half), "v": (0.0, half)}
+    palette = np.array(colors, dtype=object)
+    for direction, (dx, dy) in inward.items():
+        sel = placed.direction == direction
+        if not sel.any():
+            continue
+        shift = ScaledTranslation(dx / 72.0, dy / 72.0, ax.figure.dpi_scale_trans)
+        ax.scatter(
+            placed.x[sel],
+            placed.y[sel],
+            s=area,
+            marker=direction,
+            color=list(palette[keys[sel]]),
+            edgecolors="black",
+            linewidths=0.5,
+            zorder=3.5,
+            clip_on=False,
+            transform=ax.transData + shift,
+            gid=f"{_GID}.clipped.{direction}",
+        )
+
+
+def _draw_panel(
+    ax: Axes, points: pd.DataFrame | None, color: str | None, st: _PanelStyle
+) -> tuple[dict[str, Any], list[Line2D]]:
+    """Everything of one panel but the colorbar and the legend: (metadata, legend handles)."""
+    th = _thresholds_of(points, st.thresholds)
+    meta: dict[str, Any] = {}
+    if st.background:
+        meta["mappable"] = _draw_background(
+            ax, st.xlim, st.ylim, st.cmap, st.resolution, st.background == "contour"
+        )
+    curve = _draw_zones(ax, th) if st.zones else None
+    if st.references:
+        _draw_references(ax, st.ylim, st.xlim, 3.5 * st.size)
+    if st.zone_labels:
+        _draw_labels(ax, th, curve, st.xlim, st.ylim, st.references)
+    handles: list[Line2D] = []
+    if points is not None:
+        styles = _draw_points(ax, points, color, st, meta)
+        handles = _legend_handles(styles, st.size, meta["n_clipped"], st.clip, st.labels)
+    ax.set_xlim(*st.xlim)
+    ax.set_ylim(*st.ylim)
+    ax.set_xlabel(axis_label("delta", st.labels))
+    ax.set_ylabel(axis_label("r", st.labels))
+    return meta, handles
+
+
+def axis_label(name: str, labels: Mapping[str, str] | None = None) -> str:
+    """Label of ``delta``, ``r`` or ``bc`` (the colorbar); *labels* may rename them.
+
+    Examples
+    --------
+    >>> axis_label("bc"), axis_label("delta", {"delta": "Δ"})
+    ('Bhattacharyya coefficient', 'Δ')
+    """
+    if labels and name in labels:
+        return str(labels[name])
+    return _LABELS[{"delta": "x", "r": "y"}.get(name, name)]
+
+
+def _add_colorbar(fig: Any, mappable: Any, axes: Any, labels: Mapping[str, str] | None, **kw: Any):
+    cb = fig.colorbar(mappable, ax=axes, location="bottom", label=axis_label("bc", labels), **kw)
+    cb.set_ticks([0.0, 0.25, 0.5, 0.75, 1.0])
+    if cb.solids is not None and isinstance(mappable, AxesImage):
+        cb.solids.set_rasterized(True)
+    return cb
 
 
 def plot_rrmap(
@@ -460,23 +607,10 @@ def plot_rrmap(
     color: str | None = None,
     *,
     ax: Axes | None = None,
-    thresholds: Thresholds | None = None,
-    xlim: tuple[float, float] = DEFAULT_XLIM,
-    ylim: tuple[float, float] = DEFAULT_YLIM,
-    order: Sequence[Any] | None = None,
-    palette: Sequence[str] | Mapping[Any, str] | None = None,
-    markers: Sequence[str] | Mapping[Any, str] | None = None,
-    size: float = 22.0,
-    alpha: float = 0.85,
-    background: bool = True,
-    cmap: str | Colormap | None = None,
+    width: float | str | None = None,
     colorbar: bool = True,
-    zones: bool = True,
-    labels: bool = True,
-    references: bool = True,
-    clip: bool = True,
     legend: bool = True,
-    resolution: int = 400,
+    **style: Any,
 ) -> Axes:
     """Draw an RRMap panel: BC background, zones, reference points and points.
 
@@ -489,35 +623,54 @@ def plot_rrmap(
         Column whose options colour and shape the points (e.g. ``"movement"``,
         ``"expert"``, ``"quality"``); one colour if omitted.
     ax : Axes, optional
-        Where to draw; a new figure if omitted.
-    thresholds : Thresholds, optional
-        Zone thresholds; default those recorded in ``points.attrs`` (else the paper's).
-    xlim, ylim : (float, float)
-        The view, default Δ ∈ [−4, 4], R ∈ [0, 2.5].
-    order : sequence, optional
-        Options of *color* in legend order (pass the same order to every panel
-        of a figure so colours agree); default the categorical order, else sorted.
-    palette : sequence or mapping of colours, optional
-        Default Okabe–Ito (colour-blind safe); :data:`QUALITY_COLORS` for ``quality``.
-    markers : sequence or mapping of marker codes, optional
-        Default :data:`MARKERS`.
-    size : float, default 22
-        Marker area in points².
-    alpha : float, default 0.85
-        Point opacity.
-    background, zones, labels, references, legend : bool, default True
-        Draw the BC raster, the zone outlines, the labels of zones and
-        reference points, the reference points (0, 1) and (0, 0), the legend.
-    cmap : str or Colormap, optional
-        Background colormap, default :func:`background_cmap` (a lightened cividis).
+        Where to draw; a new figure *width* wide if omitted.
+    width : float or str, optional
+        Printed width of the new figure (``3.5``, ``"3.5in"``, ``"85mm"``;
+        default 5 in); the height follows. Type is 6–8 pt whatever the width;
+        below 4.5 in the legend goes under the panel. Not with *ax*.
     colorbar : bool, default True
-        Add a colorbar for BC beside *ax*.
-    clip : bool, default True
-        Move points beyond the view onto its edge, drawn as arrowheads pointing
-        outwards and counted in the legend. With ``False`` they are left out
-        of the view and the legend says how many.
-    resolution : int, default 400
-        Cells of the background grid along each side.
+        Add a colorbar for BC under *ax*.
+    legend : bool, default True
+        Draw the legend (beside *ax*, or under it in a narrow new figure).
+    **style
+        How the panel is drawn:
+
+        thresholds : Thresholds, optional
+            Zone thresholds; default those recorded in ``points.attrs`` (else the paper's).
+        xlim, ylim : (float, float)
+            The view, default Δ ∈ [−4, 4], R ∈ [0, 2.5].
+        order : sequence, optional
+            Options of *color* in legend order (pass the same order to every
+            panel of a figure so colours agree); default the categorical order,
+            else sorted.
+        palette, markers : sequence or mapping, optional
+            Colours and markers of the options: a sequence (cycled), a mapping
+            option → value, or per category (``{"movement": {"cubism": "k", ...}}``).
+            Defaults: Okabe–Ito colours combined with :data:`MARKERS`, so that
+            any number of options stays distinct; :data:`QUALITY_COLORS` and
+            :data:`QUALITY_MARKERS` for ``quality``.
+        labels : mapping, optional
+            Display names of columns and options (``{"criterion_group":
+            "Criterion group", "E1": "Expert 1", "bc": "BC"}``); by default
+            columns are named as the ratings file spelt them.
+        size : float, default 22
+            Marker area in points².
+        alpha : float, default 0.85
+            Point opacity.
+        background : bool or {"raster", "contour"}, default True
+            The BC background: a raster (``True``), filled contours (vector
+            only, for EPS) or none.
+        cmap : str or Colormap, optional
+            Background colormap, default :func:`background_cmap`.
+        zones, zone_labels, references : bool, default True
+            Draw the zone outlines, their names (under the points), and the
+            reference points (0, 1) and (0, 0) (above the points).
+        clip : bool, default True
+            Move points beyond the view onto its edge, drawn as arrowheads
+            pointing outwards and counted in the legend; ``False`` leaves them
+            out and counts them.
+        resolution : int, default 400
+            Cells of the background grid along each side.
 
     Returns
     -------
@@ -529,101 +682,67 @@ def plot_rrmap(
     >>> import rrmap
     >>> from rrmap.plot import plot_rrmap, panel_artists
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
-    >>> ax = plot_rrmap(pts[pts.expert == "E1"], color="movement")
-    >>> panel_artists(ax).n_clipped
-    2
-    >>> ax.figure.savefig("/tmp/rrmap_E1.pdf")  # doctest: +SKIP
+    >>> ax = plot_rrmap(pts[pts.expert == "E1"], color="movement", width="3.5in")
+    >>> panel_artists(ax).n_clipped, float(ax.figure.get_figwidth())
+    (2, 3.5)
+    >>> rrmap.plot.save(ax.figure, "/tmp/rrmap_E1.pdf")  # doctest: +SKIP
+    >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
-    xlim, ylim = _check_limits(xlim, ylim)
+    st = _panel_style(style)
     if points is not None:
         _check_points(points, [color])
-    th = _thresholds_of(points, thresholds)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 4.4), layout="constrained")
-    meta: dict[str, Any] = {}
-    if background:
-        im = _draw_background(ax, xlim, ylim, cmap, resolution)
-        if colorbar:
-            cb = ax.figure.colorbar(
-                im,
-                ax=ax,
-                location="bottom",
-                label=_LABELS["bc"],
-                fraction=0.04,
-                pad=0.03,
-                aspect=40,
-            )
-            cb.solids.set_rasterized(True)
-            meta["colorbar"] = cb
-    curve = _draw_zones(ax, th) if zones else None
-    if references:
-        _draw_references(ax, ylim, xlim)
-    if labels:
-        _draw_labels(ax, th, curve, xlim, ylim, references)
+    if ax is not None:
+        if width is not None:
+            raise InputError("width sizes a new figure; with ax=, size your own figure")
+        return _plot_on(ax, points, color, st, colorbar, legend, None)
+    from rrmap.plot._sizing import fit_with_footer, freeze_ticks, new_figure
+    from rrmap.plot._style import parse_width, typography
 
-    handles: list[Line2D] = []
-    if points is not None:
-        if color is None:
-            levels: list[Any] = ["points"]
-            keys = np.zeros(len(points), dtype=int)
-            styles = _style_map(levels, palette or ["#0072B2"], markers, None)
-        else:
-            levels = _levels(points[color], order)
-            styles = _style_map(levels, palette, markers, color)
-            keys = pd.Index(levels).get_indexer(points[color].to_numpy(dtype=object))
-        placed = _clip_to_view(points["delta"], points["r"], xlim, ylim)
-        inside = ~placed.clipped
-        for i, level in enumerate(levels):
-            col, mk = styles[level]
-            sel = inside & (keys == i)
-            ax.scatter(
-                placed.x[sel],
-                placed.y[sel],
-                s=size,
-                marker=mk,
-                color=col,
-                edgecolors="black",
-                linewidths=0.4,
-                alpha=alpha,
-                zorder=3,
-                gid=f"{_GID}.points.{level}",
-                label=str(level),
-            )
-        n_clipped = int(placed.clipped.sum())
-        if clip:
-            colors = np.array([styles[lv][0] for lv in levels], dtype=object)
-            for direction in (">", "<", "^", "v"):
-                sel = placed.direction == direction
-                if not sel.any():
-                    continue
-                ax.scatter(
-                    placed.x[sel],
-                    placed.y[sel],
-                    s=size * 1.6,
-                    marker=direction,
-                    color=list(colors[keys[sel]]),
-                    edgecolors="black",
-                    linewidths=0.5,
-                    zorder=3.5,
-                    clip_on=False,
-                    gid=f"{_GID}.clipped.{direction}",
-                )
-        meta["n_clipped"] = n_clipped
-        meta["n_points"] = len(points) if clip else int(inside.sum())
-        show_levels = styles if color is not None else {}
-        handles = _legend_handles(show_levels, size, n_clipped, clip)
-    if legend and handles:
-        meta["legend"] = ax.legend(
-            handles=handles,
-            title=color,
-            loc="upper left",
-            bbox_to_anchor=(1.02, 1.0),
-            borderaxespad=0.0,
+    w = parse_width(width, 5.0)
+    typ = typography(w)
+    with mpl.rc_context(typ):
+        fig = new_figure(w, 0.8 * w)
+        ax = fig.add_subplot()
+        _plot_on(ax, points, color, st, colorbar, legend, w if w < 4.5 else None)
+        freeze_ticks(fig, typ["xtick.labelsize"])
+        fit_with_footer(fig, [ax], 0.78, 1, None)
+    return ax
+
+
+def _plot_on(
+    ax: Axes,
+    points: pd.DataFrame | None,
+    color: str | None,
+    st: _PanelStyle,
+    colorbar: bool,
+    legend: bool,
+    below: float | None,
+) -> Axes:
+    """Draw the panel on *ax*, its colorbar and its legend (beside *ax*, or under the
+    figure when *below* gives the figure width)."""
+    meta, handles = _draw_panel(ax, points, color, st)
+    if colorbar and "mappable" in meta:
+        meta["colorbar"] = _add_colorbar(
+            ax.figure, meta["mappable"], ax, st.labels, fraction=0.04, pad=0.03, aspect=40
         )
-    ax.set_xlim(*xlim)
-    ax.set_ylim(*ylim)
-    ax.set_xlabel(_LABELS["x"])
-    ax.set_ylabel(_LABELS["y"])
+    if legend and handles:
+        head = title(color, points, st.labels)
+        if below is None:
+            meta["legend"] = ax.legend(
+                handles=handles,
+                title=head,
+                loc="upper left",
+                bbox_to_anchor=(1.02, 1.0),
+                borderaxespad=0.0,
+            )
+        else:
+            from rrmap.plot._sizing import legend_ncols
+
+            size = FontProperties(size=mpl.rcParams["legend.fontsize"]).get_size_in_points()
+            ncols = legend_ncols([h.get_label() for h in handles], size, below - 0.2)
+            meta["legend"] = ax.figure.legend(
+                handles=handles, title=head, loc="outside lower center", ncols=ncols
+            )
     ax._rrmap_panel = meta  # read back by panel_artists
     return ax

@@ -2,7 +2,7 @@
 
 The matplotlib style ``rrmap.plot.rrmap-paper`` sets small journal type
 sizes, keeps PDF/PS text as text (TrueType, ``pdf.fonttype: 42``) and SVG text
-as text, and saves at 300 dpi with a tight bounding box. Use it globally with
+as text, and saves at 300 dpi at the size the figure was laid out for. Use it globally with
 ``plt.style.use("rrmap.plot.rrmap-paper")`` or for one block with
 ``plt.style.context(...)``; the file itself is :data:`PAPER_STYLE`.
 
@@ -34,7 +34,9 @@ def theme_rrmap(base_size: float = 8.0, base_family: str | None = None) -> theme
 
     ``theme_bw`` with small type, no minor grid, a light major grid, legends
     at the bottom and facet strips without a fill; it also keeps PDF text as
-    text (Type 42) when the plot is saved.
+    text (Type 42) when the plot is saved. Screen resolution stays plotnine's
+    (notebooks stay small); :func:`rrmap.plot.save` and the plot's ``save``
+    write 300 dpi.
 
     Parameters
     ----------
@@ -53,8 +55,9 @@ def theme_rrmap(base_size: float = 8.0, base_family: str | None = None) -> theme
     >>> from rrmap.plot.ggplot import ggrrmap
     >>> p = ggrrmap(rrmap.points(rrmap.datasets.load_example_ratings()), color="movement")
     >>> p = p + theme_rrmap()
-    >>> type(p).__name__
-    'ggplot'
+    >>> from plotnine import ggplot
+    >>> isinstance(p, ggplot)
+    True
     """
     from rrmap.plot._plotnine_theme import _ThemeRRMap
 

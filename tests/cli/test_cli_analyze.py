@@ -37,13 +37,24 @@ def test_help(runner):
     assert "[default: rrmap-results]" in flat and "--delta-bound" in flat
 
 
+def ref_pvalues(out):
+    """p-values of tests.csv, parsed exactly (CSV keeps Python's repr of each float)."""
+    return pd.read_csv(out / "tests.csv", float_precision="round_trip")["pvalue"].tolist()
+
+
 def test_end_to_end_matches_the_library(runner, tmp_path):
     out = tmp_path / "res"
     res = _run(runner, "--permutations", "49", "--seed", "3", "--out", str(out), "--no-figures")
     assert res.exit_code == 0, res.output
+    tables = ["tests", "points", "proportions", "agreement"]
+    csv = [f"{t}.csv" for t in tables]
+    tex = [f"{t}.tex" for t in tables if t != "points"]
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["tests.csv", "points.csv", "proportions.csv", "agreement.csv", "results.json", "report.md"]
+        [*csv, *tex, "results.json", "report.md"]
     )
+    # results.json keeps every p-value at full precision (read back exactly)
+    back = json.loads((out / "results.json").read_text())["tests"]
+    assert [r["pvalue"] for r in back] == [None if np.isnan(p) else p for p in ref_pvalues(out)]
     ref = rrmap.analyze(EXAMPLE, n_perm=49, rng=3)
     tests = pd.read_csv(out / "tests.csv", keep_default_na=False, na_values=[""])
     assert list(tests.columns[:9]) == list(TESTS_COLUMNS)
@@ -108,7 +119,8 @@ def test_refuses_to_overwrite(runner, tmp_path):
     assert res.exit_code == 1
     assert res.stderr.strip() == (
         f"Error: {tmp_path} already holds tests.csv, points.csv, proportions.csv, "
-        "agreement.csv, results.json, report.md; use --force to overwrite"
+        "agreement.csv, tests.tex, proportions.tex, agreement.tex, results.json, report.md; "
+        "use --force to overwrite"
     )
     assert _run(runner, *args, "--force").exit_code == 0
 

@@ -27,3 +27,103 @@ def toy_points(delta, r, cat=None):
     if cat is not None:
         df["movement"] = cat
     return df
+
+
+# -- what a printed figure shows ------------------------------------------------------
+
+
+def drawn_texts(fig):
+    """(string, bbox in inches, size in points) of every text drawn when *fig* is rendered
+    (recorded as drawn, so hidden tick labels and texts of hidden axes are left out)."""
+    from unittest import mock
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    drawn = []
+    original = Text.draw
+
+    def draw(self, renderer):
+        original(self, renderer)
+        if self.get_visible() and self.get_text().strip():
+            drawn.append((self, renderer))
+
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    with mock.patch.object(Text, "draw", draw):
+        canvas.draw()
+    to_in = fig.dpi_scale_trans.inverted()
+    out = []
+    for t, renderer in drawn:
+        box = Text.get_window_extent(t, renderer)  # the text alone, not an annotation's arrow
+        if box.width > 0 and box.height > 0:
+            out.append((t.get_text(), box.transformed(to_in), t.get_fontsize()))
+    return out
+
+
+def outside_page(fig, tol=0.01):
+    """Texts, legends and colorbars that reach beyond the figure's edges (inches)."""
+    from rrmap.plot._sizing import renderer_of
+
+    w, h = fig.get_size_inches()
+    bad = []
+    for text, box, _ in drawn_texts(fig):
+        if box.x0 < -tol or box.y0 < -tol or box.x1 > w + tol or box.y1 > h + tol:
+            bad.append((text, box.bounds))
+    renderer = renderer_of(fig)
+    for ax in fig.get_axes():
+        if not ax.get_visible():
+            continue
+        box = ax.get_tightbbox(renderer).transformed(fig.dpi_scale_trans.inverted())
+        if box.x0 < -tol or box.y0 < -tol or box.x1 > w + tol or box.y1 > h + tol:
+            bad.append((f"axes {ax.get_label() or ax.get_title()!r}", box.bounds))
+    for leg in fig.legends:
+        box = leg.get_window_extent(renderer).transformed(fig.dpi_scale_trans.inverted())
+        if box.x0 < -tol or box.y0 < -tol or box.x1 > w + tol or box.y1 > h + tol:
+            bad.append(("legend " + leg.get_title().get_text(), box.bounds))
+    return bad
+
+
+def overlapping_texts(fig, shrink_pt=0.6):
+    """Pairs of texts whose boxes (shrunk by *shrink_pt* on each side) intersect."""
+    texts = drawn_texts(fig)
+    s = shrink_pt / 72.0
+    boxes = [(t, (b.x0 + s, b.y0 + s, b.x1 - s, b.y1 - s)) for t, b, _ in texts]
+    out = []
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            (ta, a), (tb, b) = boxes[i], boxes[j]
+            if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                out.append((ta, tb))
+    return out
+
+
+def smallest_text(fig):
+    return min(size for _, _, size in drawn_texts(fig))
+
+
+def pdf_report(path):
+    """Page size (points), font subtypes and every text run (string, x, y, size) of a PDF."""
+    from pypdf import PdfReader
+
+    page = PdfReader(path).pages[0]
+    box = page.mediabox
+    fonts = set()
+    resources = page["/Resources"].get_object()
+    for font in resources.get("/Font", {}).values():
+        font = font.get_object()
+        fonts.add(str(font["/Subtype"]))
+        for desc in font.get("/DescendantFonts", []):
+            fonts.add(str(desc.get_object()["/Subtype"]))
+    runs = []
+
+    def visit(text, cm, tm, font_dict, font_size):
+        if not text.strip():
+            return
+        m = np.array([[tm[0], tm[1], 0], [tm[2], tm[3], 0], [tm[4], tm[5], 1]]) @ np.array(
+            [[cm[0], cm[1], 0], [cm[2], cm[3], 0], [cm[4], cm[5], 1]]
+        )
+        scale = float(np.hypot(m[0, 0], m[0, 1]))
+        runs.append((text, float(m[2, 0]), float(m[2, 1]), font_size * scale))
+
+    page.extract_text(visitor_text=visit)
+    return {"width": float(box.width), "height": float(box.height), "fonts": fonts, "runs": runs}

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 import zlib
 
+import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import pytest
 from plot_helpers import inflates
@@ -20,9 +22,18 @@ from rrmap.plot import (
 from rrmap.plot.styles import PAPER_STYLE
 
 
+def _panels(fig):
+    return [ax for ax in fig.axes if panel_artists(ax).background is not None]
+
+
+def _legend_texts(fig):
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
+    return {leg.get_title().get_text(): [t.get_text() for t in leg.get_texts()] for leg in legends}
+
+
 def test_by_rater_layout(pts):
     fig = plot_rrmap_by_rater(pts, "movement")
-    axes = [ax for ax in fig.axes if panel_artists(ax).background is not None]
+    axes = _panels(fig)
     assert len(axes) == 3
     for ax, name in zip(axes, ["E1", "E2", "E3"], strict=True):
         sub = pts[pts.expert == name]
@@ -33,23 +44,85 @@ def test_by_rater_layout(pts):
     # same colour for a movement in every panel
     cols = {tuple(panel_artists(ax).points["cubism"].get_facecolor()[0][:3]) for ax in axes}
     assert len(cols) == 1
-    assert len(fig.legends) == 1
-    labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert labels[:5] == sorted(pts.movement.unique()) and labels[-1] == "clipped to the edge"
+    legends = _legend_texts(fig)
+    assert legends["movement"] == sorted(pts.movement.unique())
+    n_out = int((~pts.delta.between(-4, 4) | ~pts.r.between(0, 2.5)).sum())
+    assert legends["zones"][-1] == f"clipped to the edge ({n_out})"
+    assert legends["zones"][:3] == ["excellent: BC > 0.98", "fair", "stereotype"]
+
+
+@pytest.mark.parametrize(("width", "ncols", "nrows"), [("7in", 3, 1), ("3.5in", 2, 2), (5, 3, 1)])
+def test_by_rater_panels_per_row_follow_the_width(pts, width, ncols, nrows):
+    fig = plot_rrmap_by_rater(pts, "movement", width=width)
+    rows = {round(ax.get_position().y0, 3) for ax in _panels(fig)}
+    cols = {round(ax.get_position().x0, 3) for ax in _panels(fig)}
+    assert (len(cols), len(rows)) == (ncols, nrows)
+    # panel height / width is the aspect asked for (0.85 by default)
+    ax = _panels(fig)[0]
+    w, h = fig.get_size_inches()
+    box = ax.get_position()
+    assert box.height * h / (box.width * w) == pytest.approx(0.85, abs=0.01)
+
+
+def test_by_rater_legend_fills_the_empty_slot(pts):
+    fig = plot_rrmap_by_rater(pts, "movement", width="3.5in")
+    slot = [ax for ax in fig.axes if ax.get_visible() and ax.get_legend() and not ax.axison]
+    assert len(slot) == 1
+    assert slot[0].get_legend().get_title().get_text() == "movement"
 
 
 def test_grid_layout_rows_categories_columns_raters(pts):
     fig = plot_rrmap_grid(pts)
-    panels = [ax for ax in fig.axes if panel_artists(ax).background is not None]
+    panels = _panels(fig)
     assert len(panels) == 4 * 3  # modality_name (15 options) left out by default
     titles = [ax.get_legend().get_title().get_text() for ax in fig.axes if ax.get_legend()]
-    assert titles == ["movement", "criterion", "criterion_group", "modality"]
+    # titles as the file spells the columns
+    assert titles == ["movement", "criterion", "criterion group", "modality"]
     crit = panels[3 * 1 + 2]  # row criterion, column E3
     assert set(panel_artists(crit).points) == set(pts.criterion.unique())
+    assert "zones" in _legend_texts(fig)  # the zone key
     fig2 = plot_rrmap_grid(pts, ["modality_name"], rater="expert")
-    assert len([ax for ax in fig2.axes if panel_artists(ax).background is not None]) == 3
+    assert len(_panels(fig2)) == 3
     with pytest.raises(InputError, match="no column 'nope'"):
         plot_rrmap_grid(pts, ["nope"])
+
+
+def test_grid_legends_below_rows_when_narrow(pts):
+    fig = plot_rrmap_grid(pts, width="3.5in")
+    assert not any(ax.get_legend() for ax in fig.axes)
+    legends = {leg.get_title().get_text(): leg for leg in fig.legends}
+    assert list(legends) == ["movement", "criterion", "criterion group", "modality", "zones"]
+    from rrmap.plot._sizing import renderer_of
+
+    fig.draw_without_rendering()
+    r = renderer_of(fig)
+    panels = np.array(_panels(fig)).reshape(4, 3)
+    for i, name in enumerate(["movement", "criterion", "criterion group"]):
+        box = legends[name].get_window_extent(r)
+        above = panels[i, 0].get_window_extent(r)
+        below = panels[i + 1, 0].get_window_extent(r)
+        assert below.y1 < box.y0 < box.y1 < above.y0  # between its row and the next
+
+
+def test_grid_palette_per_category_and_labels(pts):
+    pal = {"movement": {m: "#000000" for m in pts.movement.unique()}}
+    fig = plot_rrmap_grid(
+        pts,
+        ["movement", "modality"],
+        palette=pal,
+        labels={"movement": "Movement", "E2": "Expert 2", "bc": "BC"},
+    )
+    panels = np.array(_panels(fig)).reshape(2, 3)
+    row0 = panel_artists(panels[0, 1]).points["cubism"].get_facecolor()[0][:3]
+    assert tuple(row0) == (0.0, 0.0, 0.0)
+    row1 = panel_artists(panels[1, 1]).points["movement"].get_facecolor()[0][:3]
+    assert tuple(row1) != (0.0, 0.0, 0.0)  # modality keeps the default palette
+    assert panels[0, 1].get_title().startswith("Expert 2 (n = 135")
+    assert "Movement" in _legend_texts(fig)
+    texts = {t.get_text() for t in fig.findobj(matplotlib.text.Text)}
+    assert "BC" in texts and "Bhattacharyya coefficient" not in texts
+    with pytest.raises(InputError, match=r"^palette: 'movment' is not a category"):
+        plot_rrmap_grid(pts, ["movement"], palette={"movment": {"cubism": "k"}})
 
 
 def test_grid_without_categories_says_so():
@@ -82,10 +155,9 @@ def test_pdf_keeps_text_as_truetype_and_background_as_image(pts, tmp_path):
 def test_save_analysis_figures(pts, tmp_path):
     files = save_analysis_figures(pts, tmp_path / "figs", formats=("pdf", "png"), dpi=60)
     assert [f.name for f in files] == [
-        "rrmap_by_rater.pdf",
-        "rrmap_by_rater.png",
-        "rrmap_grid.pdf",
-        "rrmap_grid.png",
+        f"{stem}.{fmt}"
+        for stem in ("rrmap_by_rater", "rrmap_grid", "proportions", "agreement")
+        for fmt in ("pdf", "png")
     ]
     assert all(f.stat().st_size > 1000 for f in files)
     assert files[1].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -97,5 +169,6 @@ def test_single_rater_layouts(pts):
     fig = plot_rrmap_by_rater(e2, "modality")
     panels = [ax for ax in fig.axes if panel_artists(ax).background is not None]
     assert len(panels) == 1 and panels[0].get_title() == "E2 (n = 135, 12 clipped)"
+    assert fig.get_figwidth() == 7.0
     fig = plot_rrmap_grid(e2, ["movement", "modality"])
     assert len([ax for ax in fig.axes if panel_artists(ax).background is not None]) == 2

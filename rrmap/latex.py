@@ -1,0 +1,271 @@
+"""The analysis tables as booktabs LaTeX, ready for ``\\input`` in a paper.
+
+``rrmap analyze`` writes ``tests.tex``, ``proportions.tex`` and
+``agreement.tex`` beside the CSV files; ``rrmap table`` writes one of them
+again from a results folder. Tables are rendered by pandas' ``Styler``
+(booktabs rules, ``longtable`` past 40 rows); p-values are formatted as in
+``report.md`` (three significant digits) with p < 0.05 in bold; captions say
+what was tested, with how many permutations and which seed. The preamble
+needs ``\\usepackage{booktabs}`` (and ``longtable`` for long tables).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from rrmap.report import design_frame, design_sections, is_pvalue_column
+from rrmap.zones import QUALITY_LEVELS
+
+__all__ = ["agreement_latex", "latex_pvalue", "proportions_latex", "tests_latex"]
+
+_ALPHA = 0.05
+_LONG = 40  # rows past which a table becomes a longtable (breaks across pages)
+_HEADERS = {
+    "energy": "$E$",
+    "energy_p": "$p$ (energy)",
+    "chi2": r"$\chi^2$",
+    "chi2_dof": "dof",
+    "chi2_p": r"$p$ ($\chi^2$)",
+}
+_METHODS = {"holm": "Holm", "fdr_bh": "BH"}
+
+
+def latex_pvalue(p: float, alpha: float = _ALPHA) -> str:
+    """A p-value as in ``report.md`` (3 significant digits), bold when p < *alpha*.
+
+    Examples
+    --------
+    >>> latex_pvalue(0.0312), latex_pvalue(0.2), latex_pvalue(1.2e-9), latex_pvalue(float("nan"))
+    ('\\\\textbf{0.0312}', '0.2', '$\\\\mathbf{1.2 \\\\times 10^{-9}}$', '')
+    """
+    if p is None or pd.isna(p):
+        return ""
+    text = f"{p:.3g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        body = f"{mantissa} \\times 10^{{{int(exponent)}}}"
+        return f"$\\mathbf{{{body}}}$" if p < alpha else f"${body}$"
+    return f"\\textbf{{{text}}}" if p < alpha else text
+
+
+def _escape(text: Any) -> str:
+    """Plain text made safe for LaTeX (pandas' own escaping, plus ``|``)."""
+    from pandas.io.formats.style_render import _escape_latex
+
+    return _escape_latex(str(text)).replace("|", r"\textbar{}")
+
+
+def _header(col: str) -> str:
+    if col in _HEADERS:
+        return _HEADERS[col]
+    if "_p_" in col:
+        kind, _, method = col.partition("_p_")
+        what = "energy" if kind == "energy" else r"$\chi^2$"
+        return f"$p$ {_METHODS.get(method, _escape(method))} ({what})"
+    return _escape(col)
+
+
+def _styled(
+    table: pd.DataFrame, formatters: Mapping[str, Any], caption: str, label: str, text: int
+) -> str:
+    """*table* through pandas' Styler: booktabs rules, caption, label, no index; the first
+    *text* columns are names (left-aligned, escaped), the others numbers."""
+    fmt = {c: _escape for c in table.columns[:text]} | dict(formatters)
+    sty = table.style.format(fmt, na_rep="").hide(axis="index")
+    sty = sty.relabel_index([_header(c) for c in table.columns], axis=1)
+    align = "l" * text + "r" * (len(table.columns) - text)
+    long = len(table) > _LONG
+    return sty.to_latex(
+        hrules=True,
+        caption=caption,
+        label=label,
+        column_format=align,
+        position="htbp" if not long else None,
+        position_float="centering" if not long else None,
+        environment="longtable" if long else None,
+    )
+
+
+def _number(v: Any) -> str:
+    return "" if pd.isna(v) else f"{float(v):.3g}"
+
+
+def _groups(v: Any) -> str:
+    return _escape(", ".join(str(v).split("|")))
+
+
+def tests_latex(
+    tests: pd.DataFrame, settings: Mapping[str, Any], *, sections: list[Any] | None = None
+) -> str:
+    """Every test design as a booktabs table (the tables of ``report.md``).
+
+    Parameters
+    ----------
+    tests : DataFrame
+        A tests table (``AnalysisResult.tests``).
+    settings : mapping
+        ``AnalysisResult.settings`` (categories tested, permutations, seed,
+        p-value adjustment).
+    sections : list, optional
+        Precomputed :func:`rrmap.report.design_sections`.
+
+    Returns
+    -------
+    str
+        One ``table`` (or ``longtable``) per design, labelled ``tab:rrmap-…``.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=99, rng=0)
+    >>> tex = tests_latex(res.tests, res.settings)
+    >>> "\\\\toprule" in tex, "seed 0" in tex, tex.count("\\\\begin{table}")
+    (True, True, 1)
+    """
+    from types import SimpleNamespace
+
+    if sections is None:
+        sections = design_sections(SimpleNamespace(tests=tests, settings=settings))
+    runs = (
+        f"Energy tests on the ($\\Delta$, $R$) points, {settings['permutations']} "
+        f"permutations, seed {settings['seed']}; $\\chi^2$ tests on the quality levels"
+        + (" (Monte Carlo)" if settings.get("chi2_monte_carlo") else "")
+        + "."
+    )
+    adjust = settings.get("p_adjust", "none")
+    note = (
+        f" Adjusted p-values: {_METHODS.get(adjust, adjust)} within each family."
+        if adjust != "none"
+        else ""
+    )
+    parts = [_TESTS_PREAMBLE]
+    for head, intro, part, first in sections:
+        frame = design_frame(part, first)
+        if frame.empty:
+            continue
+        formatters: dict[str, Any] = {"n": lambda v: "" if pd.isna(v) else str(int(v))}
+        formatters["groups"] = _groups
+        formatters["note"] = _escape
+        for col in frame.columns:
+            if is_pvalue_column(col):
+                formatters[col] = latex_pvalue
+            elif col == "chi2_dof":
+                formatters[col] = lambda v: "" if pd.isna(v) else str(int(v))
+            elif col in ("energy", "chi2"):
+                formatters[col] = _number
+        caption = (
+            f"{_escape(head)}. {_escape(intro)} {runs}{note} "
+            "$p < 0.05$ in bold: evidence against identical distributions, not a verdict."
+        )
+        label = "tab:rrmap-" + "-".join(_slug(head).split())
+        parts.append(_styled(frame, formatters, caption, label, 1 if first == "groups" else 2))
+    return "\n".join(parts)
+
+
+_TESTS_PREAMBLE = "% rrmap tests; needs \\usepackage{booktabs} (and longtable for long tables)\n"
+
+
+def _slug(text: str) -> str:
+    return "".join(ch.lower() if ch.isalnum() else " " for ch in text)
+
+
+def proportions_latex(proportions: pd.DataFrame, settings: Mapping[str, Any] | None = None) -> str:
+    """Quality proportions per rater (and per rater × option) as booktabs tables.
+
+    Parameters
+    ----------
+    proportions : DataFrame
+        ``AnalysisResult.proportions`` (tidy: ``expert``, ``category``,
+        ``option``, ``quality``, ``count``, ``n``, ``share``).
+    settings : mapping, optional
+        ``AnalysisResult.settings`` (thresholds go into the caption).
+
+    Returns
+    -------
+    str
+        One table per category, percentages with the count in brackets.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by="modality",
+    ...                     n_perm=9, rng=0)
+    >>> tex = proportions_latex(res.proportions, res.settings)
+    >>> tex.count("\\\\begin{table}"), "excellent & fair & stereotype & bad" in tex
+    (2, True)
+    """
+    parts = ["% rrmap quality proportions; needs \\usepackage{booktabs}\n"]
+    th = (settings or {}).get("thresholds") or {}
+    zones = (
+        f" Zones: excellent BC $> {th['excellent_bc']:g}$, stereotype and fair "
+        f"$|\\Delta| < {th['delta_bound']:g}$ with $R < {th['stereotype_r']:.4g}$ and "
+        f"${th['stereotype_r']:.4g} \\le R \\le {th['fair_r']:.4g}$."
+        if th
+        else ""
+    )
+    for category, part in proportions.groupby("category", sort=False):
+        keys = ["expert"] if category == "all" else ["expert", "option"]
+        wide = part.pivot_table(
+            index=[*keys, "n"], columns="quality", values="count", aggfunc="sum", observed=False
+        ).reset_index()
+        wide.columns.name = None
+        table = wide[keys].rename(columns={"expert": "rater", "option": str(category)})
+        table["n"] = wide["n"].astype(int)
+        for q in QUALITY_LEVELS:
+            counts = wide[q] if q in wide.columns else 0
+            table[q] = [
+                f"{100 * c / n:.0f}\\,\\% ({int(c)})" if n else ""
+                for c, n in zip(counts, wide["n"], strict=True)
+            ]
+        what = "per rater" if category == "all" else f"per rater and {category}"
+        caption = (
+            f"Share of the RRMap points in each quality zone {_escape(what)} "
+            f"(count in brackets).{zones}"
+        )
+        formatters = {"n": str, **{q: str for q in QUALITY_LEVELS}}
+        label = "tab:rrmap-proportions" + (
+            "" if category == "all" else f"-{_slug(str(category)).replace(' ', '-')}"
+        )
+        parts.append(_styled(table, formatters, caption, label, len(keys)))
+    return "\n".join(parts)
+
+
+def agreement_latex(summary: pd.DataFrame, n_comparisons: int | None = None) -> str:
+    """Pointwise agreement across raters (``AnalysisResult.agreement_summary``) as a table.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
+    >>> print(agreement_latex(res.agreement_summary).splitlines()[9])
+    all agree & (total) & 5 & 4\\,\\% \\\\
+    """
+    s = summary[(summary["count"] > 0) | (summary["detail"] == "")]
+    table = pd.DataFrame(
+        {
+            "pattern": s["pattern"].to_numpy(),
+            "detail": s["detail"]
+            .replace("", "(total)")
+            .map(lambda d: d.replace("|", " = "))
+            .to_numpy(),
+            "count": s["count"].astype(int).to_numpy(),
+            "share": [
+                "" if math.isnan(v) else f"{100 * v:.0f}\\,\\%" for v in s["share"].astype(float)
+            ],
+        }
+    )
+    total = (
+        n_comparisons
+        if n_comparisons is not None
+        else int(summary.loc[summary["detail"] == "", "count"].sum())
+    )
+    caption = (
+        f"Pointwise agreement across raters over {total} comparisons: all raters in the "
+        "same zone (and which), all in different zones, or two raters agreeing (the pair)."
+    )
+    head = "% rrmap pointwise agreement; needs \\usepackage{booktabs}\n"
+    return head + _styled(table, {"count": str, "share": str}, caption, "tab:rrmap-agreement", 2)

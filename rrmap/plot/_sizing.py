@@ -1,0 +1,230 @@
+"""Figures laid out for the width they are printed at.
+
+A layout gets a printed width, builds its figure with type sizes in absolute
+points (:func:`rrmap.plot._style.typography`), and then adjusts the height so
+that panels keep their aspect once titles, legends and colorbars have taken
+their room. Figures made here keep text as text when saved, whatever the
+user's rcParams say.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import matplotlib as mpl
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextPath
+from matplotlib.ticker import MaxNLocator
+
+__all__: list[str] = []
+
+#: rcParams that keep text as text: TrueType (Type 42) in PDF and PS, ``<text>`` in SVG.
+TEXT_AS_TEXT: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
+
+
+class _PaperFigure(Figure):
+    """A Figure whose ``savefig`` keeps text as text (never Type 3 fonts)."""
+
+    def savefig(self, fname: Any, *args: Any, **kwargs: Any) -> None:
+        with mpl.rc_context(TEXT_AS_TEXT):
+            super().savefig(fname, *args, **kwargs)
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """An empty constrained-layout figure that keeps text as text when saved."""
+    import matplotlib.pyplot as plt
+
+    return plt.figure(figsize=(width, height), layout="constrained", FigureClass=_PaperFigure)
+
+
+def renderer_of(fig: Figure) -> Any:
+    """A renderer to measure *fig*'s artists with, whatever canvas the figure has."""
+    canvas = fig.canvas
+    if not hasattr(canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        canvas = FigureCanvasAgg(fig)
+    return canvas.get_renderer()
+
+
+def text_width_pt(text: str, size: float) -> float:
+    """Printed width of one line of *text* at *size* points (current font)."""
+    if not text:
+        return 0.0
+    lines = str(text).split("\n")
+    prop = FontProperties(size=size)
+    return max(TextPath((0, 0), line, prop=prop).get_extents().width for line in lines if line)
+
+
+def legend_ncols(labels: Sequence[str], size: float, avail_in: float) -> int:
+    """Columns of a legend of *labels* at *size* points that fit *avail_in* inches.
+
+    Rows are balanced (7 entries in 3 columns, not 3 + 3 + 1 spread over 4).
+    """
+    n = len(labels)
+    if n == 0:
+        return 1
+    rc = mpl.rcParams
+    extra_em = rc["legend.handlelength"] + rc["legend.handletextpad"] + rc["legend.columnspacing"]
+    entry = max(text_width_pt(s, size) for s in labels) + extra_em * size
+    ncols = int((avail_in * 72.0 + rc["legend.columnspacing"] * size) // max(entry, 1.0))
+    ncols = max(1, min(n, ncols))
+    nrows = math.ceil(n / ncols)
+    return math.ceil(n / nrows)
+
+
+def legend_height_in(n_rows: int, size: float, title: bool) -> float:
+    """Approximate printed height of a legend of *n_rows* rows at *size* points."""
+    rc = mpl.rcParams
+    lines = n_rows + (1 if title else 0)
+    return (lines * size * (1.0 + rc["legend.labelspacing"]) + 2 * size * 0.4) / 72.0
+
+
+def freeze_ticks(fig: Figure, label_size: float) -> None:
+    """Fix tick label sizes on every Axes (ticks are created when drawn, after the
+    rc context of the layout is gone)."""
+    rc = mpl.rcParams
+    for ax in fig.get_axes():
+        ax.tick_params(
+            labelsize=label_size,
+            width=rc["xtick.major.width"],
+            length=rc["xtick.major.size"],
+            pad=rc["xtick.major.pad"],
+        )
+
+
+def thin_ticks(axes: Iterable[Axes]) -> None:
+    """Ticks of panels set side by side: no label at the panels' shared edges, so the
+    last label of one panel never runs into the first of the next ("4-4", "2.5" over "0.0")."""
+    for ax in axes:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4, prune="both"))
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=5, prune="upper"))
+
+
+class Footer:
+    """Colorbar and legends under a figure's panels, in rows that fit the figure's width.
+
+    Items are measured once drawn, flowed left to right into rows no wider
+    than the figure, and the panels are laid out above them (constrained
+    layout in the rest of the figure). Call :meth:`height` before fitting the
+    figure's height and :meth:`place` after it.
+    """
+
+    def __init__(self, fig: Figure, gap: float = 0.16, pad: float = 0.03) -> None:
+        self.fig = fig
+        self.gap = gap
+        self.pad = pad
+        self.items: list[Any] = []  # Legend, or (colorbar Axes, bar width, bar height)
+        self._rows: list[list[tuple[Any, float, float, float, float]]] = []
+
+    def legend(self, **kw: Any) -> Any:
+        leg = self.fig.legend(
+            loc="lower left",
+            bbox_to_anchor=(0.0, 0.0),
+            bbox_transform=self.fig.transFigure,
+            borderaxespad=0.0,
+            **kw,
+        )
+        leg.set_in_layout(False)
+        self.items.append(leg)
+        return leg
+
+    def colorbar(self, mappable: Any, label: str, bar_width: float) -> Any:
+        cax = self.fig.add_axes((0.0, 0.0, 0.1, 0.01))
+        cax.set_in_layout(False)
+        cb = self.fig.colorbar(mappable, cax=cax, orientation="horizontal", label=label)
+        self.items.append((cax, bar_width, 0.07))
+        return cb
+
+    def _measure(self) -> list[tuple[Any, float, float, float, float]]:
+        """(item, width, height, x offset, y offset of its anchor) in inches."""
+        fig = self.fig
+        w, h = fig.get_size_inches()
+        renderer = renderer_of(fig)
+        out = []
+        for item in self.items:
+            if isinstance(item, tuple):
+                cax, bw, bh = item
+                cax.set_position((0.0, 0.5, bw / w, bh / h))
+                tight = cax.get_tightbbox(renderer)
+                box = cax.get_window_extent(renderer)
+                dpi = fig.dpi
+                out.append(
+                    (
+                        item,
+                        tight.width / dpi,
+                        tight.height / dpi,
+                        (box.x0 - tight.x0) / dpi,
+                        (box.y0 - tight.y0) / dpi,
+                    )
+                )
+            else:
+                ext = item.get_window_extent(renderer)
+                out.append((item, ext.width / fig.dpi, ext.height / fig.dpi, 0.0, 0.0))
+        return out
+
+    def height(self) -> float:
+        """Height the footer needs (inches), and the rows it will use."""
+        if not self.items:
+            return 0.0
+        width = self.fig.get_figwidth() - 2 * self.pad
+        rows: list[list[tuple[Any, float, float, float, float]]] = [[]]
+        used = 0.0
+        for block in self._measure():
+            need = block[1] + (self.gap if rows[-1] else 0.0)
+            if rows[-1] and used + need > width:
+                rows.append([])
+                used, need = 0.0, block[1]
+            rows[-1].append(block)
+            used += need
+        self._rows = rows
+        return sum(max(b[2] for b in row) for row in rows) + self.gap * (len(rows) - 1) + self.pad
+
+    def place(self) -> None:
+        """Put the items in their rows at the figure's current size."""
+        w, h = self.fig.get_size_inches()
+        y = self.pad
+        for row in reversed(self._rows):
+            row_h = max(b[2] for b in row)
+            total = sum(b[1] for b in row) + self.gap * (len(row) - 1)
+            x = (w - total) / 2.0
+            for item, bw, bh, dx, dy in row:
+                y0 = y + (row_h - bh) / 2.0
+                if isinstance(item, tuple):
+                    cax, bar_w, bar_h = item
+                    cax.set_position(((x + dx) / w, (y0 + dy) / h, bar_w / w, bar_h / h))
+                else:
+                    item.set_bbox_to_anchor((x / w, y0 / h), transform=self.fig.transFigure)
+                x += bw + self.gap
+            y += row_h + self.gap
+
+
+def fit_with_footer(
+    fig: Figure,
+    axes: Sequence[Axes],
+    aspect: float | None,
+    rows: int,
+    footer: Footer | None,
+    panel_height: float | None = None,
+) -> None:
+    """Set the height so that panels are *aspect* × their width tall (or *panel_height*
+    inches), with the panels laid out above *footer*; then place the footer."""
+    foot = footer.height() if footer is not None else 0.0
+    engine = fig.get_layout_engine()
+    width = fig.get_figwidth()
+    for _ in range(6):
+        height = fig.get_figheight()
+        engine.set(rect=(0.0, foot / height, 1.0, 1.0 - foot / height))
+        fig.draw_without_rendering()
+        box = axes[0].get_position()
+        target = panel_height if panel_height is not None else box.width * width * aspect
+        panel_h = box.height * height
+        if abs(panel_h - target) < 0.01:
+            break
+        fig.set_size_inches(width, max(height + rows * (target - panel_h), 0.5), forward=False)
+    if footer is not None:
+        footer.place()

@@ -1,0 +1,220 @@
+"""How options look and how figures are sized: palettes, markers, titles, printed widths.
+
+Shared by every figure of :mod:`rrmap.plot` so that one option (or one
+quality level) has the same colour and marker in every figure, titles read as
+the user's file spells them, and a figure is laid out for the width it will be
+printed at rather than shrunk to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rrmap.errors import InputError
+from rrmap.zones import QUALITY_LEVELS
+
+#: Okabe–Ito colours (colour-blind safe), in the order options are coloured.
+OKABE_ITO: tuple[str, ...] = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#000000",
+    "#F0E442",
+)
+#: Point markers, one per option, so maps survive greyscale printing. Triangles are left
+#: out: they mark clipped points. Past 8 options colours repeat but never with the same
+#: marker (8 colours × 9 markers), so every option stays distinct for colour-blind readers.
+MARKERS: tuple[str, ...] = ("o", "s", "D", "P", "X", "h", "p", "d", "*")
+#: Colours of the quality levels, the same in every figure.
+QUALITY_COLORS: dict[str, str] = {
+    "excellent": "#009E73",
+    "fair": "#56B4E9",
+    "stereotype": "#E69F00",
+    "bad": "#D55E00",
+}
+#: Markers of the quality levels, the same in every figure.
+QUALITY_MARKERS: dict[str, str] = {
+    "excellent": "o",
+    "fair": "s",
+    "stereotype": "D",
+    "bad": "X",
+}
+
+_UNITS = {"in": 1.0, "inch": 1.0, "mm": 1 / 25.4, "cm": 1 / 2.54, "pt": 1 / 72.0}
+
+
+def parse_width(width: float | str | None, default: float) -> float:
+    """A printed width in inches, from ``3.5``, ``"3.5in"``, ``"180mm"``, ``"8.9cm"``, ``"504pt"``.
+
+    Examples
+    --------
+    >>> parse_width("180mm", 7.0), parse_width("3.5in", 7.0), parse_width(None, 7.0)
+    (7.086614173228346, 3.5, 7.0)
+    """
+    if width is None:
+        return default
+    if isinstance(width, int | float) and not isinstance(width, bool):
+        value = float(width)
+    else:
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(in|inch|mm|cm|pt)?\s*", str(width))
+        if not m:
+            raise InputError(
+                f"width {width!r}: give a number with a unit, e.g. 3.5in, 7in, 180mm, 8.9cm"
+            )
+        value = float(m.group(1)) * _UNITS[m.group(2) or "in"]
+    if not 1.0 <= value <= 20.0:
+        raise InputError(f"width {width!r}: {value:.2f} in is not a figure width (1 to 20 in)")
+    return value
+
+
+def typography(width: float, min_size: float = 6.0) -> dict[str, Any]:
+    """Matplotlib settings for a figure printed *width* inches wide.
+
+    Type sizes are absolute points (7–8 pt at a full page width, down to
+    *min_size* for a narrow column), lines are thin, and text stays text in
+    PDF, PS and SVG.
+
+    Examples
+    --------
+    >>> typography(7.0)["xtick.labelsize"], typography(3.5)["xtick.labelsize"]
+    (7.0, 6.0)
+    """
+    wide = width >= 6.0
+    base = 8.0 if wide else max(min_size + 0.5, 6.5)
+    small = 7.0 if wide else min_size
+    return {
+        "font.size": base,
+        "axes.titlesize": base,
+        "axes.labelsize": base,
+        "xtick.labelsize": small,
+        "ytick.labelsize": small,
+        "legend.fontsize": small,
+        "legend.title_fontsize": small if not wide else base,
+        "figure.titlesize": base + 1,
+        "axes.linewidth": 0.6,
+        "xtick.major.width": 0.6,
+        "ytick.major.width": 0.6,
+        "xtick.major.size": 2.5,
+        "ytick.major.size": 2.5,
+        "xtick.major.pad": 2.0,
+        "ytick.major.pad": 2.0,
+        "axes.labelpad": 2.0,
+        "axes.titlepad": 3.0,
+        "legend.frameon": False,
+        "legend.handletextpad": 0.3,
+        "legend.columnspacing": 0.9,
+        "legend.borderaxespad": 0.2,
+        "legend.labelspacing": 0.3,
+        "pdf.fonttype": 42,
+        "ps.fonttype": 42,
+        "svg.fonttype": "none",
+    }
+
+
+def headers(points: Any) -> dict[str, str]:
+    """Column name → the header as the ratings file spelt it (``criterion_group`` →
+    ``criterion group``), from the points' metadata."""
+    meta = getattr(points, "attrs", {}).get("rrmap", {}) if points is not None else {}
+    return dict(meta.get("headers") or {})
+
+
+def title(column: str | None, points: Any, labels: Mapping[str, str] | None) -> str | None:
+    """The title of *column* in a figure: a *labels* entry, else the file's spelling."""
+    if column is None:
+        return None
+    if labels and column in labels:
+        return str(labels[column])
+    return headers(points).get(column, column)
+
+
+def option_label(value: Any, labels: Mapping[str, str] | None) -> str:
+    """How an option is named in a legend or title (*labels* may rename it)."""
+    if labels and str(value) in labels:
+        return str(labels[str(value)])
+    return str(value)
+
+
+def _per_column(spec: Any, column: str | None, columns: Sequence[str]) -> Any:
+    """The part of a per-category specification (``{"movement": {...}}``) for *column*."""
+    if isinstance(spec, Mapping) and spec and all(k in columns for k in spec):
+        return spec.get(column)
+    return spec
+
+
+def style_map(
+    levels: Sequence[Any],
+    palette: Sequence[str] | Mapping[Any, Any] | None,
+    markers: Sequence[str] | Mapping[Any, Any] | None,
+    column: str | None,
+    columns: Sequence[str] = (),
+) -> dict[Any, tuple[str, str]]:
+    """Colour and marker of every option of *column*.
+
+    *palette* (and *markers*) may be a sequence (cycled), a mapping option →
+    colour, or a mapping category → either (``{"movement": {"cubism": "k"}}``,
+    one per row of a grid; *columns* are the category names it may use). A
+    mapping must name only options of *column*, and all of them.
+
+    Examples
+    --------
+    >>> style_map(["excellent", "bad"], None, None, "quality")["bad"]
+    ('#D55E00', 'X')
+    >>> len({style_map(list("abcdefghij"), None, None, "c")[k] for k in "abcdefghij"})
+    10
+    """
+    palette = _per_column(palette, column, columns)
+    markers = _per_column(markers, column, columns)
+    quality = column == "quality" and set(levels) <= set(QUALITY_LEVELS)
+    if palette is None:
+        palette = QUALITY_COLORS if quality else OKABE_ITO
+    if markers is None:
+        markers = QUALITY_MARKERS if quality else MARKERS
+    for what, spec in (("palette", palette), ("markers", markers)):
+        if isinstance(spec, Mapping):
+            _check_keys(what, spec, levels, column, columns)
+        elif isinstance(spec, str) or not len(spec):
+            raise InputError(f"{what}: give a list or a mapping of options, got {spec!r}")
+    out = {}
+    for i, level in enumerate(levels):
+        out[level] = (_pick(palette, level, i), _pick(markers, level, i))
+    return out
+
+
+def _pick(spec: Sequence[str] | Mapping[Any, Any], level: Any, i: int) -> str:
+    if isinstance(spec, Mapping):
+        return spec[level] if level in spec else spec[str(level)]
+    return spec[i % len(spec)]
+
+
+def _check_keys(
+    what: str,
+    spec: Mapping[Any, Any],
+    levels: Sequence[Any],
+    column: str | None,
+    columns: Sequence[str],
+) -> None:
+    """Every option needs an entry. Keys naming no option are tolerated (a palette made
+    for all the data serves a subset) unless an option is then left without one: then
+    they are reported as the likely typo."""
+    missing = [v for v in levels if v not in spec and str(v) not in spec]
+    if not missing:
+        return
+    names = {str(v) for v in levels}
+    unknown = [k for k in spec if k not in levels and str(k) not in names]
+    of = f" of {column!r}" if column else ""
+    if unknown and all(isinstance(spec[k], Mapping) for k in unknown):
+        raise InputError(
+            f"{what}: {', '.join(map(repr, unknown))} is not a category "
+            f"(categories: {', '.join(map(str, columns))})"
+        )
+    if unknown:
+        raise InputError(
+            f"{what}: {', '.join(map(repr, unknown))} is not an option{of} "
+            f"(options: {', '.join(map(str, levels))})"
+        )
+    raise InputError(f"{what}: no entry for {', '.join(map(repr, missing))}{of}")

@@ -1,0 +1,307 @@
+"""The RRMap as an interactive plotly figure, for Jupyter and self-contained HTML files.
+
+:func:`interactive_rrmap` draws the same map as :func:`rrmap.plot.plot_rrmap`
+(BC background, zones, reference points, points coloured and shaped by a
+category, clipped points as arrowheads on the edge) with one panel per rater
+if asked; hovering a point shows its rater, its categories, both intervals
+and its Δ, R, BC and quality. :func:`save_html` writes a file that opens
+offline (plotly.js is embedded). Needs the ``interactive`` extra (plotly).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from rrmap.plot._geometry import (
+    DEFAULT_XLIM,
+    DEFAULT_YLIM,
+    _bc_contour,
+    _bc_grid,
+    _check_limits,
+    _clip_to_view,
+    _zone_rectangles,
+)
+from rrmap.plot._style import option_label, parse_width, style_map, title
+from rrmap.plot.map import _check_points, _levels, _thresholds_of, axis_label, background_cmap
+from rrmap.zones import Thresholds
+
+__all__ = ["interactive_rrmap", "save_html"]
+
+#: matplotlib marker codes of rrmap's palettes → plotly marker symbols.
+_SYMBOLS = {
+    "o": "circle",
+    "s": "square",
+    "D": "diamond",
+    "P": "cross",
+    "X": "x",
+    "h": "hexagon",
+    "p": "pentagon",
+    "d": "diamond-tall",
+    "*": "star",
+    "^": "triangle-up",
+    "v": "triangle-down",
+    "<": "triangle-left",
+    ">": "triangle-right",
+}
+_ARROWS = {">": "triangle-right", "<": "triangle-left", "^": "triangle-up", "v": "triangle-down"}
+_PX_PER_IN = 96.0
+
+
+def _colorscale() -> list[list[Any]]:
+    cmap = background_cmap()
+    return [
+        [float(v), "rgb({:.0f},{:.0f},{:.0f})".format(*(255 * np.array(cmap(v)[:3])))]
+        for v in np.linspace(0.0, 1.0, 11)
+    ]
+
+
+def _hover(points: pd.DataFrame, rater: str) -> tuple[np.ndarray, str]:
+    """Per-point hover data and the template that shows it."""
+    meta = points.attrs.get("rrmap", {})
+    cats = [c for c in meta.get("categories") or [] if c in points.columns and c != rater]
+    cols = [rater, *cats]
+    lines = [f"<b>{title(rater, points, None)}</b>: %{{customdata[0]}}"]
+    lines += [
+        f"{title(c, points, None)}: %{{customdata[{i}]}}" for i, c in enumerate(cats, start=1)
+    ]
+    k = len(cols)
+    have_intervals = {"low_ref", "high_ref", "low_query", "high_query"} <= set(points.columns)
+    if have_intervals:
+        cols += ["low_ref", "high_ref", "low_query", "high_query"]
+        lines += [
+            f"reference: [%{{customdata[{k}]:.4g}}, %{{customdata[{k + 1}]:.4g}}]",
+            f"query: [%{{customdata[{k + 2}]:.4g}}, %{{customdata[{k + 3}]:.4g}}]",
+        ]
+    j = len(cols)
+    cols += ["delta", "r"]
+    lines.append(f"Δ = %{{customdata[{j}]:.3f}}, R = %{{customdata[{j + 1}]:.3f}}")
+    for name in ("bc", "quality"):
+        if name in points.columns:
+            cols.append(name)
+            fmt = ":.3f" if name == "bc" else ""
+            lines.append(
+                f"{'BC' if name == 'bc' else 'quality'}: %{{customdata[{len(cols) - 1}]{fmt}}}"
+            )
+    data = points[cols].astype(object).to_numpy()
+    return data, "<br>".join(lines) + "<extra></extra>"
+
+
+def _map_traces(th: Thresholds, xlim: Any, ylim: Any, resolution: int, first: bool) -> list[Any]:
+    """Background, zone outlines, BC curve and reference stars of one panel."""
+    x, y, bc = _bc_grid(xlim, ylim, resolution)
+    traces: list[Any] = [
+        go.Heatmap(
+            x=x.astype(np.float32),
+            y=y.astype(np.float32),
+            z=bc.astype(np.float32),
+            zsmooth="best",
+            zmin=0.0,
+            zmax=1.0,
+            colorscale=_colorscale(),
+            showscale=first,
+            colorbar={"title": {"text": axis_label("bc")}, "orientation": "h", "y": -0.25},
+            hoverinfo="skip",
+            name="BC",
+        )
+    ]
+    for name, rect in _zone_rectangles(th).items():
+        traces.append(
+            go.Scatter(
+                x=rect[:, 0],
+                y=rect[:, 1],
+                mode="lines",
+                line={
+                    "color": "black",
+                    "width": 1.2,
+                    "dash": "dash" if name == "stereotype" else "solid",
+                },
+                name=name,
+                hoverinfo="name",
+                showlegend=False,
+            )
+        )
+    curve = _bc_contour(th.excellent_bc)
+    traces.append(
+        go.Scatter(
+            x=curve[:, 0],
+            y=curve[:, 1],
+            mode="lines",
+            line={"color": "black", "width": 1.2},
+            name=f"excellent: BC > {th.excellent_bc:g}",
+            hoverinfo="name",
+            showlegend=False,
+        )
+    )
+    traces.append(
+        go.Scatter(
+            x=[0.0, 0.0],
+            y=[1.0, 0.0],
+            mode="markers",
+            marker={"symbol": "star-open", "size": 13, "color": "black", "line": {"width": 1.5}},
+            text=["perfect alignment", "perfect stereotype"],
+            hoverinfo="text",
+            showlegend=False,
+        )
+    )
+    return traces
+
+
+def interactive_rrmap(
+    points: pd.DataFrame,
+    color: str | None = None,
+    *,
+    facet: str | None = None,
+    thresholds: Thresholds | None = None,
+    xlim: tuple[float, float] = DEFAULT_XLIM,
+    ylim: tuple[float, float] = DEFAULT_YLIM,
+    order: Sequence[Any] | None = None,
+    palette: Sequence[str] | Mapping[Any, Any] | None = None,
+    markers: Sequence[str] | Mapping[Any, Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+    clip: bool = True,
+    width: float | str | None = None,
+    resolution: int = 150,
+) -> go.Figure:
+    """An interactive RRMap: hover a point for its rater, categories and intervals.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points`.
+    color : str, optional
+        Column colouring and shaping the points (same colours and markers as
+        the matplotlib figures).
+    facet : str, optional
+        Column giving one panel per value (``"expert"``).
+    thresholds, xlim, ylim, order, palette, markers, labels, clip
+        As in :func:`rrmap.plot.plot_rrmap`. Clipped points sit on the edge as
+        arrowheads; their hover shows their true Δ and R.
+    width : float or str, optional
+        Display width (``"7in"``: 672 px at 96 px per inch), default 7 in.
+    resolution : int, default 150
+        Background cells per side (smoothed when shown).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.plot.interactive import interactive_rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> fig = interactive_rrmap(pts, "movement", facet="expert")
+    >>> sorted({t.name for t in fig.data if t.legendgroup})[:2]
+    ['abstract art', 'cubism']
+    """
+    _check_points(points, [color, facet])
+    xlim, ylim = _check_limits(xlim, ylim)
+    th = _thresholds_of(points, thresholds)
+    panels = [None] if facet is None else _levels(points[facet], None)
+    w_in = parse_width(width, 7.0)
+    fig = make_subplots(
+        rows=1,
+        cols=len(panels),
+        shared_yaxes=True,
+        horizontal_spacing=0.03,
+        subplot_titles=None if facet is None else [option_label(p, labels) for p in panels],
+    )
+    levels = _levels(points[color], order) if color is not None else [None]
+    styles = (
+        style_map(levels, palette, markers, color, list(points.columns))
+        if color is not None
+        else {None: ("#0072B2", "o")}
+    )
+    rater = "expert" if "expert" in points.columns else (facet or color or "delta")
+    for k, panel in enumerate(panels, start=1):
+        for trace in _map_traces(th, xlim, ylim, resolution, k == 1):
+            fig.add_trace(trace, row=1, col=k)
+        sub = points if panel is None else points[points[facet] == panel]
+        for trace in _point_traces(sub, color, levels, styles, rater, xlim, ylim, clip, k, labels):
+            fig.add_trace(trace, row=1, col=k)
+    fig.update_xaxes(range=list(xlim), title_text=axis_label("delta", labels), zeroline=False)
+    fig.update_yaxes(range=list(ylim), zeroline=False)
+    fig.update_yaxes(title_text=axis_label("r", labels), row=1, col=1)
+    height = 0.85 * (w_in - 1.0) / len(panels) * _PX_PER_IN + 220
+    fig.update_layout(
+        width=round(w_in * _PX_PER_IN),
+        height=round(height),
+        template="simple_white",
+        legend={
+            "title": {"text": title(color, points, labels) or ""},
+            "orientation": "h",
+            "y": -0.45,
+        },
+        margin={"l": 60, "r": 20, "t": 40, "b": 40},
+    )
+    return fig
+
+
+def _point_traces(
+    sub: pd.DataFrame,
+    color: str | None,
+    levels: list[Any],
+    styles: Mapping[Any, tuple[str, str]],
+    rater: str,
+    xlim: Any,
+    ylim: Any,
+    clip: bool,
+    panel: int,
+    labels: Mapping[str, str] | None,
+) -> list[Any]:
+    """One trace per option (shared legend entry across panels), arrowheads for clipped points."""
+    placed = _clip_to_view(sub["delta"], sub["r"], xlim, ylim)
+    custom, template = _hover(sub, rater)
+    traces = []
+    for level in levels:
+        col, mk = styles[level]
+        of_level = np.ones(len(sub), bool) if color is None else (sub[color] == level).to_numpy()
+        name = "points" if color is None else option_label(level, labels)
+        for direction in ("", *_ARROWS):
+            sel = of_level & (placed.direction == direction)
+            if not sel.any() or (direction and not clip):
+                continue
+            traces.append(
+                go.Scatter(
+                    x=placed.x[sel],
+                    y=placed.y[sel],
+                    mode="markers",
+                    name=name,
+                    legendgroup=name,
+                    showlegend=panel == 1 and direction == "" and color is not None,
+                    marker={
+                        "symbol": _ARROWS.get(direction, _SYMBOLS.get(mk, "circle")),
+                        "color": col,
+                        "size": 9 if direction else 7,
+                        "line": {"color": "black", "width": 0.5},
+                    },
+                    customdata=custom[sel],
+                    hovertemplate=template,
+                )
+            )
+    return traces
+
+
+def save_html(fig: go.Figure, path: str | os.PathLike[str]) -> Path:
+    """Write *fig* as one HTML file that works offline (plotly.js embedded: about 4.8 MB).
+
+    Examples
+    --------
+    >>> import rrmap, tempfile, pathlib
+    >>> from rrmap.plot.interactive import interactive_rrmap, save_html
+    >>> fig = interactive_rrmap(rrmap.points(rrmap.datasets.load_example_ratings()), "movement")
+    >>> out = save_html(fig, pathlib.Path(tempfile.mkdtemp()) / "map.html")
+    >>> "<script src=" in out.read_text()
+    False
+    """
+    path = Path(path)
+    fig.write_html(path, include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+    return path

@@ -1,0 +1,359 @@
+"""Figures of the tables: quality proportions per rater and agreement across raters.
+
+:func:`plot_proportions` draws the quality proportions (docs/method.md) as
+stacked bars, one per rater (or per rater × option), in the colours the
+quality levels have in every figure (:data:`rrmap.plot.QUALITY_COLORS`).
+:func:`plot_agreement` shows where the raters agree — how many comparisons
+all raters put in the same zone, and which — and, for each pair of raters,
+in which zones one put what the other put elsewhere. Both are laid out for a
+printed width like the maps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from itertools import combinations
+from typing import Any
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from matplotlib.colors import to_rgb
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from rrmap.errors import InputError
+from rrmap.plot._sizing import Footer, fit_with_footer, freeze_ticks, legend_ncols, new_figure
+from rrmap.plot._style import QUALITY_COLORS, option_label, parse_width, title, typography
+from rrmap.tables import agreement, proportions
+from rrmap.zones import QUALITY_LEVELS
+
+__all__ = ["plot_agreement", "plot_proportions"]
+
+_BAR = 0.17  # printed bar thickness (inches)
+
+
+def _text_color(fill: str) -> str:
+    """Black or white, whichever reads better on *fill* (relative luminance)."""
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(fill))
+    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.25 else "white"
+
+
+def _quality_legend(footer: Footer, width: float, levels: list[str] | None = None) -> None:
+    handles = [
+        Patch(facecolor=QUALITY_COLORS[q], edgecolor="black", linewidth=0.4, label=q)
+        for q in (levels or QUALITY_LEVELS)
+    ]
+    size = float(mpl.rcParams["legend.fontsize"])
+    footer.legend(
+        handles=handles,
+        title="quality",
+        ncols=legend_ncols([h.get_label() for h in handles], size, width - 0.1),
+    )
+
+
+def _stacked_bars(ax: Any, shares: pd.DataFrame, names: list[str]) -> None:
+    """Horizontal bars (top to bottom in *names* order), segments per quality level,
+    labelled with their percentage when wide enough to hold it."""
+    size = float(mpl.rcParams["xtick.labelsize"])
+    y = np.arange(len(names))[::-1]
+    left = np.zeros(len(names))
+    for q in QUALITY_LEVELS:
+        vals = shares[q].to_numpy(dtype=float) * 100.0
+        ax.barh(
+            y,
+            vals,
+            left=left,
+            height=0.8,
+            color=QUALITY_COLORS[q],
+            edgecolor="black",
+            linewidth=0.4,
+            label=q,
+            gid=f"rrmap.bar.{q}",
+        )
+        for yi, li, v in zip(y, left, vals, strict=True):
+            if v >= 9.5:
+                ax.text(
+                    li + v / 2,
+                    yi,
+                    f"{v:.0f}",
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color=_text_color(QUALITY_COLORS[q]),
+                )
+        left += vals
+    ax.set_yticks(y, names)
+    ax.set_xlim(0, 100)
+    ax.set_ylim(-0.6, len(names) - 0.4)
+    ax.set_xticks([0, 25, 50, 75, 100])
+    ax.tick_params(axis="y", length=0)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def plot_proportions(
+    points: pd.DataFrame,
+    by: str | None = None,
+    *,
+    width: float | str | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Figure:
+    """Quality proportions as stacked bars: per rater, or per rater × option of *by*.
+
+    Each bar splits 100 % of a rater's points into excellent, fair,
+    stereotype and bad, in the quality colours of every rrmap figure;
+    segments of 10 % or more carry their percentage. The numbers are those
+    of :func:`rrmap.proportions`.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points`.
+    by : str, optional
+        A category: one panel per rater, one bar per option.
+    width : float or str, optional
+        Printed width, default 7 in (panels wrap below 1.6 in each).
+    labels : mapping, optional
+        Display names of raters, options and columns.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.plot import plot_proportions
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> fig = plot_proportions(pts, width="3.5in")
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['E1 (n = 135)', 'E2 (n = 135)', 'E3 (n = 135)']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
+    """
+    tab = proportions(points, by, wide=True)
+    w = parse_width(width, 7.0)
+    typ = typography(w)
+    raters = list(dict.fromkeys(tab["expert"]))
+    with mpl.rc_context(typ):
+        fig = new_figure(w, 2.0)
+        if by is None:
+            axes = [fig.add_subplot()]
+            names = [
+                f"{option_label(r, labels)} (n = {n})"
+                for r, n in zip(tab.expert, tab.n, strict=True)
+            ]
+            _stacked_bars(axes[0], tab, names)
+            n_bars, nrows = len(names), 1
+        else:
+            axes, n_bars, nrows = _proportion_panels(fig, tab, by, raters, w, labels)
+        for ax in axes:
+            if ax.xaxis.get_tick_params().get("labelbottom", True) or by is None:
+                ax.set_xlabel("share of points (%)")
+        if by is not None:
+            fig.suptitle(title(by, points, labels), fontsize=typ["axes.titlesize"])
+        footer = Footer(fig)
+        _quality_legend(footer, w)
+        freeze_ticks(fig, typ["xtick.labelsize"])
+        fit_with_footer(fig, axes[:1], None, nrows, footer, panel_height=_BAR * n_bars + 0.1)
+    return fig
+
+
+def _proportion_panels(
+    fig: Figure,
+    tab: pd.DataFrame,
+    by: str,
+    raters: list[Any],
+    width: float,
+    labels: Mapping[str, str] | None,
+) -> tuple[list[Any], int, int]:
+    """One panel per rater (wrapping to rows), one bar per option; y labels on the first
+    column only."""
+    options = list(dict.fromkeys(tab[by]))
+    size = float(mpl.rcParams["ytick.labelsize"])
+    from rrmap.plot._sizing import text_width_pt
+
+    label_w = max(text_width_pt(option_label(o, labels), size) for o in options) / 72 + 0.15
+    ncols = max(1, min(len(raters), int((width - label_w) // 1.6)))
+    nrows = math.ceil(len(raters) / ncols)
+    grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+    for k, ax in enumerate(grid.flat):
+        if k >= len(raters):
+            ax.set_visible(False)
+            continue
+        sub = tab[tab["expert"] == raters[k]].set_index(by).reindex(options).fillna(0.0)
+        _stacked_bars(ax, sub.reset_index(), [option_label(o, labels) for o in options])
+        n = int(sub["n"].sum())
+        ax.set_title(f"{option_label(raters[k], labels)} (n = {n})")
+        below = k + ncols < len(raters)  # another panel under this one
+        ax.tick_params(labelleft=k % ncols == 0, labelbottom=not below)
+    return [ax for ax in grid.flat if ax.get_visible()], len(options), nrows
+
+
+def _pair_matrix(table: pd.DataFrame, a: str, b: str) -> np.ndarray:
+    """Counts of comparisons put in zone i by rater *a* and zone j by rater *b*."""
+    both = table[[a, b]].dropna()
+    ia = pd.Categorical(both[a], categories=QUALITY_LEVELS).codes
+    ib = pd.Categorical(both[b], categories=QUALITY_LEVELS).codes
+    out = np.zeros((4, 4), dtype=int)
+    np.add.at(out, (ia, ib), 1)
+    return out
+
+
+def plot_agreement(
+    points: pd.DataFrame,
+    *,
+    width: float | str | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Figure:
+    """Pointwise agreement across raters: where they agree, and on which zones they differ.
+
+    Top: for every comparison (the same categories, rated by every rater),
+    how the raters' zones relate — all in the same zone (per zone, in its
+    quality colour), two raters agreeing (per pair), all different. Below,
+    one matrix per rater pair (pooled over all pairs past 6 pairs): row =
+    the first rater's zone, column = the second's, diagonal = agreement. The
+    counts are those of :func:`rrmap.agreement`.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points` with at least two raters.
+    width : float or str, optional
+        Printed width, default 7 in.
+    labels : mapping, optional
+        Display names of raters.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.plot import plot_agreement
+    >>> fig = plot_agreement(rrmap.points(rrmap.datasets.load_example_ratings()))
+    >>> [ax.get_title() for ax in fig.axes[1:4]]
+    ['E1 × E2: 31 % same zone', 'E1 × E3: 18 % same zone', 'E2 × E3: 18 % same zone']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(fig)
+    """
+    if points["expert"].nunique() < 2:
+        raise InputError("agreement needs at least two raters; the points have one")
+    table = agreement(points)
+    raters = [c for c in table.columns if c in set(map(str, points["expert"].unique()))]
+    pairs = list(combinations(raters, 2))
+    w = parse_width(width, 7.0)
+    typ = typography(w)
+    n_mat = len(pairs) if len(pairs) <= 6 else 1
+    ncols = max(1, min(n_mat, int((w - 0.3) // 1.3)))
+    mat_rows = math.ceil(n_mat / ncols)
+    side = min(1.5, (w - 0.3) / ncols - 0.45)
+    with mpl.rc_context(typ):
+        fig = new_figure(w, 3.0)
+        n_bars = _agreement_bar_count(table, pairs)
+        heights = [_BAR * n_bars + 0.5, mat_rows * (side + 0.6)]
+        top, bottom = fig.subfigures(2, 1, height_ratios=heights)
+        bars = top.add_subplot()
+        _agreement_bars(bars, table, pairs, labels)
+        mats = bottom.subplots(mat_rows, ncols, squeeze=False)
+        _pair_matrices(mats, table, pairs, labels)
+        freeze_ticks(fig, typ["xtick.labelsize"])
+        _fit_stack(fig, [top, bottom], heights, bars, _BAR * n_bars)
+    return fig
+
+
+def _fit_stack(fig: Figure, parts: list[Any], heights: list[float], ax: Any, target: float) -> None:
+    """Heights of stacked subfigures so that *ax* (in the first) is *target* inches tall."""
+    width = fig.get_figwidth()
+    for _ in range(4):
+        fig.set_size_inches(width, sum(heights), forward=False)
+        parts[0]._subplotspec.get_gridspec().set_height_ratios(heights)
+        fig.draw_without_rendering()
+        got = ax.get_window_extent().height / fig.dpi
+        if abs(got - target) < 0.01:
+            return
+        heights[0] += target - got
+
+
+def _agreement_bar_count(table: pd.DataFrame, pairs: list[tuple[str, str]]) -> int:
+    return 4 + len(pairs) + 1 + int((table["pattern"] == "incomplete").any())
+
+
+def _agreement_bars(
+    ax: Any, table: pd.DataFrame, pairs: list[tuple[str, str]], labels: Mapping[str, str] | None
+) -> None:
+    """One bar per pattern: all agree in each zone, each pair agreeing alone, all different."""
+    total = len(table)
+    rows: list[tuple[str, int, str]] = []
+    agree = table["pattern"] == "all agree"
+    for q in QUALITY_LEVELS:
+        rows.append(
+            (f"all agree: {q}", int((agree & (table["zone"] == q)).sum()), QUALITY_COLORS[q])
+        )
+    part = table.loc[table["pattern"] == "partial", "agreeing"]
+    for a, b in pairs:
+        key = f"{a}|{b}"
+        count = int(part.map(lambda s, key=key: key in s.split(";")).sum())
+        name = f"{option_label(a, labels)} = {option_label(b, labels)}"
+        if len(pairs) == 3:  # three raters: the third put it elsewhere
+            (other,) = {x for p in pairs for x in p} - {a, b}
+            name += f" ≠ {option_label(other, labels)}"
+        rows.append((name if len(pairs) > 1 else "agree", count, "0.7"))
+    rows.append(("all different", int((table["pattern"] == "all different").sum()), "0.35"))
+    incomplete = int((table["pattern"] == "incomplete").sum())
+    if incomplete:
+        rows.append(("not rated by all", incomplete, "white"))
+    y = np.arange(len(rows))[::-1]
+    counts = np.array([r[1] for r in rows], dtype=float)
+    ax.barh(y, counts, color=[r[2] for r in rows], edgecolor="black", linewidth=0.4, height=0.75)
+    size = float(mpl.rcParams["xtick.labelsize"])
+    for yi, c in zip(y, counts, strict=True):
+        ax.text(c, yi, f" {int(c)} ({100 * c / max(total, 1):.0f} %)", va="center", fontsize=size)
+    ax.set_yticks(y, [r[0] for r in rows])
+    ax.set_xlim(0, counts.max() * 1.3 if counts.max() else 1)
+    ax.set_xlabel(f"comparisons (of {total})")
+    ax.tick_params(axis="y", length=0)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def _pair_matrices(
+    mats: np.ndarray,
+    table: pd.DataFrame,
+    pairs: list[tuple[str, str]],
+    labels: Mapping[str, str] | None,
+) -> None:
+    """Zone × zone counts per rater pair (or pooled), the diagonal outlined."""
+    size = float(mpl.rcParams["xtick.labelsize"])
+    short = ["exc.", "fair", "ster.", "bad"]
+    if len(pairs) <= 6:
+        blocks = [(a, b, _pair_matrix(table, a, b)) for a, b in pairs]
+    else:
+        pooled = sum(_pair_matrix(table, a, b) for a, b in pairs)
+        blocks = [("rater", "other rater", pooled + pooled.T - np.diag(np.diag(pooled)))]
+    for k, ax in enumerate(mats.flat):
+        if k >= len(blocks):
+            ax.set_visible(False)
+            continue
+        a, b, m = blocks[k]
+        ax.imshow(m, cmap="Blues", vmin=0, vmax=max(m.max(), 1) * 1.25)
+        for i in range(4):
+            for j in range(4):
+                ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=size)
+            ax.add_patch(
+                mpl.patches.Rectangle(
+                    (i - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", lw=0.9
+                )
+            )
+        same = np.trace(m) / max(m.sum(), 1)
+        ax.set_title(
+            f"{option_label(a, labels)} × {option_label(b, labels)}: {100 * same:.0f} % same zone"
+        )
+        ax.set_xticks(range(4), short)
+        ax.set_yticks(range(4), short if k % mats.shape[1] == 0 else [])
+        ax.set_xlabel(option_label(b, labels))
+        ax.set_ylabel(option_label(a, labels))
+        ax.tick_params(length=0)
