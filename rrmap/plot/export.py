@@ -25,9 +25,12 @@ __all__ = ["save", "save_analysis_figures"]
 
 
 def _has_raster(fig: Figure) -> bool:
-    from matplotlib.image import AxesImage
-
-    return any(isinstance(a, AxesImage) for ax in fig.get_axes() for a in ax.get_images())
+    """Whether *fig* holds a large raster (the BC background; small matrices are fine)."""
+    return any(
+        im.get_array() is not None and im.get_array().size > 10_000
+        for ax in fig.get_axes()
+        for im in ax.get_images()
+    )
 
 
 def save(

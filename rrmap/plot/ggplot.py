@@ -160,7 +160,7 @@ class RRMapPlot(ggplot):
             kept = [x for x in plot.layers if getattr(x, "_rrmap_role", "") != "side labels"]
             plot.layers = type(plot.layers)(kept)
             plot = _thin_facet_breaks(plot)
-        for attempt in range(3):
+        for attempt in range(4):
             trial = deepcopy(plot)
             fig = ggplot.draw(trial)
             try:
@@ -216,7 +216,7 @@ def _legend_fix(plot: ggplot, fig: Any, attempt: int) -> list | None:
         and (sum(ax.get_position().width for ax in plot.axs[:1]) < 0.35)
     )
     if not (cropped or squeezed):
-        return None
+        return _axis_title_fix(plot, fig, renderer)
     heads = {str(v) for v in vars(plot.labels).values() if v is not None}
     texts = [t for b in legends.boxes for t in b.findobj(Text) if t.get_text()]
     entries = [t for t in texts if t.get_text() not in heads] or texts
@@ -225,9 +225,31 @@ def _legend_fix(plot: ggplot, fig: Any, attempt: int) -> list | None:
     entry = widest + 3.2 * size  # key, its padding and the gap to the next entry
     per_row = max(1, int(0.96 * page.width // entry) - attempt)
     return [
-        theme(legend_position="bottom", legend_box="vertical"),
+        # below the panels, one legend above the other, each title above its keys
+        theme(legend_position="bottom", legend_box="vertical", legend_title_position="top"),
         guides(color=guide_legend(ncol=per_row), shape=guide_legend(ncol=per_row)),
     ]
+
+
+def _axis_title_fix(plot: ggplot, fig: Any, renderer: Any) -> list | None:
+    """Short axis titles ("Δ", "R") when rrmap's own ones run beyond the figure (panels
+    too short for "relative dispersion R"); titles set by the user are left alone."""
+    from plotnine import labs
+
+    page = fig.bbox
+    targets = plot.theme.targets
+    short = {}
+    for aes_name, attr, default, brief in (
+        ("y", "axis_title_y", axis_label("r"), "R"),
+        ("x", "axis_title_x", axis_label("delta"), "Δ"),
+    ):
+        text = getattr(targets, attr, None)
+        if text is None or text.get_text() != default:
+            continue
+        box = text.get_window_extent(renderer)
+        if box.y0 < page.y0 - 1 or box.y1 > page.y1 + 1 or box.x0 < page.x0 - 1:
+            short[aes_name] = brief
+    return [labs(**short)] if short else None
 
 
 def ggrrmap(

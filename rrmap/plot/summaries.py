@@ -339,7 +339,12 @@ def _pair_matrices(
             ax.set_visible(False)
             continue
         a, b, m = blocks[k]
-        ax.imshow(m, cmap="Blues", vmin=0, vmax=max(m.max(), 1) * 1.25)
+        edges = np.arange(5) - 0.5
+        # vector cells (an image would be resampled to the dpi in PostScript)
+        ax.pcolormesh(edges, edges, m, cmap="Blues", vmin=0, vmax=max(m.max(), 1) * 1.25)
+        ax.set_xlim(-0.5, 3.5)
+        ax.set_ylim(3.5, -0.5)
+        ax.set_aspect("equal")
         for i in range(4):
             for j in range(4):
                 ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=size)

@@ -38,8 +38,8 @@ def test_help(runner):
 
 
 def ref_pvalues(out):
-    """p-values of tests.csv, parsed exactly (CSV keeps Python's repr of each float)."""
-    return pd.read_csv(out / "tests.csv", float_precision="round_trip")["pvalue"].tolist()
+    """p-values of tests.csv (written with the repr of each float, read back exactly)."""
+    return pd.read_csv(out / "tests.csv")["pvalue"].tolist()
 
 
 def test_end_to_end_matches_the_library(runner, tmp_path):
@@ -236,3 +236,33 @@ def test_other_schema_through_the_ratings_options(runner, tmp_path):
     tests = pd.read_csv(tmp_path / "out" / "tests.csv")
     assert tests.groups.iloc[0] == "ann1|ann2" and tests.n.iloc[0] == 20
     assert set(tests.within) == {"all", "style=s1", "style=s2", "expert=ann1", "expert=ann2"}
+
+
+def test_figures_at_the_asked_width_and_300_dpi(runner, tmp_path):
+    out = tmp_path / "res"
+    res = _run(
+        runner,
+        "--by",
+        "modality",
+        "--permutations",
+        "9",
+        "--out",
+        str(out),
+        "-q",
+        "--width",
+        "3.5in",
+    )
+    assert res.exit_code == 0, res.output
+    figures = sorted(p.name for p in (out / "figures").iterdir())
+    assert figures == sorted(
+        f"{s}.{e}"
+        for s in ("rrmap_by_rater", "rrmap_grid", "proportions", "agreement")
+        for e in ("pdf", "png")
+    )
+    png = (out / "figures" / "rrmap_grid.png").read_bytes()
+    assert int.from_bytes(png[16:20], "big") == 3.5 * 300
+    report = (out / "report.md").read_text()
+    assert "figures/agreement.png" in report
+    res = _run(runner, "--out", str(tmp_path / "x"), "--width", "0.2in")
+    assert res.exit_code == 1 and "is not a figure width" in res.output
+    assert not (tmp_path / "x").exists()  # refused before anything was computed or written

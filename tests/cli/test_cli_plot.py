@@ -80,6 +80,12 @@ def test_plot_refuses_to_overwrite(runner, tmp_path):
         (["--facet", "grid", "--row", "era"], "Error: --row 'era': no such column"),
         (["-o", "fig.docx"], "fig.docx: unknown figure format 'docx'; use one of"),
         (["--xlim", "3", "-3"], "Error: xlim must be two finite increasing numbers"),
+        (["--width", "wide"], "Error: width 'wide': give a number with a unit, e.g. 3.5in"),
+        (
+            ["--facet", "grid", "--color", "quality"],
+            "Error: --color does not apply to --facet grid: each row is coloured by its own "
+            "category (choose rows with --row)",
+        ),
     ],
 )
 def test_plot_bad_options_one_line_error(runner, tmp_path, args, message):
@@ -103,3 +109,43 @@ def test_plot_bad_ratings_file_one_line_error(runner, tmp_path):
 def test_plot_missing_file(runner, tmp_path):
     res = runner.invoke(main, ["plot", str(tmp_path / "nope.csv"), "-o", str(tmp_path / "f.pdf")])
     assert res.exit_code == 1 and "nope.csv" in res.output
+
+
+@pytest.mark.parametrize(("width", "points"), [("3.5in", 252.0), ("180mm", 180 / 25.4 * 72)])
+def test_plot_width_is_the_printed_width(runner, tmp_path, width, points):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plot"))
+    from plot_helpers import pdf_report
+
+    out = tmp_path / "fig.pdf"
+    res = runner.invoke(
+        main, ["plot", EXAMPLE, "--facet", "grid", "--width", width, "-o", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    report = pdf_report(out)
+    assert report["width"] == pytest.approx(points, abs=0.01)
+    assert min(size for *_, size in report["runs"]) >= 5.5
+    assert "/Type3" not in report["fonts"]
+
+
+def test_plot_eps_is_vector_and_small(runner, tmp_path):
+    out = tmp_path / "fig.eps"
+    res = runner.invoke(main, ["plot", EXAMPLE, "--facet", "grid", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    data = out.read_bytes()
+    assert data.startswith(b"%!PS-Adobe") and b"colorimage" not in data
+    assert len(data) < 1_500_000  # a raster background made 9.9 MB
+    assert "transparency" not in res.stderr  # points drawn opaque on purpose
+
+
+def test_plot_html_is_an_interactive_map(runner, tmp_path):
+    pytest.importorskip("plotly")
+    out = tmp_path / "map.html"
+    res = runner.invoke(main, ["plot", EXAMPLE, "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    html = out.read_text()
+    assert "Plotly.newPlot(" in html and "reference: [" in html
+    res = runner.invoke(main, ["plot", EXAMPLE, "--facet", "grid", "-o", str(tmp_path / "g.html")])
+    assert res.exit_code == 1 and "not the grid" in res.output

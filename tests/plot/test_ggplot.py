@@ -10,7 +10,18 @@ import numpy as np
 import pandas as pd
 import pytest
 from plot_helpers import bc_paper
-from plotnine import facet_wrap, ggplot, labs, theme_bw
+from plotnine import (
+    facet_grid,
+    facet_wrap,
+    ggplot,
+    labs,
+    scale_color_manual,
+    theme,
+    theme_bw,
+    theme_classic,
+    theme_minimal,
+)
+from plotnine.exceptions import PlotnineWarning
 
 from rrmap.errors import InputError
 from rrmap.plot.ggplot import ggrrmap, rrmap_layers_data
@@ -110,3 +121,81 @@ def test_bad_input_messages():
         ggrrmap(pd.DataFrame({"x": [1.0]}))
     with pytest.raises(InputError, match="xlim must be"):
         ggrrmap(xlim=(1, 1))
+
+
+def _drawn_legend_texts(fig):
+    """Texts of the drawn legends and whether each lies inside the figure."""
+    from matplotlib.text import Text
+    from plot_helpers import drawn_texts
+
+    w, h = fig.get_size_inches()
+    return {
+        text: bool(
+            box.x0 >= -0.01 and box.x1 <= w + 0.01 and box.y0 >= -0.01 and box.y1 <= h + 0.01
+        )
+        for text, box, _ in drawn_texts(fig)
+    }, Text
+
+
+MOVEMENTS = ["abstract art", "cubism", "expressionism", "impressionism", "surrealism"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "size"),
+    [
+        (lambda: [facet_wrap("expert"), theme_rrmap()], (3.5, 3.2)),
+        (lambda: [facet_grid("modality ~ expert"), theme_classic()], (7.0, 5.0)),
+        (lambda: [facet_grid("modality ~ expert"), theme_minimal()], (7.0, 5.0)),
+        (lambda: [facet_wrap("expert"), theme_bw(), theme(legend_position="right")], (3.5, 3.0)),
+        (lambda: [facet_wrap("expert")], (3.5, 3.2)),
+    ],
+)
+def test_legends_are_never_cropped(pts, extra, size):
+    """At 3.5 in, theme_rrmap used to drop 2 of 5 movements and the colorbar."""
+    p = ggrrmap(pts, "movement") + extra() + theme(figure_size=size)
+    fig = p.draw()
+    texts, _ = _drawn_legend_texts(fig)
+    for name in [*MOVEMENTS, "movement", "Bhattacharyya coefficient", "0.00", "1.00"]:
+        assert texts.get(name) is True, name  # drawn, and inside the figure
+    from plot_helpers import outside_page
+
+    assert outside_page(fig) == []
+
+
+def test_labs_and_manual_scales_work_as_in_any_ggplot(pts):
+    p = ggrrmap(pts, "movement") + labs(color="Movement", shape="Movement")
+    fig = p.draw()
+    texts, _ = _drawn_legend_texts(fig)
+    assert "Movement" in texts and "movement" not in texts
+    assert sum(t in MOVEMENTS for t in texts) == 5  # one legend: colour and shape merged
+    colours = ["#000000", "#e69f00", "#56b4e9", "#009e73", "#cc79a7"]
+    with pytest.warns(PlotnineWarning, match="Scale for 'color' is already present"):
+        p = ggrrmap(pts, "movement") + scale_color_manual(values=colours)  # as in any ggplot
+    fig = p.draw()
+    texts, _ = _drawn_legend_texts(fig)
+    assert sum(t in MOVEMENTS for t in texts) == 5 and "movement" in texts
+    drawn = {
+        matplotlib.colors.to_hex(c.get_facecolor()[0], keep_alpha=False)
+        for c in fig.axes[0].collections
+        if len(c.get_offsets()) > 5
+    }
+    assert set(colours) <= drawn
+
+
+def test_facet_ticks_do_not_collide_and_the_colorbar_title_is_shared(pts):
+    from plot_helpers import overlapping_texts
+
+    p = ggrrmap(pts, "movement", zone_labels=False) + facet_grid("modality ~ expert")
+    fig = (p + theme_bw() + theme(figure_size=(7, 5))).draw()
+    assert overlapping_texts(fig) == []
+    ticks = {t.get_text() for ax in fig.axes for t in ax.get_xticklabels() if t.get_visible()}
+    assert {"-4", "4", "-4.0", "4.0"}.isdisjoint(ticks)  # no labels at shared panel edges
+    assert ggrrmap(pts).labels.fill == "Bhattacharyya coefficient"
+
+
+def test_ggplot_save_keeps_text_as_text_under_any_theme(pts, tmp_path):
+    p = ggrrmap(pts[pts.expert == "E1"], "modality") + theme_classic()
+    out = tmp_path / "gg.pdf"
+    p.save(out, width=3.5, height=3, verbose=False)
+    data = out.read_bytes()
+    assert b"/FontFile2" in data and b"/Subtype /Type3" not in data

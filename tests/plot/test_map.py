@@ -209,3 +209,64 @@ def test_recorded_thresholds_are_drawn():
     ]
     x, y = drawn.excellent.get_xdata(), drawn.excellent.get_ydata()
     np.testing.assert_allclose(bc_paper(x, y), 0.95, rtol=1e-9)
+
+
+def _drawn_points_bbox(ax):
+    """Display boxes of every drawn point (inside the view)."""
+    import matplotlib.transforms as mtransforms
+
+    boxes = []
+    for coll in panel_artists(ax).points.values():
+        for xy in coll.get_offsets():
+            x, y = ax.transData.transform(xy)
+            boxes.append(mtransforms.Bbox.from_bounds(x - 1, y - 1, 2, 2))
+    return boxes
+
+
+def test_labels_never_hide_points(pts):
+    """E1 has points under the "stereotype" label: the label is drawn under them."""
+    e1 = pts[pts.expert == "E1"]
+    ax = plot_rrmap(e1, "movement")
+    drawn = panel_artists(ax)
+    ax.figure.draw_without_rendering()
+    r = ax.figure.canvas.get_renderer()
+    label = drawn.labels["stereotype"].get_window_extent(r)
+    under = [b for b in _drawn_points_bbox(ax) if label.overlaps(b)]
+    assert len(under) >= 1  # the situation of the report: points where the label is
+    point_z = min(c.get_zorder() for c in drawn.points.values())
+    assert all(t.get_zorder() < point_z for t in drawn.labels.values())
+    # the reference stars are above the points but hollow: the landmark and the point show
+    for star in drawn.references.values():
+        assert star.get_zorder() > point_z
+        assert star.get_facecolor().size == 0 or star.get_facecolor()[0][3] == 0
+
+
+def test_legend_title_and_options_renamed_and_spelt_as_the_file(pts):
+    ax = plot_rrmap(pts, "criterion_group")
+    assert panel_artists(ax).legend.get_title().get_text() == "criterion group"
+    ax = plot_rrmap(
+        pts, "expert", labels={"expert": "Rater", "E1": "Expert 1", "delta": "Δ", "bc": "BC"}
+    )
+    drawn = panel_artists(ax)
+    assert drawn.legend.get_title().get_text() == "Rater"
+    assert [t.get_text() for t in drawn.legend.get_texts()][:3] == ["Expert 1", "E2", "E3"]
+    assert ax.get_xlabel() == "Δ" and drawn.colorbar.ax.get_xlabel() == "BC"
+
+
+def test_width_sizes_a_new_figure_only(pts):
+    ax = plot_rrmap(pts, "movement", width="85mm")
+    assert ax.figure.get_figwidth() == pytest.approx(85 / 25.4)
+    assert panel_artists(ax).legend in ax.figure.legends  # under the panel when narrow
+    _, ax = plt.subplots()
+    with pytest.raises(InputError, match="width sizes a new figure; with ax=, size your own"):
+        plot_rrmap(pts, ax=ax, width=3.5)
+
+
+def test_contour_background_is_vector(tmp_path):
+    ax = plot_rrmap(background="contour")
+    drawn = panel_artists(ax)
+    assert drawn.background is not None and not ax.get_images()
+    levels = drawn.background.levels
+    np.testing.assert_allclose(levels, np.linspace(0, 1, 11))
+    with pytest.raises(InputError, match="background must be True, False, 'raster' or 'contour'"):
+        plot_rrmap(background="png")

@@ -1,0 +1,73 @@
+"""Tests of rrmap.plot.export: save keeps text as text at the laid-out size; EPS; the set."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pytest
+from plot_helpers import pdf_report
+
+import rrmap
+from rrmap.errors import InputError
+from rrmap.plot import ggrrmap, plot_rrmap, plot_rrmap_by_rater, save, save_analysis_figures
+
+
+@pytest.mark.parametrize("rc", [{}, {"pdf.fonttype": 3, "savefig.bbox": "tight"}])
+def test_save_writes_truetype_at_the_laid_out_size(pts, tmp_path, rc):
+    """Whatever the user's rcParams (Type 3 fonts, tight bounding box), the page is the
+    figure's width and the fonts TrueType."""
+    with plt.rc_context(rc):
+        fig = plot_rrmap_by_rater(pts, "movement", width="85mm")
+        out = save(fig, tmp_path / "fig.pdf")
+    report = pdf_report(out)
+    assert report["width"] == pytest.approx(85 / 25.4 * 72, abs=0.01)
+    assert "/Type3" not in report["fonts"] and "/CIDFontType2" in report["fonts"]
+
+
+def test_figures_made_here_keep_text_as_text_through_savefig(pts, tmp_path):
+    with plt.rc_context({"pdf.fonttype": 3}):
+        fig = plot_rrmap(pts, "movement").figure
+        fig.savefig(tmp_path / "direct.pdf")
+    assert b"/Subtype /Type3" not in (tmp_path / "direct.pdf").read_bytes()
+
+
+def test_eps_with_a_raster_background_is_refused_with_the_reason(pts, tmp_path):
+    ax = plot_rrmap(pts, "movement")
+    with pytest.raises(InputError, match=r"EPS/PS stores the BC background as an uncompressed"):
+        save(ax, tmp_path / "map.eps")
+    assert not (tmp_path / "map.eps").exists()
+    ax = plot_rrmap(pts, "movement", background="contour", alpha=1.0)
+    out = save(ax, tmp_path / "map.eps")
+    data = out.read_bytes()
+    assert data.startswith(b"%!PS-Adobe") and b"colorimage" not in data and b" image" not in data
+    assert out.stat().st_size < 400_000  # vector bands, not a 1 MB hex image
+
+
+def test_save_a_ggplot_at_a_printed_size(pts, tmp_path):
+    p = ggrrmap(pts, "movement")
+    out = save(p, tmp_path / "gg.pdf", width="180mm", height="70mm")
+    report = pdf_report(out)
+    assert (report["width"], report["height"]) == pytest.approx(
+        (180 / 25.4 * 72, 70 / 25.4 * 72), abs=0.01
+    )
+    assert "/Type3" not in report["fonts"]
+    with pytest.raises(InputError, match="give both width and height"):
+        save(p, tmp_path / "gg2.pdf", width="3.5in")
+    with pytest.raises(InputError, match="width/height apply to a ggplot"):
+        save(plot_rrmap(), tmp_path / "m.pdf", width="3.5in")
+
+
+def test_analysis_figures_png_at_300_dpi_and_eps(pts, tmp_path):
+    files = save_analysis_figures(pts, tmp_path, formats=("png", "eps"), width="3.5in")
+    png = tmp_path / "rrmap_by_rater.png"
+    width_px = int.from_bytes(png.read_bytes()[16:20], "big")
+    assert width_px == 3.5 * 300
+    eps = [f for f in files if f.suffix == ".eps"]
+    assert len(eps) == 4 and all(f.stat().st_size < 1_500_000 for f in eps)
+    single = rrmap.points(rrmap.datasets.load_example_ratings())
+    single = single[single.expert == "E1"]
+    names = [f.name for f in save_analysis_figures(single, tmp_path / "one", formats=("pdf",))]
+    assert names == ["rrmap_by_rater.pdf", "rrmap_grid.pdf", "proportions.pdf"]  # no agreement

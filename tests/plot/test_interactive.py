@@ -1,0 +1,101 @@
+"""Tests of rrmap.plot.interactive: the HTML file is rendered and read back."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("plotly", reason="the interactive extra (plotly) is not installed")
+
+from rrmap.errors import InputError
+from rrmap.plot._style import style_map
+from rrmap.plot.interactive import _SYMBOLS, interactive_rrmap, save_html
+
+
+def _plotly_call(html):
+    """The data and layout passed to Plotly.newPlot in a written HTML file."""
+    start = html.index("Plotly.newPlot(")
+    decoder = json.JSONDecoder()
+    rest = html[start + len("Plotly.newPlot(") :]
+    rest = rest[rest.index(",") + 1 :].lstrip()  # skip the element id
+    data, end = decoder.raw_decode(rest)
+    rest = rest[end:].lstrip()[1:].lstrip()
+    layout, _ = decoder.raw_decode(rest)
+    return data, layout
+
+
+def _decode(values):
+    """plotly stores numpy arrays as {"dtype", "bdata"} (base64) in JSON."""
+    import base64
+
+    if isinstance(values, dict) and "bdata" in values:
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+    return np.asarray(values)
+
+
+def test_html_is_self_contained_and_hover_shows_rater_categories_intervals(pts, tmp_path):
+    fig = interactive_rrmap(pts, "movement", facet="expert", width="7in")
+    out = save_html(fig, tmp_path / "map.html")
+    html = out.read_text(encoding="utf-8")
+    assert not re.search(r"<script[^>]+src=", html)  # plotly.js embedded: opens offline
+    data, layout = _plotly_call(html)
+    assert layout["width"] == 672  # 7 in at 96 px per inch
+    points = [t for t in data if t.get("hovertemplate")]
+    template = points[0]["hovertemplate"]
+    for part in (
+        "expert",
+        "movement",
+        "criterion group",
+        "reference: [",
+        "query: [",
+        "Δ =",
+        "quality",
+    ):
+        assert part in template
+    # a known point: its hover data are its rater, categories and intervals
+    row = pts[(pts.expert == "E2") & pts.delta.between(-4, 4) & pts.r.between(0, 2.5)].iloc[0]
+    found = [
+        c
+        for t in points
+        for c in t["customdata"]
+        if c[0] == "E2"
+        and c[1] == row.movement
+        and c[2] == row.criterion
+        and c[5] == row.modality_name
+        and c[3] == row.criterion_group
+    ]
+    assert len(found) == 1
+    custom = found[0]
+    assert custom[6:10] == [row.low_ref, row.high_ref, row.low_query, row.high_query]
+    assert custom[10] == pytest.approx(row.delta) and custom[11] == pytest.approx(row.r)
+
+
+def test_every_point_drawn_once_with_the_figures_colours_and_markers(pts):
+    fig = interactive_rrmap(pts, "movement", facet="expert")
+    traces = [t for t in fig.data if t.hovertemplate]
+    assert sum(len(t.x) for t in traces) == len(pts)
+    styles = style_map(sorted(pts.movement.unique()), None, None, "movement")
+    legend = [t for t in traces if t.showlegend]
+    assert [t.name for t in legend] == sorted(pts.movement.unique())
+    for t in legend:
+        colour, marker = styles[t.name]
+        assert t.marker.color == colour and t.marker.symbol == _SYMBOLS[marker]
+    arrows = [t for t in traces if t.marker.symbol.startswith("triangle")]
+    n_out = int((~pts.delta.between(-4, 4) | ~pts.r.between(0, 2.5)).sum())
+    assert sum(len(t.x) for t in arrows) == n_out
+    x = np.concatenate([_decode(t.x) for t in arrows])
+    assert np.all(np.abs(x) <= 4)  # on the edge of the view
+
+
+def test_background_is_bc_and_errors_are_named(pts):
+    fig = interactive_rrmap(pts, resolution=40)
+    heat = fig.data[0]
+    x, y, z = _decode(heat.x), _decode(heat.y), np.asarray(heat.z)
+    from rrmap.comparison import bhattacharyya
+
+    np.testing.assert_allclose(z, bhattacharyya(x[None, :], y[:, None]), rtol=1e-6)
+    with pytest.raises(InputError, match="no column 'nope'"):
+        interactive_rrmap(pts, "nope")

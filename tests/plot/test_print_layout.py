@@ -1,0 +1,106 @@
+"""Every figure at journal widths: its size, type sizes, nothing cut, nothing overlapping.
+
+Each figure is drawn at one-column (3.5 in, 85 mm) and two-column (7 in, 180 mm) widths and
+inspected as drawn (every text the renderer draws, legends, colorbars) and as saved (the
+PDF's page size, fonts and text runs, read back with pypdf).
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pytest
+from plot_helpers import drawn_texts, outside_page, overlapping_texts, pdf_report, smallest_text
+
+import rrmap
+from rrmap.plot import (
+    parse_width,
+    plot_agreement,
+    plot_interval_examples,
+    plot_proportions,
+    plot_rrmap,
+    plot_rrmap_by_rater,
+    plot_rrmap_grid,
+    save,
+)
+
+PTS = rrmap.points(rrmap.datasets.load_example_ratings())
+
+FIGURES = {
+    "single": (lambda w: plot_rrmap(PTS[PTS.expert == "E1"], "movement", width=w).figure, 6.0),
+    "by_rater": (lambda w: plot_rrmap_by_rater(PTS, "movement", width=w), 6.0),
+    "by_rater_criterion": (lambda w: plot_rrmap_by_rater(PTS, "criterion", width=w), 6.0),
+    "grid": (lambda w: plot_rrmap_grid(PTS, width=w), 5.5),
+    "intervals": (lambda w: plot_interval_examples(width=w), 6.0),
+    "proportions": (lambda w: plot_proportions(PTS, width=w), 6.0),
+    "proportions_by": (lambda w: plot_proportions(PTS, "criterion", width=w), 6.0),
+    "agreement": (lambda w: plot_agreement(PTS, width=w), 6.0),
+}
+WIDTHS = ["3.5in", "85mm", "7in", "180mm"]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_figure_fits_its_printed_width(name, width):
+    make, min_size = FIGURES[name]
+    fig = make(width)
+    assert fig.get_figwidth() == pytest.approx(parse_width(width, 7.0), abs=1e-9)
+    assert 0.5 < fig.get_figheight() < 12
+    assert smallest_text(fig) >= min_size
+    assert outside_page(fig) == []
+    assert overlapping_texts(fig) == []
+
+
+@pytest.mark.parametrize("name", ["by_rater", "grid"])
+def test_default_width_is_two_columns(name):
+    fig = {
+        "by_rater": lambda: plot_rrmap_by_rater(PTS, "movement"),
+        "grid": lambda: plot_rrmap_grid(PTS),
+    }[name]()
+    assert fig.get_figwidth() == 7.0
+
+
+@pytest.mark.parametrize(("name", "width"), [("by_rater", "3.5in"), ("grid", "180mm")])
+def test_pdf_page_fonts_and_text(name, width, tmp_path):
+    make, min_size = FIGURES[name]
+    fig = make(width)
+    out = save(fig, tmp_path / f"{name}.pdf")
+    report = pdf_report(out)
+    w, h = fig.get_size_inches()
+    assert report["width"] == pytest.approx(72 * w, abs=0.01)  # exactly the laid-out size
+    assert report["height"] == pytest.approx(72 * h, abs=0.01)
+    # TrueType (Type 0 / CIDFontType2, i.e. Type 42), never Type 3
+    assert report["fonts"] >= {"/Type0", "/CIDFontType2"} and "/Type3" not in report["fonts"]
+    runs = report["runs"]
+    assert len(runs) > 30
+    for text, x, y, size in runs:
+        assert size >= min_size - 1e-6, (text, size)
+        assert -0.5 <= x <= report["width"] + 0.5 and -0.5 <= y <= report["height"] + 0.5, text
+    drawn = {t for t, _, _ in drawn_texts(fig)}
+    assert "movement" in drawn and "zones" in drawn
+
+
+def test_the_checks_catch_what_they_look_for():
+    fig = plt.figure(figsize=(3.5, 2.5))
+    fig.text(0.1, 0.5, "small", fontsize=4.5)
+    fig.text(0.12, 0.5, "overlaps")
+    fig.text(0.95, 0.2, "cut at the edge")
+    assert smallest_text(fig) == 4.5
+    assert ("small", "overlaps") in overlapping_texts(fig)
+    assert [t for t, _ in outside_page(fig)] == ["cut at the edge"]
+
+
+def test_shrinking_a_fixed_figure_is_what_width_avoids():
+    """The measured problem: a figure laid out for 8.8 in and shrunk to 7 in prints 5.2 pt
+    ticks; laid out for 7 in it prints 7 pt."""
+    with plt.rc_context({"xtick.labelsize": 6.5}):
+        fig, ax = plt.subplots(figsize=(8.76, 3))
+        ax.plot([0, 1])
+    printed = 6.5 * 7.0 / 8.76
+    assert printed < 5.5
+    fig = plot_rrmap_by_rater(PTS, "movement", width="7in")
+    ticks = [t.get_fontsize() for ax in fig.axes for t in ax.get_xticklabels() if t.get_text()]
+    assert min(ticks) == 7.0

@@ -1,0 +1,99 @@
+"""Tests of rrmap.plot.summaries: the drawn bars and matrices are the tables' numbers."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
+
+from rrmap.errors import InputError
+from rrmap.plot import QUALITY_COLORS, plot_agreement, plot_proportions
+from rrmap.tables import agreement, agreement_summary, proportions
+from rrmap.zones import QUALITY_LEVELS
+
+
+def _bars(ax, label_ax=None):
+    """{(quality, y label): width} of the stacked bars of one panel (labels read from
+    *label_ax*, the first panel of a row, when the panel hides its own)."""
+    label_ax = label_ax or ax
+    ticks = label_ax.get_yticks().round()
+    names = dict(zip(ticks, [t.get_text() for t in label_ax.get_yticklabels()], strict=True))
+    out = {}
+    for patch in ax.patches:
+        q = patch.get_gid().rsplit(".", 1)[1]
+        out[q, names[round(patch.get_y() + patch.get_height() / 2)]] = patch.get_width()
+    return out
+
+
+def test_proportion_bars_are_the_shares(pts):
+    fig = plot_proportions(pts)
+    bars = _bars(fig.axes[0])
+    tab = proportions(pts)
+    for row in tab.itertuples():
+        assert bars[row.quality, f"{row.expert} (n = {row.n})"] == pytest.approx(100 * row.share)
+    # each bar adds to 100 %, in the quality colours of every figure
+    for name in {k[1] for k in bars}:
+        assert sum(v for (q, n), v in bars.items() if n == name) == pytest.approx(100)
+    for patch in fig.axes[0].patches:
+        q = patch.get_gid().rsplit(".", 1)[1]
+        assert to_hex(patch.get_facecolor()) == QUALITY_COLORS[q].lower()
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == list(QUALITY_LEVELS)
+
+
+def test_proportion_bars_per_option(pts):
+    fig = plot_proportions(pts, "movement")
+    panels = [ax for ax in fig.axes if ax.patches]
+    assert [ax.get_title() for ax in panels] == ["E1 (n = 135)", "E2 (n = 135)", "E3 (n = 135)"]
+    tab = proportions(pts, by="movement")
+    for ax, rater in zip(panels, ["E1", "E2", "E3"], strict=True):
+        bars = _bars(ax, panels[0])
+        for row in tab[tab.expert == rater].itertuples():
+            assert bars[row.quality, row.movement] == pytest.approx(100 * row.share)
+
+
+def test_agreement_figure_counts(pts):
+    fig = plot_agreement(pts)
+    bars_ax, *mats = [ax for ax in fig.axes if ax.get_visible()]
+    summary = agreement_summary(agreement(pts))
+    names = dict(
+        zip(
+            bars_ax.get_yticks().round(),
+            [t.get_text() for t in bars_ax.get_yticklabels()],
+            strict=True,
+        )
+    )
+    widths = {names[round(p.get_y() + p.get_height() / 2)]: p.get_width() for p in bars_ax.patches}
+    for q in QUALITY_LEVELS:
+        expected = summary[(summary.pattern == "all agree") & (summary.detail == q)]["count"]
+        assert widths[f"all agree: {q}"] == int(expected.iloc[0])
+    assert widths["all different"] == int(
+        summary[summary.pattern == "all different"]["count"].iloc[0]
+    )
+    assert widths["E1 = E2 ≠ E3"] == int(summary[summary.detail == "E1|E2"]["count"].iloc[0])
+    # one matrix per rater pair: rows the first rater's zone, columns the second's
+    wide = pts.pivot_table(
+        index=["movement", "criterion", "modality_name"],
+        columns="expert",
+        values="quality",
+        aggfunc="first",
+    )
+    for ax, (a, b) in zip(mats, combinations(["E1", "E2", "E3"], 2), strict=True):
+        m = np.asarray(ax.collections[0].get_array()).reshape(4, 4)
+        expected = np.zeros((4, 4), int)
+        for za, zb in zip(wide[a].astype(str), wide[b].astype(str), strict=True):
+            expected[QUALITY_LEVELS.index(za), QUALITY_LEVELS.index(zb)] += 1
+        np.testing.assert_array_equal(m, expected)
+        same = np.trace(expected) / expected.sum()
+        assert ax.get_title() == f"{a} × {b}: {100 * same:.0f} % same zone"
+
+
+def test_agreement_needs_two_raters(pts):
+    with pytest.raises(InputError, match="agreement needs at least two raters"):
+        plot_agreement(pts[pts.expert == "E1"])
