@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +21,12 @@ import numpy as np
 import pandas as pd
 
 from rrmap._version import __version__
-from rrmap.errors import InputError
+from rrmap.errors import InputError, PermutationWarning
 from rrmap.points import points as compute_points
 from rrmap.ratings import load_ratings
-from rrmap.stats.adjust import P_ADJUST_METHODS
+from rrmap.stats.adjust import P_ADJUST_METHODS, smallest_rejectable
 from rrmap.stats.designs import _check_by, run_designs
+from rrmap.stats.energy import DEFAULT_STOP_HITS
 from rrmap.tables import agreement, agreement_summary, proportions
 from rrmap.zones import Thresholds
 
@@ -219,7 +221,7 @@ class AnalysisResult:
         from rrmap.latex import agreement_latex, proportions_latex, tests_latex
 
         if table == "tests":
-            return tests_latex(self.tests, self.settings)
+            return tests_latex(self.tests, self.settings, result=self)
         if table == "proportions":
             return proportions_latex(self.proportions, self.settings)
         if table == "agreement":
@@ -471,6 +473,41 @@ def _proportion_table(pts: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return out[["expert", "category", "option", "quality", "count", "n", "share"]]
 
 
+def _largest_family(points: pd.DataFrame, by: Sequence[str]) -> int:
+    """Tests in the largest family of the designs: a k-sample test and its pairs."""
+
+    def size(k: int) -> int:
+        return 1 + k * (k - 1) // 2 if k > 2 else 1
+
+    ks = [points["expert"].nunique()] + [points[c].nunique() for c in by]
+    return max(size(k) for k in ks)
+
+
+def _warn_if_too_few_permutations(
+    points: pd.DataFrame, by: Sequence[str], n_perm: int, p_adjust: str
+) -> None:
+    """Warn when no energy p-value can ever pass the (adjusted) 0.05 threshold."""
+    if n_perm <= 0:
+        return
+    family = _largest_family(points, by)
+    bound = smallest_rejectable(family, p_adjust, _ALPHA)
+    if 1.0 / (n_perm + 1) <= bound:
+        return
+    need = int(np.ceil(1.0 / bound - 1))
+    what = (
+        f"{p_adjust} within families of up to {family} tests needs p ≤ {bound:.2g}"
+        if p_adjust != "none"
+        else f"significance needs p ≤ {bound:.2g}"
+    )
+    warnings.warn(
+        f"with {n_perm} permutations the smallest energy p-value is 1/{n_perm + 1} ≈ "
+        f"{1.0 / (n_perm + 1):.2g}, but {what}: some energy tests can never be "
+        f"significant; use at least {need} permutations",
+        PermutationWarning,
+        stacklevel=3,
+    )
+
+
 def analyze(
     ratings: pd.DataFrame | str | os.PathLike[str],
     by: str | Sequence[str] | None = None,
@@ -484,6 +521,8 @@ def analyze(
     z: float | None = None,
     thresholds: Thresholds | None = None,
     progress: bool = False,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
+    n_jobs: int | None = None,
 ) -> AnalysisResult:
     """Run the paper's analysis: every test design, the proportions, the agreement.
 
@@ -498,7 +537,10 @@ def analyze(
         movement, criterion, criterion_group, modality). ``[]`` runs the
         overall expert effect only.
     n_perm : int, default 5000
-        Permutations per energy test (the paper's 5000).
+        Maximum permutations per energy test ``B`` (the paper's 5000). With
+        an adjustment, ``B`` must be large enough for the smallest p-value
+        ``1 / (B + 1)`` to pass ``0.05 / m`` in a family of ``m`` tests;
+        otherwise a :class:`~rrmap.errors.PermutationWarning` says so.
     rng : int, Generator or None
         Seed (recorded in ``settings`` and every output). ``None`` draws a
         fresh seed and records it, so the run can be repeated.
@@ -512,6 +554,13 @@ def analyze(
         Passed to :func:`rrmap.points` when *ratings* are ratings.
     progress : bool, default False
         Progress bar on stderr.
+    stop_hits : int or None, default 100
+        Sequential energy p-values (Besag & Clifford): a test stops once
+        this many permutations reached its statistic; the tests table's
+        ``n_perm`` says how many were drawn. None or 0: always ``B``.
+    n_jobs : int, optional
+        Test families run in parallel (joblib; -1: every core). The results
+        do not depend on it.
 
     Returns
     -------
@@ -542,6 +591,8 @@ def analyze(
         source_df = ratings
     by_list = _check_by(pts, by)
     seed, gen = _seed(rng)
+    if "energy" in tests:
+        _warn_if_too_few_permutations(pts, by_list, n_perm, p_adjust)
     table = run_designs(
         pts,
         by_list,
@@ -551,6 +602,8 @@ def analyze(
         rng=gen,
         p_adjust=p_adjust,
         progress=progress,
+        stop_hits=stop_hits,
+        n_jobs=n_jobs,
     )
     # the p-values of permutation tests depend on it: it travels with the table
     table["seed"] = seed
@@ -575,6 +628,7 @@ def analyze(
         "input_hashed": hashed,
         "seed": seed,
         "permutations": int(n_perm),
+        "stop_hits": int(stop_hits) if stop_hits else None,
         "chi2_monte_carlo": int(chi2_n_perm),
         "p_adjust": p_adjust,
         "tests": list(tests),

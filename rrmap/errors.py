@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["InputError", "RatingsError"]
+__all__ = ["InputError", "PermutationWarning", "RatingsError"]
 
 
 class InputError(ValueError):
@@ -48,3 +48,17 @@ class RatingsError(InputError):
         n = len(self.problems)
         head = f"{source}: {n} problem{'s' if n != 1 else ''}: "
         super().__init__(head + "; ".join(self.problems))
+
+
+class PermutationWarning(UserWarning):
+    """Too few permutations for a permutation p-value to ever be significant.
+
+    A permutation p-value is at least ``1 / (B + 1)``; with an adjustment
+    for multiple tests the threshold of the smallest p-value in a family
+    of ``m`` tests is ``0.05 / m``.
+
+    Examples
+    --------
+    >>> issubclass(PermutationWarning, UserWarning)
+    True
+    """

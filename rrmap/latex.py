@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from rrmap.report import design_frame, design_sections, is_pvalue_column
+from rrmap.report import design_frames, is_pvalue_column
 from rrmap.zones import QUALITY_LEVELS
 
 __all__ = ["agreement_latex", "latex_pvalue", "proportions_latex", "tests_latex"]
@@ -98,9 +98,7 @@ def _groups(v: Any) -> str:
     return _escape(", ".join(str(v).split("|")))
 
 
-def tests_latex(
-    tests: pd.DataFrame, settings: Mapping[str, Any], *, sections: list[Any] | None = None
-) -> str:
+def tests_latex(tests: pd.DataFrame, settings: Mapping[str, Any], *, result: Any = None) -> str:
     """Every test design as a booktabs table (the tables of ``report.md``).
 
     Parameters
@@ -110,8 +108,9 @@ def tests_latex(
     settings : mapping
         ``AnalysisResult.settings`` (categories tested, permutations, seed,
         p-value adjustment).
-    sections : list, optional
-        Precomputed :func:`rrmap.report.design_sections`.
+    result : AnalysisResult, optional
+        The analysis these come from: its design frames are reused
+        (:func:`rrmap.report.design_frames`) rather than rebuilt.
 
     Returns
     -------
@@ -128,8 +127,8 @@ def tests_latex(
     """
     from types import SimpleNamespace
 
-    if sections is None:
-        sections = design_sections(SimpleNamespace(tests=tests, settings=settings))
+    if result is None or result.tests is not tests:
+        result = SimpleNamespace(tests=tests, settings=settings)
     runs = (
         f"Energy tests on the ($\\Delta$, $R$) points, {settings['permutations']} "
         f"permutations, seed {settings['seed']}; $\\chi^2$ tests on the quality levels"
@@ -143,8 +142,7 @@ def tests_latex(
         else ""
     )
     parts = [_TESTS_PREAMBLE]
-    for head, intro, part, first in sections:
-        frame = design_frame(part, first)
+    for head, intro, frame, first in design_frames(result):
         if frame.empty:
             continue
         formatters: dict[str, Any] = {"n": lambda v: "" if pd.isna(v) else str(int(v))}

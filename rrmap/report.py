@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "design_frame",
+    "design_frames",
     "design_sections",
     "format_pvalue",
     "is_pvalue_column",
@@ -86,34 +87,36 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
     """
     keys = ["by", "within", "groups"]
     adj = [c for c in tests.columns if c.startswith("pvalue_")]
-    order = tests[keys].drop_duplicates().reset_index(drop=True)
-    out = order.merge(tests[[*keys, "n"]].drop_duplicates(keys), on=keys, how="left")
-    notes = []
-    for kind, stat_name in (("energy", "energy"), ("chi2", "chi2")):
-        part = tests[tests["test"] == kind]
-        cols = {"statistic": stat_name}
+    joined = tests["by"].astype(str)
+    for k in keys[1:]:
+        joined = joined + "\x1f" + tests[k].astype(str)
+    codes, uniques = pd.factorize(joined.to_numpy())
+    first = np.unique(codes, return_index=True)[1]  # first row of each comparison
+    out = tests.iloc[first][[*keys, "n"]].reset_index(drop=True)
+    notes = np.full((len(uniques), 2), "", dtype=object)
+    for i, kind in enumerate(("energy", "chi2")):
+        mask = (tests["test"] == kind).to_numpy()
+        at = codes[mask]
+        part = tests.loc[mask]
+        cols = {"statistic": kind}
         if kind == "chi2":
             cols["dof"] = "chi2_dof"
         cols["pvalue"] = f"{kind}_p"
         for a in adj:
             cols[a] = f"{kind}_p_{a.removeprefix('pvalue_')}"
-        sub = part[[*keys, *cols]].rename(columns=cols)
-        out = out.merge(sub, on=keys, how="left")
-        notes.append(part[[*keys, "note"]].rename(columns={"note": f"_note_{kind}"}))
-    for n in notes:
-        out = out.merge(n, on=keys, how="left")
-    note_cols = [c for c in out.columns if c.startswith("_note_")]
-
-    def _join(row: pd.Series) -> str:
-        msgs = []
-        for c in note_cols:
-            v = row[c]
+        for src, dst in cols.items():
+            if src == "dof":
+                col = pd.array([pd.NA] * len(uniques), dtype="Int64")
+                col[at] = pd.array(part[src], dtype="Int64")
+            else:
+                col = np.full(len(uniques), np.nan)
+                col[at] = part[src].to_numpy(dtype=float, na_value=np.nan)
+            out[dst] = col
+        for j, v in zip(at, part["note"].to_numpy(), strict=True):
             if isinstance(v, str) and v:
-                msgs.append(f"{c.removeprefix('_note_')}: {v}")
-        return "; ".join(msgs)
-
-    out["note"] = out.apply(_join, axis=1) if len(out) else pd.Series(dtype=str)
-    return out.drop(columns=note_cols)
+                notes[j, i] = f"{kind}: {v}"
+    out["note"] = ["; ".join(x for x in row if x) for row in notes]
+    return out
 
 
 def design_frame(tests: pd.DataFrame, first: str) -> pd.DataFrame:
@@ -168,9 +171,9 @@ def is_pvalue_column(col: str) -> bool:
     return col.endswith("_p") or "_p_" in col
 
 
-def _design_table(tests: pd.DataFrame, first: str) -> str:
-    """A markdown table of one design, p-values formatted, significant ones in bold."""
-    frame = design_frame(tests, first)
+def _design_table(frame: pd.DataFrame, first: str) -> str:
+    """A markdown table of one design's :func:`design_frame`, p-values formatted,
+    significant ones in bold."""
     if frame.empty:
         return "_No tests._"
     table = pd.DataFrame(index=frame.index)
@@ -188,6 +191,32 @@ def _design_table(tests: pd.DataFrame, first: str) -> str:
                 "" if pd.isna(v) else f"{v:.3g}" for v in frame[col].astype(float)
             ]
     return markdown_table(table)
+
+
+def design_frames(result: AnalysisResult) -> list[tuple[str, str, pd.DataFrame, str]]:
+    """:func:`design_sections` with each design's tests as its :func:`design_frame`.
+
+    Computed once per tests table and kept on *result* (the report and the
+    LaTeX tables show the same frames).
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by="modality",
+    ...                     n_perm=9, rng=0)
+    >>> [list(frame.columns)[:2] for _, _, frame, _ in design_frames(res)][1]
+    ['modality', 'groups']
+    """
+    key = (id(result.tests), len(result.tests), tuple(result.tests.columns))
+    cached = getattr(result, "_design_frames", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    frames = [(h, i, design_frame(p, f), f) for h, i, p, f in design_sections(result)]
+    try:
+        result._design_frames = (key, frames)  # type: ignore[union-attr]
+    except AttributeError:  # pragma: no cover - an object that takes no attributes
+        pass
+    return frames
 
 
 def design_sections(result: AnalysisResult) -> list[tuple[str, str, pd.DataFrame, str]]:
@@ -210,8 +239,9 @@ def design_sections(result: AnalysisResult) -> list[tuple[str, str, pd.DataFrame
             "groups",
         )
     ]
+    within_column = tests["within"].map(lambda w: split_within(w)[0])
     for cat in result.settings["by"]:
-        of_cat = tests["within"].map(lambda w, cat=cat: split_within(w)[0] == cat)
+        of_cat = within_column == cat
         out.append(
             (
                 f"Expert effect per {cat}",
@@ -264,7 +294,7 @@ def overall_markdown(tests: pd.DataFrame) -> str:
     part = tests[tests["within"] == "all"]
     return (
         "Expert effect, overall (p < 0.05 in **bold**: evidence against identical "
-        "distributions, not a verdict)\n\n" + _design_table(part, "groups")
+        "distributions, not a verdict)\n\n" + _design_table(design_frame(part, "groups"), "groups")
     )
 
 
@@ -387,8 +417,8 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
         f"1/{s['permutations'] + 1} ≈ {1 / (s['permutations'] + 1):.2g}.",
         "",
     ]
-    for head, intro, part, first in design_sections(result):
-        parts += [f"## {head}", "", intro, "", _design_table(part, first), ""]
+    for head, intro, frame, first in design_frames(result):
+        parts += [f"## {head}", "", intro, "", _design_table(frame, first), ""]
     parts.pop()
     parts += ["", _proportions_section(result), "", _agreement_section(result)]
     if figures:

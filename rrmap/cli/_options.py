@@ -120,6 +120,13 @@ _OPTION_KEYS = [
 ]
 
 
+def check_jobs(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    """``--jobs``: a positive number of workers, or -1 (every core), -2 (all but one), …"""
+    if value == 0:
+        raise click.BadParameter("0 workers: give 1 or more, or -1 for every core")
+    return value
+
+
 def _plain(info: dict[str, Any]) -> bool:
     """A UTF-8, comma-separated file read with nothing skipped: nothing worth saying."""
     return (

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import click
 
-from rrmap.cli._options import ratings_from_options, ratings_options
+from rrmap.cli._options import check_jobs, ratings_from_options, ratings_options
 from rrmap.cli.common import CONTEXT_SETTINGS
 from rrmap.stats.adjust import P_ADJUST_METHODS
 
@@ -24,7 +25,24 @@ from rrmap.stats.adjust import P_ADJUST_METHODS
     "--permutations",
     type=click.IntRange(min=0),
     default=5000,
-    help="Permutations per energy test.",
+    help="Maximum permutations per energy test (B).",
+)
+@click.option(
+    "--stop-hits",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Sequential p-values: stop an energy test once this many permutations "
+    "reached its statistic (Besag & Clifford; p = hits / permutations drawn, still "
+    "valid). 0 draws all B.",
+)
+@click.option(
+    "--jobs",
+    type=int,
+    callback=check_jobs,
+    default=-1,
+    show_default=True,
+    help="Test families run in parallel (-1: every core). Results do not depend on it.",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, help="Random seed (recorded).")
 @click.option(
@@ -66,6 +84,8 @@ def analyze_command(
     ratings: Path,
     by: tuple[str, ...],
     permutations: int,
+    stop_hits: int,
+    jobs: int,
     seed: int,
     p_adjust: str,
     chi2_draws: int,
@@ -89,6 +109,7 @@ def analyze_command(
     verdict.
     """
     from rrmap.analysis import analyze, existing_outputs, file_sha256
+    from rrmap.errors import PermutationWarning
 
     if out.exists() and not out.is_dir():
         raise click.ClickException(f"{out} exists and is not a folder")
@@ -102,18 +123,27 @@ def analyze_command(
 
         parse_width(width, 7.0)  # a bad --width fails before the tests run
     df, settings = ratings_from_options(ratings, opts, quiet=quiet)
-    result = analyze(
-        df,
-        by=list(by) if by else None,
-        n_perm=permutations,
-        rng=seed,
-        p_adjust=p_adjust,
-        chi2_n_perm=chi2_draws,
-        coverage=settings["coverage"],
-        z=settings["z"],
-        thresholds=settings["thresholds"],
-        progress=not quiet,
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PermutationWarning)
+        result = analyze(
+            df,
+            by=list(by) if by else None,
+            n_perm=permutations,
+            stop_hits=stop_hits or None,
+            n_jobs=jobs,
+            rng=seed,
+            p_adjust=p_adjust,
+            chi2_n_perm=chi2_draws,
+            coverage=settings["coverage"],
+            z=settings["z"],
+            thresholds=settings["thresholds"],
+            progress=not quiet,
+        )
+    for w in caught:
+        if issubclass(w.category, PermutationWarning):
+            click.echo(f"Warning: {w.message}", err=True)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     # the table is the file as loaded: record the file's own hash
     result.settings.update(
         input=str(ratings), input_sha256=file_sha256(ratings), input_hashed="file"

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from rrmap._markdown import markdown_table
+from rrmap._writing import write_csv, write_parquet
 from rrmap.cli._options import ratings_from_options, ratings_options
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.points import points
@@ -25,31 +26,45 @@ from rrmap.points import points
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["csv", "json", "markdown"]),
-    default="csv",
-    help="Output format.",
+    type=click.Choice(["csv", "parquet", "json", "markdown"]),
+    default=None,
+    help="Output format [from the OUTPUT suffix (.parquet, .json, .md), else csv]. "
+    "Parquet needs the 'parquet' extra (pyarrow) and an OUTPUT file.",
 )
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
-def points_command(ratings: Path, output: Path | None, fmt: str, force: bool, **opts) -> None:
+def points_command(
+    ratings: Path, output: Path | None, fmt: str | None, force: bool, **opts
+) -> None:
     """Compute one RRMap point (Δ, R, BC, quality) per reference/query pair in RATINGS."""
-
-    df, settings = ratings_from_options(ratings, opts)
-    pts = points(df, **settings)
+    fmt = fmt or _format_of(output)
+    if fmt == "parquet" and output is None:
+        raise click.UsageError("Parquet is a binary format: give an OUTPUT file (-o)")
     if output is not None:
         refuse_overwrite(output, force)
-    text = _render(pts, fmt)
-    if output is None:
-        sys.stdout.write(text)
+    df, settings = ratings_from_options(ratings, opts)
+    pts = points(df, **settings)
+    if fmt == "parquet":
+        write_parquet(pts, output)
+    elif fmt == "csv":
+        write_csv(pts, output if output is not None else sys.stdout)
+    elif output is None:
+        sys.stdout.write(_render(pts, fmt))
     else:
-        output.write_text(text, encoding="utf-8")
+        output.write_text(_render(pts, fmt), encoding="utf-8")
+    if output is not None:
         click.echo(f"wrote {len(pts)} points to {output}", err=True)
+
+
+def _format_of(output: Path | None) -> str:
+    suffix = output.suffix.lower() if output is not None else ""
+    return {".parquet": "parquet", ".pq": "parquet", ".json": "json", ".md": "markdown"}.get(
+        suffix, "csv"
+    )
 
 
 def _render(pts, fmt: str) -> str:
     out = pts.copy()
     out["quality"] = out["quality"].astype(str)
-    if fmt == "csv":
-        return out.to_csv(index=False)
     if fmt == "json":
         return out.to_json(orient="records", indent=1) + "\n"
     return markdown_table(out) + "\n"

@@ -26,14 +26,16 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
+from rrmap.stats._permutation import blas_threads
 from rrmap.stats.adjust import P_ADJUST_METHODS, adjust_pvalues
 from rrmap.stats.chi2 import chi2_test
 from rrmap.stats.energy import (
+    DEFAULT_STOP_HITS,
     _check_n_perm,
+    _check_options,
     _skip_reason,
-    _tests_from_distances,
     check_labels,
-    pairwise_distances,
+    tests_on_points,
 )
 from rrmap.zones import QUALITY_LEVELS
 
@@ -190,12 +192,14 @@ def _chi2_rows(
     gen: np.random.Generator,
 ) -> list[dict]:
     rows = []
+    full = _counts(labels, quality, names)  # every group × quality level, once
+    where = {g: i for i, g in enumerate(names)}
     for grp in _group_sets(names, pairwise):
-        mask = pd.Series(labels, dtype=object).isin(grp).to_numpy()
-        counts = [int((labels == g).sum()) for g in grp]
+        tab = full[[where[g] for g in grp]]
+        counts = tab.sum(axis=1).tolist()
         row = {
             "groups": "|".join(str(g) for g in grp),
-            "n": int(mask.sum()),
+            "n": int(sum(counts)),
             "statistic": np.nan,
             "dof": pd.NA,
             "pvalue": np.nan,
@@ -205,7 +209,6 @@ def _chi2_rows(
             "note": _skip_reason(grp, counts),
         }
         if not row["note"]:
-            tab = _counts(labels[mask], quality[mask], grp)
             levels = [lv for lv, tot in zip(QUALITY_LEVELS, tab.sum(axis=0), strict=True) if tot]
             if len(levels) < 2:
                 row["note"] = f"all points in one quality level ({levels[0]}): no χ² test"
@@ -224,33 +227,49 @@ def _chi2_rows(
     return rows
 
 
+@dataclass(frozen=True)
+class _Settings:
+    """What every family of a run shares: the tests and their permutation settings."""
+
+    tests: tuple[str, ...]
+    n_perm: int
+    chi2_n_perm: int
+    pairwise: bool = True
+    stop_hits: int | None = DEFAULT_STOP_HITS
+
+
 def _family(
     sub: pd.DataFrame,
     group: str,
     within: str,
-    tests: tuple[str, ...],
-    n_perm: int,
-    chi2_n_perm: int,
+    settings: _Settings,
     gen: np.random.Generator,
-    pairwise: bool,
-    distances: np.ndarray | None = None,
     names: list | None = None,
 ) -> list[dict]:
     """One k-sample test and its pairs, for each test kind, on the points *sub*.
 
     *names* are the groups the design expects (default: those present); one
     absent from *sub* is a group with 0 points, noted like one with 1 point.
+    The energy tests draw from one child of *gen*, the χ² Monte Carlo from
+    another, so neither depends on which other tests run.
     """
     labels = sub[group].astype(str).to_numpy(dtype=object)
     if names is None:
         names = sorted(pd.unique(labels), key=str)
+    energy_gen, chi2_gen = gen.spawn(2)
     out: list[dict] = []
-    for kind in tests:
+    for kind in settings.tests:
         if kind == "energy":
-            d = distances
-            if d is None:
-                d = pairwise_distances(sub[["delta", "r"]].to_numpy(dtype=float))
-            res = _tests_from_distances(d, labels, n_perm, gen, pairwise, names=names)
+            xy = sub[["delta", "r"]].to_numpy(dtype=float)
+            res = tests_on_points(
+                xy,
+                labels,
+                settings.n_perm,
+                energy_gen,
+                settings.pairwise,
+                names,
+                stop_hits=settings.stop_hits,
+            )
             for rec in res.to_dict("records"):
                 rec.update(
                     dof=pd.NA,
@@ -261,8 +280,10 @@ def _family(
                 out.append({"test": "energy", **rec})
         else:
             quality = sub["quality"].astype(str).to_numpy(dtype=object)
-            for rec in _chi2_rows(labels, quality, names, pairwise, chi2_n_perm, gen):
-                out.append({"test": "chi2", **rec})
+            rows = _chi2_rows(
+                labels, quality, names, settings.pairwise, settings.chi2_n_perm, chi2_gen
+            )
+            out += [{"test": "chi2", **rec} for rec in rows]
     for rec in out:
         rec["by"] = group
         rec["within"] = within
@@ -291,6 +312,7 @@ def compare_groups(
     chi2_n_perm: int = 0,
     rng: int | np.random.Generator | None = None,
     pairwise: bool = True,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
 ) -> pd.DataFrame:
     """Test whether the groups of *group* differ: all at once, then every pair.
 
@@ -308,13 +330,18 @@ def compare_groups(
     tests : sequence of {"energy", "chi2"}
         Which tests to run.
     n_perm : int, default 5000
-        Permutations per energy test.
+        Maximum relabellings per energy test (``B``).
     chi2_n_perm : int, default 0
         Monte Carlo draws per χ² test (0: asymptotic χ² p-value).
     rng : int, Generator or None
         Seed or generator.
     pairwise : bool, default True
         Add every pair of groups.
+    stop_hits : int or None, default 100
+        Sequential energy p-values: a test stops once this many
+        relabellings reached its statistic (see
+        :func:`rrmap.stats.energy_test`); ``n_perm`` in the table is the
+        number drawn. None or 0 always draws ``B``.
 
     Returns
     -------
@@ -329,12 +356,27 @@ def compare_groups(
     >>> res.groups.head(4).tolist(), res.n.head(4).tolist()
     (['E1|E2|E3', 'E1|E2', 'E1|E3', 'E2|E3'], [405, 270, 270, 270])
     """
-    tests = _check_tests(tests)
-    n_perm = _check_n_perm(n_perm)
-    chi2_n_perm = _check_n_perm(chi2_n_perm)
+    settings = _settings(tests, n_perm, chi2_n_perm, stop_hits, pairwise)
     _check_points(points, [group])
     gen = np.random.default_rng(rng)
-    return _frame(_family(points, group, within, tests, n_perm, chi2_n_perm, gen, pairwise))
+    return _frame(_family(points, group, within, settings, gen))
+
+
+def _settings(
+    tests: Sequence[str],
+    n_perm: int,
+    chi2_n_perm: int,
+    stop_hits: int | None,
+    pairwise: bool = True,
+) -> _Settings:
+    _check_options(None, stop_hits, 2**30)
+    return _Settings(
+        _check_tests(tests),
+        _check_n_perm(n_perm),
+        _check_n_perm(chi2_n_perm),
+        pairwise,
+        int(stop_hits) if stop_hits else None,
+    )
 
 
 def expert_effect(
@@ -344,6 +386,7 @@ def expert_effect(
     n_perm: int = 5000,
     chi2_n_perm: int = 0,
     rng: int | np.random.Generator | None = None,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
 ) -> pd.DataFrame:
     """Design 1: the expert effect overall (all raters, then every rater pair).
 
@@ -351,7 +394,7 @@ def expert_effect(
     ----------
     points : DataFrame
         Output of :func:`rrmap.points`.
-    tests, n_perm, chi2_n_perm, rng
+    tests, n_perm, chi2_n_perm, rng, stop_hits
         As in :func:`compare_groups`.
 
     Returns
@@ -368,7 +411,13 @@ def expert_effect(
     {'chi2': 4, 'energy': 4}
     """
     return compare_groups(
-        points, "expert", tests=tests, n_perm=n_perm, chi2_n_perm=chi2_n_perm, rng=rng
+        points,
+        "expert",
+        tests=tests,
+        n_perm=n_perm,
+        chi2_n_perm=chi2_n_perm,
+        rng=rng,
+        stop_hits=stop_hits,
     )
 
 
@@ -376,13 +425,11 @@ def expert_effect(
 class _Family:
     """One family of tests: groups of *group* compared within one subset of the points.
 
-    *subset* identifies the subset unambiguously (its distance matrix is
-    cached under it); *names* are the groups the design expects in it.
+    *names* are the groups the design expects in it.
     """
 
     group: str
     within: str
-    subset: tuple
     points: pd.DataFrame
     names: list
 
@@ -390,15 +437,15 @@ class _Family:
 def _plan(points: pd.DataFrame, by: Sequence[str]) -> list[_Family]:
     """Every family of tests, in table order."""
     experts = sorted(points["expert"].astype(str).unique(), key=str)
-    plan = [_Family("expert", "all", ("all",), points, experts)]
+    plan = [_Family("expert", "all", points, experts)]
     for cat in by:
         for opt, sub in points.groupby(cat, sort=True, observed=True):
-            plan.append(_Family("expert", within_label(cat, opt), (cat, opt), sub, experts))
+            plan.append(_Family("expert", within_label(cat, opt), sub, experts))
     for e in experts:
         sub = points.loc[points["expert"].astype(str) == e]
         for cat in by:
             options = sorted(points[cat].astype(str).unique(), key=str)
-            plan.append(_Family(cat, within_label("expert", e), ("expert", e), sub, options))
+            plan.append(_Family(cat, within_label("expert", e), sub, options))
     return plan
 
 
@@ -410,6 +457,8 @@ def expert_effect_per_option(
     n_perm: int = 5000,
     chi2_n_perm: int = 0,
     rng: int | np.random.Generator | None = None,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
+    n_jobs: int | None = None,
 ) -> pd.DataFrame:
     """Design 2: the expert effect within each option of each category.
 
@@ -419,8 +468,10 @@ def expert_effect_per_option(
         Output of :func:`rrmap.points`.
     by : str or sequence of str
         Category column(s).
-    tests, n_perm, chi2_n_perm, rng
+    tests, n_perm, chi2_n_perm, rng, stop_hits
         As in :func:`compare_groups`.
+    n_jobs : int, optional
+        As in :func:`run_designs`.
 
     Returns
     -------
@@ -439,11 +490,10 @@ def expert_effect_per_option(
     return _run(
         points,
         [f for f in _plan(points, by) if f.within != "all" and f.group == "expert"],
-        tests,
-        n_perm,
-        chi2_n_perm,
+        _settings(tests, n_perm, chi2_n_perm, stop_hits),
         rng,
         False,
+        n_jobs,
     )
 
 
@@ -455,6 +505,8 @@ def category_effect_per_expert(
     n_perm: int = 5000,
     chi2_n_perm: int = 0,
     rng: int | np.random.Generator | None = None,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
+    n_jobs: int | None = None,
 ) -> pd.DataFrame:
     """Design 3: for each rater, the effect of each category (all options, then pairs).
 
@@ -464,8 +516,10 @@ def category_effect_per_expert(
         Output of :func:`rrmap.points`.
     by : str or sequence of str
         Category column(s).
-    tests, n_perm, chi2_n_perm, rng
+    tests, n_perm, chi2_n_perm, rng, stop_hits
         As in :func:`compare_groups`.
+    n_jobs : int, optional
+        As in :func:`run_designs`.
 
     Returns
     -------
@@ -484,11 +538,10 @@ def category_effect_per_expert(
     return _run(
         points,
         [f for f in _plan(points, by) if f.group != "expert"],
-        tests,
-        n_perm,
-        chi2_n_perm,
+        _settings(tests, n_perm, chi2_n_perm, stop_hits),
         rng,
         False,
+        n_jobs,
     )
 
 
@@ -518,45 +571,35 @@ def _working(points: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 def _run(
     points: pd.DataFrame,
     plan: list[_Family],
-    tests: Sequence[str],
-    n_perm: int,
-    chi2_n_perm: int,
+    settings: _Settings,
     rng: int | np.random.Generator | None,
     progress: bool,
+    n_jobs: int | None = None,
 ) -> pd.DataFrame:
-    tests = _check_tests(tests)
-    n_perm = _check_n_perm(n_perm)
-    chi2_n_perm = _check_n_perm(chi2_n_perm)
+    """Every family of *plan*, in parallel through joblib, rows in plan order.
+
+    Each family draws from its own child of *rng* (``spawn``), so the table
+    is the same whatever the number of jobs or the joblib backend.
+    """
     _check_points(points, {f.group for f in plan} - {"expert"})
-    gen = np.random.default_rng(rng)
-    rows: list[dict] = []
-    cache: dict[tuple, np.ndarray] = {}
+    gens = np.random.default_rng(rng).spawn(len(plan))
+    from joblib import Parallel, delayed
     from tqdm import tqdm  # text bar on stderr: also shows in Jupyter, with no widget needed
 
+    jobs = (
+        delayed(_family)(f.points, f.group, f.within, settings, g, f.names)
+        for f, g in zip(plan, gens, strict=True)
+    )
+    rows: list[dict] = []
     bar = tqdm(total=len(plan), desc="tests", unit="design", file=sys.stderr, disable=not progress)
+    # threads by default: the products release the GIL, and threads start at once
+    # (a backend set with joblib.parallel_config, e.g. Dask, takes precedence)
+    parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
     try:
-        for fam in plan:
-            d = None
-            if "energy" in tests:
-                # one distance matrix per subset, reused by every category of a rater
-                if fam.subset not in cache:
-                    cache.clear()
-                    xy = fam.points[["delta", "r"]].to_numpy(dtype=float)
-                    cache[fam.subset] = pairwise_distances(xy)
-                d = cache[fam.subset]
-            rows += _family(
-                fam.points,
-                fam.group,
-                fam.within,
-                tests,
-                n_perm,
-                chi2_n_perm,
-                gen,
-                True,
-                d,
-                fam.names,
-            )
-            bar.update(1)
+        with blas_threads(len(points)):
+            for family_rows in parallel(jobs):
+                rows += family_rows
+                bar.update(1)
     finally:
         bar.close()
     return _frame(rows)
@@ -595,14 +638,15 @@ def default_categories(points: pd.DataFrame) -> list[str]:
         raise InputError(
             "no category columns recorded in the points table; pass by=[...] explicitly"
         )
+    codes = {c: pd.factorize(points[c].astype(str).to_numpy())[0] for c in cats}
     kept: list[str] = []
     for i, cat in enumerate(cats):
         others = [c for c in cats if c != cat]
         earlier = cats[:i]
-        if any(_bijective(points, cat, [o]) for o in earlier):
+        if any(_bijective(codes, cat, [o]) for o in earlier):
             continue
         if len(others) <= 12 and any(
-            _bijective(points, cat, list(s)) and not _has_bijective_part(points, cat, s)
+            _bijective(codes, cat, list(s)) and not _has_bijective_part(codes, cat, s)
             for r in range(2, len(others) + 1)
             for s in combinations(others, r)
         ):
@@ -611,20 +655,29 @@ def default_categories(points: pd.DataFrame) -> list[str]:
     return kept
 
 
-def _has_bijective_part(points: pd.DataFrame, col: str, cols: tuple[str, ...]) -> bool:
+def _has_bijective_part(codes: dict[str, np.ndarray], col: str, cols: tuple[str, ...]) -> bool:
     """Whether a proper subset of *cols* already relabels *col* (then *cols* is not minimal)."""
     return any(
-        _bijective(points, col, list(part))
+        _bijective(codes, col, list(part))
         for r in range(1, len(cols))
         for part in combinations(cols, r)
     )
 
 
-def _bijective(points: pd.DataFrame, col: str, others: list[str]) -> bool:
-    pairs = points[[col, *others]].astype(str).drop_duplicates()
-    return bool(
-        pairs[col].nunique() == len(pairs) and len(pairs[others].drop_duplicates()) == len(pairs)
-    )
+def _combined(codes: dict[str, np.ndarray], cols: list[str]) -> np.ndarray:
+    """One integer per distinct combination of the options of *cols*."""
+    key = np.zeros(len(codes[cols[0]]), dtype=np.int64)
+    for c in cols:
+        key = key * (int(codes[c].max(initial=0)) + 1) + codes[c]
+        key = np.unique(key, return_inverse=True)[1]  # keep the keys small
+    return key
+
+
+def _bijective(codes: dict[str, np.ndarray], col: str, others: list[str]) -> bool:
+    """Whether the options of *col* and the combinations of *others* correspond one to one."""
+    a, b = codes[col], _combined(codes, others)
+    pairs = np.unique(a * (int(b.max(initial=0)) + 1) + b)
+    return len(pairs) == len(np.unique(a)) == len(np.unique(b))
 
 
 def run_designs(
@@ -637,6 +690,8 @@ def run_designs(
     rng: int | np.random.Generator | None = None,
     p_adjust: str = "none",
     progress: bool = False,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
+    n_jobs: int | None = None,
 ) -> pd.DataFrame:
     """All three designs of the paper, for both test kinds, in one table.
 
@@ -651,13 +706,19 @@ def run_designs(
         Output of :func:`rrmap.points`.
     by : str or sequence of str, optional
         Categories (default: :func:`default_categories`).
-    tests, n_perm, chi2_n_perm, rng
-        As in :func:`compare_groups`; one generator feeds every test in
-        table order, so a seed reproduces the whole table.
+    tests, n_perm, chi2_n_perm, rng, stop_hits
+        As in :func:`compare_groups`. Each family (a k-sample test and its
+        pairs) draws from its own child of the seed, so a seed reproduces
+        the whole table.
     p_adjust : {"none", "holm", "fdr_bh"}
         Add adjusted p-values (see :func:`adjust_pvalues`).
     progress : bool, default False
         Show a progress bar (tqdm, on stderr).
+    n_jobs : int, optional
+        Families run in parallel through :class:`joblib.Parallel` (-1: every
+        core; None: joblib's default, 1 unless set by
+        :func:`joblib.parallel_config`, which can also send them to a Dask
+        or Ray cluster). The table does not depend on it.
 
     Returns
     -------
@@ -677,5 +738,6 @@ def run_designs(
         raise InputError(f"p_adjust must be one of {list(P_ADJUST_METHODS)}, got {p_adjust!r}")
     by = _check_by(points, by)
     work = _working(points, by)
-    out = _run(work, _plan(work, by), tests, n_perm, chi2_n_perm, rng, progress)
+    settings = _settings(tests, n_perm, chi2_n_perm, stop_hits)
+    out = _run(work, _plan(work, by), settings, rng, progress, n_jobs)
     return adjust_pvalues(out, p_adjust)

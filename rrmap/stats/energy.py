@@ -10,45 +10,42 @@ includes the zero diagonal). It is exactly the statistic of
 :func:`dcor.homogeneity.energy_test` (exponent 1) and of R's
 ``energy::eqdist.etest``.
 
-The permutation engine computes the pooled distance matrix ``D`` once. The
-statistic only depends on the block sums ``G = Lᵀ D L`` (``L`` the one-hot
-group labels), so a chunk of ``C`` permutations is evaluated as one matrix
-product ``D @ [L_1 … L_C]`` followed by ``L_bᵀ (D L_b)`` for every ``b``
-at once; only ``k − 1`` label columns are multiplied (the last row of ``G``
-follows from the row sums of ``D``). The chunk size bounds the memory
-(about ``3 n C (k − 1)`` floats), not the number of permutations. Pairwise
-tests reuse sub-blocks of the same ``D``.
+The permutation engine (:mod:`rrmap.stats._permutation`) evaluates chunks
+of relabellings as matrix products on the block sums ``G = Lᵀ D L``, shares
+one stream of relabellings between tests with the same group sizes, stops
+clearly non-significant tests early (Besag & Clifford's sequential
+p-values, ``stop_hits``) and recomputes distances in row blocks when they
+do not fit the memory budget.
 
-The observed statistic goes through the same arithmetic as the permuted
-ones (it is the identity relabelling), and the group derived by subtraction
-is the largest one, so the rounding error of every statistic is a small
-multiple of ``n·ε`` times the scale of its block terms.
-
-p-value (docs/tests.md)::
+p-value (docs/tests.md), with ``B`` relabellings drawn::
 
     p = (1 + #{E_b ≥ E_obs − τ}) / (B + 1),   τ = 1e-12·|E_obs| + 16·n·ε·S
 
 with ``S = Σ_{i<j} w_ij (2 M_ij + M_ii + M_jj)`` the size of the terms of
 ``E_obs``: relabellings that tie with the observed one in exact arithmetic
-(common with coarse ratings) are always counted.
+(common with coarse ratings) are always counted. With ``stop_hits = h``, a
+test stops at the ``L``-th relabelling once ``h`` of them reached E_obs,
+with ``p = h / L``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.spatial.distance import cdist
 
 from rrmap.errors import InputError
+from rrmap.stats import _permutation as _engine
+from rrmap.stats._permutation import DEFAULT_CHUNK_BYTES, DEFAULT_MEMORY_BYTES, PlannedTest
 
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
+    "DEFAULT_MEMORY_BYTES",
+    "DEFAULT_STOP_HITS",
     "EnergyTestResult",
     "energy_statistic",
     "energy_test",
@@ -57,34 +54,9 @@ __all__ = [
 ]
 # check_labels is shared with rrmap.stats.designs, not part of the public surface
 
-#: Memory budget of one chunk of permutations (bytes), used when no
-#: explicit ``chunk_size`` is given.
-DEFAULT_CHUNK_BYTES = 32 * 2**20
-
-#: Relative tolerance of the ``E_b ≥ E_obs`` comparison (docs/tests.md).
-_REL_TOL = 1e-12
-
-#: Rounding allowance of a statistic, in units of ``n·ε·S`` (docs/tests.md).
-_ROUNDING_ULPS = 16
-
-#: Up to this many points, matrix products run on one BLAS thread: the
-#: products are small and many, and thread start-up costs more than it saves.
-_SINGLE_THREAD_MAX_N = 2048
-
-
-@contextmanager
-def _blas_threads(n: int) -> Iterator[None]:
-    """One BLAS thread for small distance matrices (no-op without threadpoolctl)."""
-    if n > _SINGLE_THREAD_MAX_N:
-        yield
-        return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+#: Besag–Clifford ``h`` of the sequential p-values (docs/tests.md): a test
+#: stops once this many relabellings reached the observed statistic.
+DEFAULT_STOP_HITS = 100
 
 
 @dataclass(frozen=True)
@@ -96,10 +68,11 @@ class EnergyTestResult:
     statistic : float
         The observed energy statistic ``E``.
     pvalue : float
-        Permutation p-value ``(1 + #{E_b ≥ E_obs}) / (B + 1)``; NaN when no
+        Permutation p-value ``(1 + #{E_b ≥ E_obs}) / (B + 1)``, or the
+        sequential ``h / L`` when the test stopped early; NaN when no
         permutations were drawn.
     n_perm : int
-        Number of permutations ``B``.
+        Number of relabellings drawn (``B``, or ``L`` when stopped early).
     sizes : tuple of int
         Sample sizes.
 
@@ -158,153 +131,7 @@ def pairwise_distances(x: ArrayLike) -> np.ndarray:
            [5., 0.]])
     """
     pts = _as_points(x, "points")
-    return cdist(pts, pts)
-
-
-def _statistic_from_blocks(g: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """E from block sums ``g`` (shape (..., k, k)) and group sizes (k,)."""
-    nn = np.outer(sizes, sizes).astype(float)
-    m = g / nn
-    diag = np.diagonal(m, axis1=-2, axis2=-1)
-    k = len(sizes)
-    iu, ju = np.triu_indices(k, 1)
-    w = nn[iu, ju] / (sizes[iu] + sizes[ju])
-    terms = 2.0 * m[..., iu, ju] - diag[..., iu] - diag[..., ju]
-    return terms @ w
-
-
-def _term_scale(g: np.ndarray, sizes: np.ndarray) -> float:
-    """``S = Σ_{i<j} w_ij (2 M_ij + M_ii + M_jj)``: the size of the terms that make E."""
-    nn = np.outer(sizes, sizes).astype(float)
-    m = g / nn
-    iu, ju = np.triu_indices(len(sizes), 1)
-    w = nn[iu, ju] / (sizes[iu] + sizes[ju])
-    return float((2.0 * m[iu, ju] + m[iu, iu] + m[ju, ju]) @ w)
-
-
-def _largest_last(codes: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Renumber the groups so that the largest one is last (E does not depend on the order).
-
-    The engine derives the last group's block sums by subtraction; for the
-    largest group that subtraction loses the least precision.
-    """
-    order = np.argsort(sizes, kind="stable")
-    remap = np.empty(len(sizes), dtype=np.int64)
-    remap[order] = np.arange(len(sizes))
-    return remap[codes], sizes[order]
-
-
-def _blocks(d: np.ndarray, codes: np.ndarray, k: int) -> np.ndarray:
-    onehot = np.zeros((len(codes), k))
-    onehot[np.arange(len(codes)), codes] = 1.0
-    return onehot.T @ d @ onehot
-
-
-def _observed(d: np.ndarray, codes: np.ndarray, sizes: np.ndarray) -> float:
-    """E of the observed labels, through the same arithmetic as the relabellings."""
-    codes, sizes = _largest_last(codes, sizes)
-    rowsum = d.sum(axis=1)
-    stat = _relabelled_statistics(d, codes[:, None], sizes, rowsum, float(rowsum.sum()))
-    return float(stat[0])
-
-
-def _tolerance(d: np.ndarray, codes: np.ndarray, sizes: np.ndarray, observed: float) -> float:
-    """τ of the p-value: relabellings within τ below E_obs tie with it (docs/tests.md)."""
-    scale = _term_scale(_blocks(d, codes, len(sizes)), sizes)
-    eps = float(np.finfo(float).eps)
-    return _REL_TOL * abs(observed) + _ROUNDING_ULPS * len(codes) * eps * scale
-
-
-def _chunk(n: int, k: int, n_perm: int, chunk_size: int | None) -> int:
-    if chunk_size is not None:
-        if isinstance(chunk_size, bool) or int(chunk_size) < 1:
-            raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-        return min(int(chunk_size), max(n_perm, 1))
-    per_perm = 8 * n * (3 * max(k - 1, 1) + 2)  # keys, one-hot, D @ L (+ copies)
-    return int(max(1, min(n_perm, DEFAULT_CHUNK_BYTES // per_perm)))
-
-
-def _draw_relabellings(codes: np.ndarray, c: int, rng: np.random.Generator) -> np.ndarray:
-    """*c* uniform random permutations of *codes*, shape (n, c) (one per column).
-
-    The labels are sorted on random keys of at least 50 bits (ties have
-    probability < 1e-8 for n ≤ 10⁴); labels and keys are packed into one
-    int64 so that a single vectorised sort permutes every row.
-    """
-    bits = max(1, int(codes.max(initial=0)).bit_length())
-    keys = (rng.integers(0, 1 << (62 - bits), size=(c, len(codes))) << bits) | codes.astype(
-        np.int64
-    )
-    keys.sort(axis=1)
-    return (keys & ((1 << bits) - 1)).T
-
-
-def _relabelled_statistics(
-    d: np.ndarray, perm_codes: np.ndarray, sizes: np.ndarray, rowsum: np.ndarray, total: float
-) -> np.ndarray:
-    """E for each relabelling (column) of *perm_codes* (n, c): G = Lᵀ D L as matrix products.
-
-    Only the first ``k − 1`` one-hot columns enter the product: the last
-    row/column of ``G`` follows from the row sums ``u = Lᵀ (D 1)`` and the
-    total ``1ᵀ D 1``.
-    """
-    n, c = perm_codes.shape
-    k = len(sizes)
-    km = k - 1
-    onehot = np.empty((n, km, c))
-    for j in range(km):
-        np.equal(perm_codes, j, out=onehot[:, j, :])
-    flat = onehot.reshape(n, km * c)
-    dl = (d @ flat).reshape(n, km, c)
-    g = np.empty((c, k, k))
-    if km <= 3:
-        for j in range(km):
-            for jj in range(j, km):
-                v = np.einsum("ib,ib->b", onehot[:, j, :], dl[:, jj, :])
-                g[:, j, jj] = v
-                g[:, jj, j] = v
-    else:
-        # segmented sums: G[b, j, j'] = Σ_i [label_b(i) = j] (D L_b)[i, j']
-        seg = (perm_codes * c + np.arange(c)).ravel()
-        for jj in range(km):
-            col = np.bincount(seg, weights=dl[:, jj, :].ravel(), minlength=k * c)
-            g[:, :km, jj] = col.reshape(k, c)[:km].T
-    u = (rowsum @ flat).reshape(km, c).T  # (c, km)
-    last = u - g[:, :km, :km].sum(axis=2)
-    g[:, :km, km] = last
-    g[:, km, :km] = last
-    g[:, km, km] = (total - u.sum(axis=1)) - last.sum(axis=1)
-    return _statistic_from_blocks(g, sizes)
-
-
-def _permutation_statistics(
-    d: np.ndarray,
-    codes: np.ndarray,
-    sizes: np.ndarray,
-    n_perm: int,
-    rng: np.random.Generator,
-    chunk_size: int | None = None,
-) -> np.ndarray:
-    """Energy statistics of *n_perm* random relabellings, chunk by chunk."""
-    out = np.empty(n_perm)
-    codes, sizes = _largest_last(codes, sizes)
-    step = _chunk(len(codes), len(sizes), n_perm, chunk_size)
-    rowsum = d.sum(axis=1)
-    total = float(rowsum.sum())
-    done = 0
-    while done < n_perm:
-        c = min(step, n_perm - done)
-        perm_codes = _draw_relabellings(codes, c, rng)
-        out[done : done + c] = _relabelled_statistics(d, perm_codes, sizes, rowsum, total)
-        done += c
-    return out
-
-
-def _pvalue(observed: float, perm_stats: np.ndarray, tolerance: float) -> float:
-    if len(perm_stats) == 0:
-        return float("nan")
-    hits = np.count_nonzero(perm_stats >= observed - tolerance)
-    return float((1.0 + hits) / (len(perm_stats) + 1.0))
+    return _engine.distances(pts, pts)
 
 
 def _check_n_perm(n_perm: int) -> int:
@@ -332,7 +159,8 @@ def energy_statistic(*samples: ArrayLike) -> float:
     3.0
     """
     pts, codes, sizes = _pool(samples)
-    return _observed(pairwise_distances(pts), codes, sizes)
+    spec = PlannedTest(np.arange(len(pts)), codes, len(sizes))
+    return _engine.run_tests(pts, [spec], 0, np.random.default_rng(0))[0].statistic
 
 
 def _pool(samples: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -350,11 +178,24 @@ def _pool(samples: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray, np.ndar
     return np.concatenate(arrs), codes, sizes
 
 
+def _check_options(chunk_size: int | None, stop_hits: int | None, memory: int) -> None:
+    if chunk_size is not None and (isinstance(chunk_size, bool) or int(chunk_size) < 1):
+        raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    if stop_hits is not None and (
+        isinstance(stop_hits, bool) or int(stop_hits) != stop_hits or stop_hits < 0
+    ):
+        raise InputError(f"stop_hits must be a non-negative integer or None, got {stop_hits!r}")
+    if isinstance(memory, bool) or int(memory) < 2**20:
+        raise InputError(f"memory must be at least 1 MiB (in bytes), got {memory!r}")
+
+
 def energy_test(
     *samples: ArrayLike,
     n_perm: int = 5000,
     rng: int | np.random.Generator | None = None,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
     chunk_size: int | None = None,
+    memory: int = DEFAULT_MEMORY_BYTES,
 ) -> EnergyTestResult:
     """k-sample energy distance permutation test (H0: identical distributions).
 
@@ -363,16 +204,25 @@ def energy_test(
     *samples : array_like, shape (n_i, d)
         Two or more samples, each with at least 2 finite points.
     n_perm : int, default 5000
-        Number of permutations ``B`` of the pooled labels.
+        Maximum number of relabellings ``B`` of the pooled labels.
     rng : int, Generator or None
         Seed or generator (normalised with :func:`numpy.random.default_rng`).
+    stop_hits : int or None, default 100
+        Sequential p-value (Besag & Clifford, 1991): stop once this many
+        relabellings reached the observed statistic, with ``p = h / L``
+        after ``L`` relabellings. The p-value stays valid; a test with
+        ``p ≤ h / B`` still draws all ``B``. ``None`` or 0 always draws ``B``.
     chunk_size : int, optional
-        Permutations evaluated per matrix product (default: from a 32 MiB
-        memory budget).
+        Relabellings evaluated per matrix product (default: from a 32 MiB
+        budget). Never changes the result.
+    memory : int, default 1 GiB
+        Bytes the distance matrix may take; a larger one is recomputed in
+        row blocks for every chunk instead of being held.
 
     Returns
     -------
     EnergyTestResult
+        ``n_perm`` is the number of relabellings actually drawn.
 
     Examples
     --------
@@ -380,18 +230,21 @@ def energy_test(
     >>> g = np.random.default_rng(1)
     >>> a, b = g.normal(size=(30, 2)), g.normal(loc=1.0, size=(30, 2))
     >>> res = energy_test(a, b, n_perm=999, rng=0)
-    >>> res.pvalue < 0.01, res.n_perm
-    (True, 999)
+    >>> res.pvalue, res.n_perm
+    (0.001, 999)
+    >>> same = energy_test(a, g.normal(size=(30, 2)), n_perm=999, rng=0)
+    >>> bool(same.pvalue > 0.05), same.n_perm < 999  # stopped early: clearly not significant
+    (True, True)
     """
     n_perm = _check_n_perm(n_perm)
+    _check_options(chunk_size, stop_hits, memory)
     pts, codes, sizes = _pool(samples)
-    d = pairwise_distances(pts)
+    spec = PlannedTest(np.arange(len(pts)), codes, len(sizes))
     gen = np.random.default_rng(rng)
-    with _blas_threads(len(codes)):
-        obs = _observed(d, codes, sizes)
-        perm = _permutation_statistics(d, codes, sizes, n_perm, gen, chunk_size)
-    pvalue = _pvalue(obs, perm, _tolerance(d, codes, sizes, obs))
-    return EnergyTestResult(obs, pvalue, n_perm, tuple(int(s) for s in sizes))
+    with _engine.blas_threads(len(pts)):
+        out = _engine.run_tests(pts, [spec], n_perm, gen, stop_hits or None, chunk_size, memory)
+    out = out[0]
+    return EnergyTestResult(out.statistic, out.pvalue, out.n_perm, tuple(int(s) for s in sizes))
 
 
 def energy_tests(
@@ -401,15 +254,18 @@ def energy_tests(
     n_perm: int = 5000,
     rng: int | np.random.Generator | None = None,
     pairwise: bool = True,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
     chunk_size: int | None = None,
+    memory: int = DEFAULT_MEMORY_BYTES,
 ) -> pd.DataFrame:
-    """All groups at once (k-sample) and every pair of groups, from one distance matrix.
+    """All groups at once (k-sample) and every pair of groups.
 
     Groups with fewer than 2 points, or a single group, give a row with a
     NaN p-value and the reason in ``note`` (never a silent p-value); so
     does ``n_perm=0``, which still reports the statistic. With
     exactly two groups the global test is the pairwise test and is
-    reported once.
+    reported once. Tests with the same group sizes share one stream of
+    relabellings (each p-value stays valid).
 
     Parameters
     ----------
@@ -418,19 +274,20 @@ def energy_tests(
     labels : array_like, shape (n,)
         Group of each point.
     n_perm : int, default 5000
-        Permutations per test.
+        Maximum relabellings per test.
     rng : int, Generator or None
-        Seed or generator; tests draw from it in row order.
+        Seed or generator; each set of tests with the same group sizes
+        draws from its own child (:meth:`numpy.random.Generator.spawn`).
     pairwise : bool, default True
         Add the two-sample test of every pair of groups.
-    chunk_size : int, optional
-        Permutations per matrix product.
+    stop_hits, chunk_size, memory
+        As in :func:`energy_test`.
 
     Returns
     -------
     DataFrame
         One row per test: ``groups`` (sorted, joined with ``|``), ``n``,
-        ``statistic``, ``pvalue``, ``n_perm``, ``note``.
+        ``statistic``, ``pvalue``, ``n_perm`` (relabellings drawn), ``note``.
 
     Examples
     --------
@@ -444,45 +301,58 @@ def energy_tests(
     (True, True)
     """
     n_perm = _check_n_perm(n_perm)
+    _check_options(chunk_size, stop_hits, memory)
     pts = _as_points(x, "points")
     lab = pd.Series(np.asarray(labels, dtype=object))
     if len(lab) != len(pts):
         raise InputError(f"{len(lab)} labels for {len(pts)} points")
     check_labels(lab.to_numpy(), "labels")
-    return _tests_from_distances(
-        pairwise_distances(pts),
-        lab.to_numpy(),
-        n_perm,
-        np.random.default_rng(rng),
-        pairwise,
-        chunk_size,
-    )
+    with _engine.blas_threads(len(pts)):
+        return tests_on_points(
+            pts,
+            lab.to_numpy(),
+            n_perm,
+            np.random.default_rng(rng),
+            pairwise,
+            stop_hits=stop_hits,
+            chunk_size=chunk_size,
+            memory=memory,
+        )
 
 
-def _tests_from_distances(
-    d: np.ndarray,
+def tests_on_points(
+    pts: np.ndarray,
     lab_arr: np.ndarray,
     n_perm: int,
     gen: np.random.Generator,
     pairwise: bool = True,
-    chunk_size: int | None = None,
     names: Sequence | None = None,
+    *,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
+    chunk_size: int | None = None,
+    memory: int = DEFAULT_MEMORY_BYTES,
 ) -> pd.DataFrame:
-    """:func:`energy_tests` on a precomputed distance matrix.
+    """:func:`energy_tests` on checked points and labels (shared with the designs).
 
     *names* are the groups to compare (default: those in *lab_arr*); a name
     with no point is a group of 0 points, and its tests are skipped with a note.
     """
     if names is None:
         names = sorted(pd.unique(lab_arr), key=str)
-    rows: list[dict] = []
     sets: list[tuple] = [tuple(names)]
     if pairwise and len(names) > 2:
         sets += list(combinations(names, 2))
-    with _blas_threads(len(lab_arr)):
-        for grp in sets:
-            idx = np.flatnonzero(pd.Series(lab_arr, dtype=object).isin(grp).to_numpy())
-            rows.append(_one_test(d, lab_arr, idx, grp, n_perm, gen, chunk_size))
+    rows, specs, runs = [], [], []
+    for grp in sets:
+        row, spec = _plan_test(lab_arr, grp, n_perm)
+        rows.append(row)
+        if spec is not None:
+            specs.append(spec)
+            runs.append(row)
+    if specs:
+        results = _engine.run_tests(pts, specs, n_perm, gen, stop_hits or None, chunk_size, memory)
+        for row, res in zip(runs, results, strict=True):
+            row.update(statistic=res.statistic, pvalue=res.pvalue, n_perm=res.n_perm)
     return pd.DataFrame(rows, columns=["groups", "n", "statistic", "pvalue", "n_perm", "note"])
 
 
@@ -536,14 +406,15 @@ def _skip_reason(names: Sequence, counts: Sequence[int]) -> str:
     return ("group with < 2 points: " + "; ".join(small)) if small else ""
 
 
-def _one_test(d, lab_arr, idx, grp, n_perm, gen, chunk_size) -> dict:
-    sub_lab = lab_arr[idx]
-    codes = np.empty(len(idx), dtype=int)
+def _plan_test(lab_arr: np.ndarray, grp: tuple, n_perm: int) -> tuple[dict, PlannedTest | None]:
+    """The row of one test, and what the engine needs to run it (None when it is skipped)."""
+    codes = np.full(len(lab_arr), -1, dtype=np.intp)
     counts = []
     for i, g in enumerate(grp):
-        mask = sub_lab == g
+        mask = lab_arr == g
         codes[mask] = i
         counts.append(int(mask.sum()))
+    idx = np.flatnonzero(codes >= 0)
     row = {
         "groups": "|".join(str(g) for g in grp),
         "n": len(idx),
@@ -554,13 +425,7 @@ def _one_test(d, lab_arr, idx, grp, n_perm, gen, chunk_size) -> dict:
     }
     if row["note"]:
         row["n_perm"] = 0
-        return row
-    sub = d[np.ix_(idx, idx)]
-    sizes = np.array(counts)
-    obs = _observed(sub, codes, sizes)
-    perm = _permutation_statistics(sub, codes, sizes, n_perm, gen, chunk_size)
-    row["statistic"] = obs
-    row["pvalue"] = _pvalue(obs, perm, _tolerance(sub, codes, sizes, obs))
+        return row, None
     if n_perm == 0:
         row["note"] = "statistic only: no permutations (n_perm = 0), no p-value"
-    return row
+    return row, PlannedTest(idx, codes[idx], len(grp))

@@ -33,7 +33,8 @@ def test_help(runner):
         assert opt in res.output
     assert "--no-figures" in res.output and "--quiet" in res.output
     flat = " ".join(res.output.split())
-    assert "Permutations per energy test. [default: 5000; x>=0]" in flat
+    assert "Maximum permutations per energy test (B). [default: 5000; x>=0]" in flat
+    assert "--stop-hits" in flat and "--jobs" in flat
     assert "[default: rrmap-results]" in flat and "--delta-bound" in flat
 
 
@@ -79,7 +80,7 @@ def test_quiet_silences_stderr(runner, tmp_path):
         "--by",
         "modality",
         "--permutations",
-        "9",
+        "19",
         "--out",
         str(tmp_path),
         "-q",
@@ -266,3 +267,26 @@ def test_figures_at_the_asked_width_and_300_dpi(runner, tmp_path):
     res = _run(runner, "--out", str(tmp_path / "x"), "--width", "0.2in")
     assert res.exit_code == 1 and "is not a figure width" in res.output
     assert not (tmp_path / "x").exists()  # refused before anything was computed or written
+
+
+def test_warns_when_no_energy_test_can_pass_the_adjusted_threshold(runner, tmp_path):
+    res = _run(
+        runner,
+        "--by",
+        "criterion",
+        "--permutations",
+        "99",
+        "--p-adjust",
+        "holm",
+        "--out",
+        str(tmp_path),
+        "-q",
+        "--no-figures",
+    )
+    assert res.exit_code == 0
+    # criterion has 9 options: a family of 1 + 36 tests, Holm needs p ≤ 0.05 / 37
+    assert res.stderr == (
+        "Warning: with 99 permutations the smallest energy p-value is 1/100 ≈ 0.01, but holm "
+        "within families of up to 37 tests needs p ≤ 0.0014: some energy tests can never be "
+        "significant; use at least 739 permutations\n"
+    )

@@ -344,3 +344,23 @@ def test_missing_or_lookalike_group_labels_are_errors(pts):
     x = np.zeros((4, 2))
     with pytest.raises(InputError, match="labels: missing value at row 2"):
         energy_tests(x, ["a", "a", None, "b"], n_perm=9, rng=0)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([0.0, 1e-4, 0.01, 0.05, 0.05, 0.5, 1.0]),
+            st.floats(0, 1, allow_nan=False),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_holm_and_bh_closed_forms_equal_statsmodels(ps):
+    from rrmap.stats.adjust import adjusted
+
+    p = np.array(ps)
+    for method in ("holm", "fdr_bh"):
+        np.testing.assert_allclose(
+            adjusted(p, method), multipletests(p, method=method)[1], rtol=1e-12, atol=0
+        )

@@ -74,35 +74,47 @@ def test_pvalue_matches_dcor_within_monte_carlo_error(sizes, shift):
     assert ours.statistic == pytest.approx(float(ref.statistic), rel=1e-10)
 
 
-@pytest.mark.parametrize("sizes", [(5, 10, 8), (7, 4), (3, 4, 5, 6, 2)])
+@pytest.mark.parametrize("sizes", [(5, 10, 8), (7, 4), (3, 4, 5, 6, 2), (2, 2), (9, 9, 9)])
 def test_relabelled_statistics_equal_dcor_on_the_same_relabellings(sizes):
-    from rrmap.stats.energy import _draw_relabellings, _relabelled_statistics
+    from rrmap.stats._permutation import _Stacked, block_sums, draw, order_groups, statistics
 
     g = np.random.default_rng(3)
     n = sum(sizes)
     x = g.normal(size=(n, 2))
     codes = np.repeat(np.arange(len(sizes)), sizes)
-    d = pairwise_distances(x)
-    labels = _draw_relabellings(codes, 12, np.random.default_rng(9))  # (n, 12)
-    ours = _relabelled_statistics(d, labels, np.array(sizes), d.sum(axis=1), d.sum())
-    ref = [
-        float(dcor.homogeneity.energy_test(*[x[lab == i] for i in range(len(sizes))]).statistic)
-        for lab in labels.T
-    ]
-    np.testing.assert_allclose(ours, ref, rtol=1e-10)
+    order, sorted_sizes = order_groups(codes, len(sizes))
+    xs, base = x[order], codes[order]
+    # two tests in one product: the points and their mirror image
+    dist = _Stacked(np.stack([pairwise_distances(xs), pairwise_distances(-2.0 * xs)]))
+    base = np.repeat(np.arange(len(sizes)), sorted_sizes)
+    drawn = draw(base, 12, np.random.default_rng(9))
+    ours = statistics(*block_sums(dist, drawn, sorted_sizes), sorted_sizes)
+    for b, labels in enumerate(drawn):
+        groups = [xs[labels == i] for i in range(len(sizes))]
+        ref = float(dcor.homogeneity.energy_test(*groups).statistic)
+        assert ours[0, b] == pytest.approx(ref, rel=1e-10)
+        assert ours[1, b] == pytest.approx(2.0 * ref, rel=1e-10)
 
 
 def test_relabellings_are_uniform_permutations():
-    from rrmap.stats.energy import _draw_relabellings
+    from rrmap.stats._permutation import draw
 
-    codes = np.array([0, 0, 1, 2])
-    labels = _draw_relabellings(codes, 12000, np.random.default_rng(0))
-    # every column is a permutation of the labels
-    assert (np.sort(labels, axis=0) == codes[:, None]).all()
-    # the 12 distinct arrangements are equally likely
-    _, counts = np.unique(labels.T, axis=0, return_counts=True)
+    labels = draw(np.array([0, 0, 1, 2]), 12000, np.random.default_rng(0))
+    assert (np.sort(labels, axis=1) == [0, 0, 1, 2]).all()
+    # the 12 distinct arrangements of the labels are equally likely
+    _, counts = np.unique(labels, axis=0, return_counts=True)
     assert len(counts) == 12
     assert stats.chisquare(counts).pvalue > 0.001
+
+
+def test_relabellings_do_not_depend_on_the_chunks():
+    from rrmap.stats._permutation import draw
+
+    g1, g2 = np.random.default_rng(4), np.random.default_rng(4)
+    base = np.repeat([0, 1, 2], 3)
+    whole = draw(base, 50, g1)
+    parts = np.vstack([draw(base, 7, g2), draw(base, 1, g2), draw(base, 42, g2)])
+    np.testing.assert_array_equal(whole, parts)
 
 
 @pytest.mark.parametrize("chunk_size", [1, 7, 100, None])

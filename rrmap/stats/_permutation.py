@@ -1,0 +1,394 @@
+"""The permutation engine of the energy tests (docs/tests.md, "How the engine works").
+
+A *batch* is a set of tests whose pooled samples have the same size ``m``
+and the same group sizes (e.g. the 36 pairs of criteria of one rater, 15
+points each). They share one stream of random relabellings, so every
+chunk of relabellings is evaluated for all of them as one matrix product;
+each test's p-value stays exactly the p-value of a test run alone on that
+stream.
+
+For one relabelling the statistic only depends on the block sums
+``G = Lᵀ D L`` (``L`` the one-hot labels). A chunk of ``c`` relabellings
+is ``D @ [L_1 … L_c]`` (only ``k − 1`` label columns: the largest group
+comes last and its blocks follow from the column sums of ``D L`` and the
+total ``1ᵀ D 1``), after which ``Lᵀ (D L)`` is one :func:`numpy.einsum`
+over the chunk. The observed statistic goes through the same code (a
+chunk of one), so it does not depend on the chunk size; rounding
+differences between products of different shapes are far below the
+tolerance τ of the p-value, so a relabelling that ties with the observed
+one in exact arithmetic is always counted.
+
+Sequential p-values (Besag & Clifford, 1991): with ``stop_hits = h`` a
+test stops at the ``L``-th relabelling once ``h`` statistics have reached
+the observed one, with ``p = h / L``; a test that never reaches ``h`` in
+``B`` relabellings has the usual ``p = (1 + hits) / (B + 1)``. Both are
+valid p-values (``P(p ≤ α) ≤ α`` under H0). The stopping point only
+depends on the stream of relabellings, never on the chunk sizes.
+
+Distances are held in memory when they fit the memory budget; otherwise
+(one large test, e.g. a model rater's 20,000 points) they are recomputed
+in row blocks for every chunk and never held whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Memory budget of one chunk of relabellings (bytes) when no chunk size is given.
+DEFAULT_CHUNK_BYTES = 32 * 2**20
+
+#: Memory budget of the distance matrices (bytes): past it, distances are
+#: recomputed in row blocks.
+DEFAULT_MEMORY_BYTES = 2**30
+
+#: Relative tolerance of the ``E_b ≥ E_obs`` comparison (docs/tests.md).
+REL_TOL = 1e-12
+
+#: Rounding allowance of a statistic, in units of ``m·ε·S`` (docs/tests.md).
+ROUNDING_ULPS = 16
+
+#: Up to this many points, products run on one BLAS thread: they are small
+#: and many, and thread start-up costs more than it saves.
+SINGLE_THREAD_MAX_N = 2048
+
+
+def distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Euclidean distances between the rows of *a* and of *b*, shape (len(a), len(b)).
+
+    The arithmetic of :func:`scipy.spatial.distance.cdist` (differences,
+    squares summed over the coordinates in order, square root), without
+    importing :mod:`scipy.spatial`.
+    """
+    out = np.zeros((len(a), len(b)))
+    for k in range(a.shape[1]):
+        diff = np.subtract.outer(a[:, k], b[:, k])
+        out += diff * diff
+    return np.sqrt(out, out=out)
+
+
+@contextmanager
+def blas_threads(n: int) -> Iterator[None]:
+    """One BLAS thread while tests on at most *n* points run (no-op past 2048 points).
+
+    Entered once per public call (a test, a table of tests, a run of the
+    designs), before any worker thread starts: the limit is process-wide.
+    """
+    if n > SINGLE_THREAD_MAX_N:
+        yield
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Statistic, p-value and permutations used of one test."""
+
+    statistic: float
+    pvalue: float
+    n_perm: int
+
+
+class _Stacked:
+    """Distance matrices of ``T`` tests held in memory, shape (T, m, m)."""
+
+    def __init__(self, d: np.ndarray) -> None:
+        self.d = d
+        self.total = d.sum(axis=(1, 2))
+
+    def __len__(self) -> int:
+        return len(self.d)
+
+    def subset(self, keep: np.ndarray) -> _Stacked:
+        return _Stacked(self.d[keep])
+
+    def matmul(self, x: np.ndarray) -> np.ndarray:
+        t, m, _ = self.d.shape
+        return (self.d.reshape(t * m, m) @ x).reshape(t, m, x.shape[1])
+
+
+class _Blockwise:
+    """The distance matrix of one test's points, computed in row blocks on each use."""
+
+    def __init__(self, points: np.ndarray, block_rows: int) -> None:
+        self.points = points
+        self.rows = max(1, block_rows)
+        self.total = np.array([sum(b.sum() for b in self._blocks())])
+
+    def __len__(self) -> int:
+        return 1
+
+    def subset(self, keep: np.ndarray) -> _Blockwise:
+        return self
+
+    def _blocks(self) -> Iterator[np.ndarray]:
+        for r0 in range(0, len(self.points), self.rows):
+            yield distances(self.points[r0 : r0 + self.rows], self.points)
+
+    def matmul(self, x: np.ndarray) -> np.ndarray:
+        out = np.empty((1, len(self.points), x.shape[1]))
+        for i, block in enumerate(self._blocks()):
+            r0 = i * self.rows
+            out[0, r0 : r0 + len(block)] = block @ x
+        return out
+
+
+def order_groups(codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions sorted into groups of ascending size (the largest last), and those sizes.
+
+    Returns ``(order, sizes)``: ``codes[order]`` lists the groups one after
+    the other, smallest group first (stable, so equal sizes keep their order).
+    """
+    sizes = np.bincount(codes, minlength=k)
+    by_size = np.argsort(sizes, kind="stable")
+    rank = np.empty(k, dtype=np.intp)
+    rank[by_size] = np.arange(k)
+    return np.argsort(rank[codes], kind="stable"), sizes[by_size]
+
+
+def _weights(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Upper-triangle pairs (i, j), ``w_ij = n_i n_j / (n_i + n_j)`` and ``a_i = Σ_j w_ij``."""
+    k = len(sizes)
+    iu, ju = np.triu_indices(k, 1)
+    w = sizes[iu] * sizes[ju] / (sizes[iu] + sizes[ju])
+    a = np.bincount(iu, weights=w, minlength=k) + np.bincount(ju, weights=w, minlength=k)
+    return iu, ju, w, a
+
+
+def block_sums(dist, labels: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cross and diagonal block sums of each test under each relabelling.
+
+    Parameters
+    ----------
+    dist : _Stacked or _Blockwise
+        Distances of ``T`` tests of ``m`` points each.
+    labels : ndarray, shape (c, m)
+        Group of each point under each relabelling (row ``b``).
+    sizes : ndarray, shape (k,)
+        Group sizes, largest last.
+
+    Returns
+    -------
+    upper : ndarray, shape (T, c, k(k-1)/2)
+        ``G_ij`` for ``i < j`` (row-major upper triangle).
+    diag : ndarray, shape (T, c, k)
+        ``G_ii``.
+    """
+    c, m = labels.shape
+    k = len(sizes)
+    km = k - 1
+    lab = np.ascontiguousarray(labels.T, dtype=np.int16)  # (m, c): one row per point
+    onehot = np.empty((m, km, c))
+    for j in range(km):
+        onehot[:, j, :] = lab == j
+    dl = dist.matmul(onehot.reshape(m, km * c)).reshape(len(dist), m, km, c)
+    g = np.einsum("ijb,tikb->tbjk", onehot, dl)  # (T, c, km, km): G[i, j] for i, j < k − 1
+    # the last group's row: column sums of D L minus the other groups' rows
+    last = np.moveaxis(dl.sum(axis=1), 2, 1) - g.sum(axis=2)  # (T, c, km)
+    iu, ju = np.triu_indices(k, 1)
+    inner = ju < km
+    upper = np.empty((*g.shape[:2], len(iu)))
+    upper[..., inner] = g[:, :, iu[inner], ju[inner]]
+    upper[..., ~inner] = last[:, :, iu[~inner]]  # G[i, last] = G[last, i] (D is symmetric)
+    diag = np.empty((*g.shape[:2], k))
+    diag[..., :km] = g[:, :, np.arange(km), np.arange(km)]
+    diag[..., km] = dist.total[:, None] - g.sum(axis=(2, 3)) - 2.0 * last.sum(axis=2)
+    return upper, diag
+
+
+def statistics(upper: np.ndarray, diag: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """E from block sums: ``Σ_{i<j} w_ij (2 M_ij − M_ii − M_jj)``, ``M = G / (n_i n_j)``."""
+    iu, ju, w, a = _weights(sizes)
+    cross = upper @ (2.0 * w / (sizes[iu] * sizes[ju]))
+    return cross - diag @ (a / sizes.astype(float) ** 2)
+
+
+def term_scale(upper: np.ndarray, diag: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """``S = Σ_{i<j} w_ij (2 M_ij + M_ii + M_jj)``: the size of the terms that make E."""
+    iu, ju, w, a = _weights(sizes)
+    cross = upper @ (2.0 * w / (sizes[iu] * sizes[ju]))
+    return cross + diag @ (a / sizes.astype(float) ** 2)
+
+
+def tolerance(observed: np.ndarray, scale: np.ndarray, m: int) -> np.ndarray:
+    """τ: relabellings within τ below E_obs tie with it (docs/tests.md)."""
+    eps = float(np.finfo(float).eps)
+    return REL_TOL * np.abs(observed) + ROUNDING_ULPS * m * eps * scale
+
+
+def draw(base: np.ndarray, c: int, rng: np.random.Generator) -> np.ndarray:
+    """*c* uniform random relabellings of the labels *base*, shape (c, len(base)).
+
+    Each row is a shuffle of *base* drawn in turn from the generator's
+    stream, so drawing ``c₁`` then ``c₂`` rows gives the same rows as
+    drawing ``c₁ + c₂``.
+    """
+    return rng.permuted(np.broadcast_to(base, (c, len(base))), axis=1)
+
+
+def _chunk_cap(m: int, k: int, t: int, chunk_size: int | None, chunk_bytes: int) -> int:
+    if chunk_size is not None:
+        return chunk_size
+    per_column = 8 * m * (2 * t * max(k - 1, 1) + k + 2)
+    return max(1, chunk_bytes // per_column)
+
+
+@dataclass
+class _Progress:
+    """Running counts of a batch: which tests still draw, their hits and results."""
+
+    observed: np.ndarray
+    tau: np.ndarray
+    hits: np.ndarray
+    pvalue: np.ndarray
+    used: np.ndarray
+    active: np.ndarray
+
+    def record(self, stats: np.ndarray, done: int, stop_hits: int | None) -> np.ndarray:
+        """Count the hits of a chunk (rows: active tests); return which tests go on."""
+        act = self.active
+        reach = stats >= (self.observed[act] - self.tau[act])[:, None]
+        cum = self.hits[act][:, None] + np.cumsum(reach, axis=1)
+        self.hits[act] = cum[:, -1]
+        keep = np.ones(len(act), dtype=bool)
+        if stop_hits:
+            stop = cum[:, -1] >= stop_hits
+            at = np.argmax(cum >= stop_hits, axis=1) + 1 + done
+            self.used[act[stop]] = at[stop]
+            self.pvalue[act[stop]] = stop_hits / at[stop]
+            keep = ~stop
+        self.active = act[keep]
+        return keep
+
+
+def run_batch(
+    dist,
+    sizes: np.ndarray,
+    n_perm: int,
+    rng: np.random.Generator,
+    stop_hits: int | None = None,
+    chunk_size: int | None = None,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+) -> list[Outcome]:
+    """Statistics and (sequential) permutation p-values of the tests of one batch.
+
+    Parameters
+    ----------
+    dist : _Stacked or _Blockwise
+        Distances of ``T`` tests, points ordered by group (largest group last).
+    sizes : ndarray, shape (k,)
+        Group sizes, ascending.
+    n_perm : int
+        Maximum number of relabellings ``B``.
+    rng : Generator
+        Source of the relabellings shared by the batch.
+    stop_hits : int, optional
+        Besag–Clifford ``h``; None draws all ``B`` relabellings.
+    chunk_size : int, optional
+        Relabellings per product (default: from *chunk_bytes*).
+    """
+    m = int(sizes.sum())
+    t = len(dist)
+    cap = _chunk_cap(m, len(sizes), t, chunk_size, chunk_bytes)
+    base = np.repeat(np.arange(len(sizes)), sizes)
+    # the observed labels alone: the statistic does not depend on the chunk size
+    upper, diag = block_sums(dist, base[None, :], sizes)
+    observed = statistics(upper, diag, sizes)[:, 0]
+    tau = tolerance(observed, term_scale(upper[:, 0], diag[:, 0], sizes), m)
+    first = min(n_perm, cap if not stop_hits else min(cap, max(2 * stop_hits, 32)))
+    stats = statistics(*block_sums(dist, draw(base, first, rng), sizes), sizes)
+    state = _Progress(
+        observed=observed,
+        tau=tau,
+        hits=np.zeros(t, dtype=np.int64),
+        pvalue=np.full(t, np.nan),
+        used=np.full(t, n_perm, dtype=np.int64),
+        active=np.arange(t),
+    )
+    done, c = 0, first
+    while c > 0:
+        keep = state.record(stats, done, stop_hits)
+        done += c
+        if not len(state.active) or done >= n_perm:
+            break
+        if not keep.all():
+            dist = dist.subset(keep)
+        c = min(2 * c if stop_hits else cap, cap, n_perm - done)
+        stats = statistics(*block_sums(dist, draw(base, c, rng), sizes), sizes)
+    rest = state.active
+    if n_perm > 0:
+        state.pvalue[rest] = (1.0 + state.hits[rest]) / (n_perm + 1.0)
+    return [
+        Outcome(float(observed[i]), float(state.pvalue[i]), int(state.used[i])) for i in range(t)
+    ]
+
+
+@dataclass(frozen=True)
+class PlannedTest:
+    """One test: positions of its points in the pooled array, and their group codes."""
+
+    index: np.ndarray
+    codes: np.ndarray
+    k: int
+
+
+def _batches(specs: Sequence[PlannedTest]) -> dict[tuple[int, ...], list[int]]:
+    """Tests grouped by their sorted group sizes, in order of first appearance."""
+    out: dict[tuple[int, ...], list[int]] = {}
+    for i, spec in enumerate(specs):
+        sizes = tuple(sorted(np.bincount(spec.codes, minlength=spec.k).tolist()))
+        out.setdefault(sizes, []).append(i)
+    return out
+
+
+def run_tests(
+    points: np.ndarray,
+    specs: Sequence[PlannedTest],
+    n_perm: int,
+    rng: np.random.Generator,
+    stop_hits: int | None = None,
+    chunk_size: int | None = None,
+    memory_bytes: int = DEFAULT_MEMORY_BYTES,
+) -> list[Outcome]:
+    """Every test of *specs* on *points*, batched by group sizes.
+
+    Each batch draws from its own child of *rng* (``rng.spawn``), in order
+    of first appearance; a single test uses *rng* itself. Tests whose
+    distances do not fit *memory_bytes* together are split into several
+    products that each replay the batch's stream.
+    """
+    batches = _batches(specs)
+    gens = [rng] if len(specs) == 1 else rng.spawn(len(batches))
+    out: list[Outcome | None] = [None] * len(specs)
+    for gen, (sizes, members) in zip(gens, batches.items(), strict=True):
+        m = sum(sizes)
+        seed = gen.bit_generator.state
+        per_test = 8 * m * m
+        fit = max(1, (memory_bytes // 2) // per_test)
+        for s0 in range(0, len(members), fit):
+            part = members[s0 : s0 + fit]
+            gen.bit_generator.state = seed  # every part replays the batch's stream
+            pts = []
+            for i in part:
+                order, _ = order_groups(specs[i].codes, specs[i].k)
+                pts.append(points[specs[i].index[order]])
+            if per_test > memory_bytes // 2:
+                rows = max(1, (memory_bytes // 4) // (8 * m))
+                dist = _Blockwise(pts[0], rows)
+                cb = max(DEFAULT_CHUNK_BYTES, memory_bytes // 4)
+            else:
+                dist = _Stacked(np.stack([distances(p, p) for p in pts]))
+                cb = DEFAULT_CHUNK_BYTES
+            res = run_batch(dist, np.array(sizes), n_perm, gen, stop_hits, chunk_size, cb)
+            for i, r in zip(part, res, strict=True):
+                out[i] = r
+    return out  # type: ignore[return-value]
