@@ -32,9 +32,10 @@ def _column_text(col: pd.Series) -> list[str]:
     if pd.api.types.is_float_dtype(col.dtype) and not isinstance(col.dtype, pd.ArrowDtype):
         values = col.to_numpy(dtype=float, na_value=np.nan)
         missing = np.isnan(values)
-        uniq, inverse = np.unique(values, return_inverse=True)
+        # distinct bit patterns, so that -0.0 and 0.0 keep their own text
+        uniq, inverse = np.unique(values.view(np.int64), return_inverse=True)
         if 2 * len(uniq) < len(values):  # ratings repeat (whole numbers): format each value once
-            words = [repr(v) for v in uniq.tolist()]
+            words = [repr(v) for v in uniq.view(np.float64).tolist()]
             text = [words[i] for i in inverse.tolist()]
         else:
             text = [repr(v) for v in values.tolist()]

@@ -130,7 +130,7 @@ def tests_latex(tests: pd.DataFrame, settings: Mapping[str, Any], *, result: Any
     if result is None or result.tests is not tests:
         result = SimpleNamespace(tests=tests, settings=settings)
     runs = (
-        f"Energy tests on the ($\\Delta$, $R$) points, {settings['permutations']} "
+        f"Energy tests on the ($\\Delta$, $R$) points, at most {settings['permutations']} "
         f"permutations, seed {settings['seed']}; $\\chi^2$ tests on the quality levels"
         + (" (Monte Carlo)" if settings.get("chi2_monte_carlo") else "")
         + "."

@@ -352,7 +352,12 @@ def _settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
             else ""
         ),
         f"- seed: {s['seed']}",
-        f"- permutations per energy test: {s['permutations']}",
+        f"- permutations per energy test: at most {s['permutations']}"
+        + (
+            f" (sequential: a test stops once {s['stop_hits']} of them reached its statistic)"
+            if s.get("stop_hits")
+            else ""
+        ),
         "- χ² p-values: "
         + (
             f"Monte Carlo with fixed margins, {s['chi2_monte_carlo']} draws"
@@ -412,8 +417,9 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
         "the hypothesis that the compared groups have identical distributions; it is not a "
         "verdict, and a larger p-value does not show that they agree. Small groups "
         "(e.g. 15 points) give little power. Pairwise tests are not adjusted for "
-        "multiplicity unless stated in the settings. Energy p-values come from "
-        f"{s['permutations']} permutations: the smallest possible is "
+        "multiplicity unless stated in the settings. Energy p-values come from at most "
+        f"{s['permutations']} permutations (the tests table's n_perm says how many; a "
+        "clearly non-significant test stops early): the smallest possible is "
         f"1/{s['permutations'] + 1} ≈ {1 / (s['permutations'] + 1):.2g}.",
         "",
     ]

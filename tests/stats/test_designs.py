@@ -364,3 +364,41 @@ def test_holm_and_bh_closed_forms_equal_statsmodels(ps):
         np.testing.assert_allclose(
             adjusted(p, method), multipletests(p, method=method)[1], rtol=1e-12, atol=0
         )
+
+
+def test_results_do_not_depend_on_the_number_of_jobs_or_the_backend():
+    import joblib
+
+    pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    ref = run_designs(pts, by=["modality"], n_perm=200, rng=11, n_jobs=1)
+    for n_jobs in (2, -1):
+        pd.testing.assert_frame_equal(
+            run_designs(pts, by=["modality"], n_perm=200, rng=11, n_jobs=n_jobs), ref
+        )
+    with joblib.parallel_config(backend="loky", n_jobs=2):
+        pd.testing.assert_frame_equal(run_designs(pts, by=["modality"], n_perm=200, rng=11), ref)
+    # a different seed gives different p-values: the comparison above can fail
+    other = run_designs(pts, by=["modality"], n_perm=200, rng=12, n_jobs=1)
+    assert not other["pvalue"].equals(ref["pvalue"])
+
+
+def test_runs_on_a_dask_cluster_through_joblib():
+    """The same table on a dask.distributed LocalCluster (how a real cluster is used)."""
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    ref = run_designs(pts, by=["criterion_group"], n_perm=200, rng=5, n_jobs=1)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+        joblib.parallel_config(backend="dask"),
+        distributed.get_task_stream(client) as stream,
+    ):
+        res = run_designs(pts, by=["criterion_group"], n_perm=200, rng=5)
+        assert len(client.scheduler_info()["workers"]) == 2
+    # the families ran as tasks on the cluster
+    assert len(stream.data) >= 1
+    pd.testing.assert_frame_equal(res, ref)

@@ -1,0 +1,242 @@
+"""Benchmark: the speed-and-scale table, every row against its baseline in the same run.
+
+Rows (all wall time, on the example data unless said):
+
+1. ``rrmap analyze`` (whole CLI run, ``--no-figures``), B = 5,000, default
+   options and ``--jobs 1 --stop-hits 0`` (every permutation, one core);
+2. the same 252 energy tests in R ``energy::eqdist.etest`` (C code) — skipped
+   with a message when R or its energy package is absent
+   (``apt-get install r-base-core r-cran-energy``);
+3. ``rrmap analyze`` with B = 100,000 and ``--p-adjust holm``;
+4. ``rrmap --help`` and ``rrmap --version``;
+5. ``rrmap points`` on 1,000,000 comparisons (load, points, write), CSV and
+   Parquet, with peak memory (the child's maximum resident set size);
+6. the engine as it was before this work (``--baseline REV``, default
+   ``ca85df3``), checked out in a temporary git worktree: the same
+   ``rrmap analyze`` runs.
+
+Usage::
+
+    python benchmarks/bench_speed.py [--skip-big] [--baseline REV]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example_ratings.csv"
+
+
+def _timed(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> tuple[float, float]:
+    """Wall seconds and peak resident MB of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return wall, max(peak, before) / 1024
+
+
+def _best(cmd: list[str], repeat: int = 3, **kw) -> float:
+    return min(_timed(cmd, **kw)[0] for _ in range(repeat))
+
+
+def _analyze(python: str, out: Path, *extra: str, env: dict | None = None) -> list[str]:
+    shutil.rmtree(out, ignore_errors=True)
+    return [
+        python,
+        "-m",
+        "rrmap.cli",
+        "analyze",
+        str(EXAMPLE),
+        "--out",
+        str(out),
+        "--no-figures",
+        "--force",
+        "-q",
+        "--seed",
+        "1",
+        *extra,
+    ]
+
+
+def _r_energy(tmp: Path, b: int) -> float | None:
+    """The energy designs of ``analyze`` in R energy::eqdist.etest; None without R."""
+    if shutil.which("Rscript") is None:
+        return None
+    check = subprocess.run(["Rscript", "-e", "library(energy)"], capture_output=True)
+    if check.returncode != 0:
+        return None
+    import rrmap
+    from rrmap.stats.designs import default_categories, split_within
+
+    pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    by = default_categories(pts)
+    tests = rrmap.stats.run_designs(pts, by, tests=["energy"], n_perm=0)
+    rows = []
+    for t, row in enumerate(tests.itertuples()):
+        sub = pts
+        if row.within != "all":
+            col, val = split_within(row.within)
+            sub = pts[pts[col].astype(str) == val]
+        for g, name in enumerate(row.groups.split("|")):
+            part = sub[sub[row.by].astype(str) == name]
+            rows.append(pd.DataFrame({"test": t, "group": g, "x": part.delta, "y": part.r}))
+    pd.concat(rows).to_csv(tmp / "designs.csv", index=False)
+    script = f"""
+library(energy)
+d <- read.csv("{tmp / "designs.csv"}")
+t0 <- proc.time()[["elapsed"]]
+for (t in unique(d$test)) {{
+  s <- d[d$test == t, ]
+  s <- s[order(s$group), ]
+  sizes <- as.vector(table(s$group))
+  eqdist.etest(as.matrix(s[, c("x", "y")]), sizes = sizes, R = {b})
+}}
+cat(proc.time()[["elapsed"]] - t0, "\\n")
+"""
+    (tmp / "designs.R").write_text(script)
+    done = subprocess.run(["Rscript", str(tmp / "designs.R")], capture_output=True, text=True)
+    return float(done.stdout.split()[-1])
+
+
+def _baseline_tree(rev: str, tmp: Path) -> Path | None:
+    tree = tmp / "baseline"
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev],
+        capture_output=True,
+        text=True,
+    )
+    return tree if done.returncode == 0 else None
+
+
+def _big_ratings(path: Path, n: int) -> None:
+    g = np.random.default_rng(0)
+    lo = np.round(g.uniform(0, 60, (n, 2)))
+    wd = np.round(g.uniform(1, 40, (n, 2)))
+    pd.DataFrame(
+        {
+            "expert": np.repeat(g.choice(["E1", "E2", "E3"], n), 2),
+            "item": np.repeat(np.arange(n), 2).astype(str),
+            "origin": np.tile(["real", "generated"], n),
+            "low rating": lo.ravel(),
+            "high rating": (lo + wd).ravel(),
+        }
+    ).to_csv(path, index=False)
+
+
+def _points_run(py: str, big: Path, out: Path, env: dict) -> tuple[float, float]:
+    """``rrmap points BIG -o OUT`` in a fresh interpreter: wall seconds and its peak MB."""
+    code = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter()\n"
+        f"subprocess.run([{py!r}, '-m', 'rrmap.cli', 'points', {str(big)!r}, '-o', "
+        f"{str(out)!r}, '--force'], check=True, capture_output=True)\n"
+        "print(time.perf_counter() - t, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n"
+    )
+    done = subprocess.run([py, "-c", code], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        return float("nan"), float("nan")
+    wall, mb = map(float, done.stdout.split())
+    return wall, mb
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--skip-big", action="store_true", help="leave out B = 100,000 and 1M points")
+    ap.add_argument("--baseline", default="ca85df3", help="git revision of the old engine")
+    args = ap.parse_args()
+    py = sys.executable
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # users' installs have their bytecode
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()}\n")
+    with tempfile.TemporaryDirectory() as tmpname:
+        tmp = Path(tmpname)
+        out = tmp / "out"
+        rows = []
+        new5k = _best(_analyze(py, out), env=env)
+        one5k = _best(_analyze(py, out, "--jobs", "1", "--stop-hits", "0"), env=env)
+        rows.append(("analyze, B = 5,000 (default: sequential, every core)", new5k))
+        rows.append(("analyze, B = 5,000, --jobs 1 --stop-hits 0", one5k))
+        r = _r_energy(tmp, 5000)
+        if r is None:
+            print("R energy: skipped (install r-base-core and r-cran-energy)")
+        else:
+            rows.append(("R energy::eqdist.etest, the 252 energy tests, R = 5,000", r))
+        if not args.skip_big:
+            rows.append(
+                (
+                    "analyze, B = 100,000, --p-adjust holm",
+                    _best(
+                        _analyze(py, out, "--permutations", "100000", "--p-adjust", "holm"),
+                        repeat=1,
+                        env=env,
+                    ),
+                )
+            )
+        rows.append(("rrmap --help", _best([py, "-m", "rrmap.cli", "--help"], env=env)))
+        rows.append(("rrmap --version", _best([py, "-m", "rrmap.cli", "--version"], env=env)))
+        tree = _baseline_tree(args.baseline, tmp)
+        if tree is not None:
+            old_env = dict(env, PYTHONPATH=str(tree))
+            rows.append(
+                (
+                    f"baseline {args.baseline}: analyze, B = 5,000",
+                    _best(_analyze(py, out), env=old_env, cwd=tmp),
+                )
+            )
+            if not args.skip_big:
+                rows.append(
+                    (
+                        f"baseline {args.baseline}: analyze, B = 100,000, holm",
+                        _best(
+                            _analyze(py, out, "--permutations", "100000", "--p-adjust", "holm"),
+                            repeat=1,
+                            env=old_env,
+                            cwd=tmp,
+                        ),
+                    )
+                )
+        width = max(len(name) for name, _ in rows)
+        for name, secs in rows:
+            print(f"{name:<{width}}  {secs:7.2f} s")
+        if r is not None:
+            print(f"\nR energy / rrmap analyze (default): {r / new5k:.1f}x")
+        if tree is not None:
+            print(
+                f"baseline / rrmap at B = 5,000: {rows[-1 if args.skip_big else -2][1] / new5k:.1f}x"
+            )
+        if not args.skip_big:
+            big = tmp / "big.csv"
+            _big_ratings(big, 1_000_000)
+            print("\nrrmap points, 1,000,000 comparisons (whole-number ratings):")
+            for suffix in ("csv", "parquet"):
+                wall, mb = _points_run(py, big, tmp / f"p.{suffix}", env)
+                print(f"  -o points.{suffix:<8} {wall:6.2f} s, peak {mb:6.0f} MB")
+            if tree is not None:
+                wall, mb = _points_run(py, big, tmp / "p_old.csv", dict(env, PYTHONPATH=str(tree)))
+                print(f"  baseline, -o points.csv {wall:6.2f} s, peak {mb:6.0f} MB")
+        if tree is not None:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+                capture_output=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

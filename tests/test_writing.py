@@ -1,0 +1,83 @@
+"""The CSV writer gives pandas' text; Parquet keeps every value."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rrmap
+from rrmap._writing import csv_text, write_parquet
+from rrmap.cli import main
+
+EXAMPLE = str(rrmap.datasets.example_ratings_path())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 105)),
+            st.text(min_size=0, max_size=6),
+            st.integers(-(2**40), 2**40),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_csv_text_is_pandas_to_csv(rows):
+    df = pd.DataFrame(rows, columns=["x", "label", "k"])
+    df["x"] = df["x"].astype(float)
+    df["y"] = np.round(df["x"].fillna(0).clip(-1e6, 1e6))  # repeated values: the cached path
+    assert csv_text(df) == df.to_csv(index=False)
+
+
+def test_points_table_as_pandas_writes_it():
+    pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    assert csv_text(pts) == pts.to_csv(index=False)
+
+
+def test_points_cli_writes_parquet_with_the_same_values(tmp_path):
+    out = tmp_path / "points.parquet"
+    res = CliRunner().invoke(main, ["points", EXAMPLE, "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    back = pd.read_parquet(out)
+    ref = rrmap.points(rrmap.datasets.load_example_ratings())
+    assert list(back.columns) == list(ref.columns)
+    np.testing.assert_array_equal(back["delta"].to_numpy(), ref["delta"].to_numpy())
+    assert back["quality"].tolist() == ref["quality"].astype(str).tolist()
+    # the settings travel in the file's metadata
+    assert back.attrs["rrmap"]["z"] == pytest.approx(ref.attrs["rrmap"]["z"])
+
+
+def test_points_cli_csv_is_the_pandas_text(tmp_path):
+    out = tmp_path / "points.csv"
+    res = CliRunner().invoke(main, ["points", EXAMPLE, "-o", str(out)])
+    assert res.exit_code == 0
+    ref = rrmap.points(rrmap.datasets.load_example_ratings())
+    ref["quality"] = ref["quality"].astype(str)
+    assert out.read_text(encoding="utf-8") == ref.to_csv(index=False)
+
+
+def test_parquet_to_stdout_is_a_one_line_error():
+    res = CliRunner().invoke(main, ["points", EXAMPLE, "--format", "parquet"])
+    assert res.exit_code == 2
+    assert "Parquet is a binary format: give an OUTPUT file (-o)" in res.output
+
+
+def test_parquet_without_pyarrow_is_a_clear_error(tmp_path, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_pyarrow(name, *args, **kwargs):
+        if name == "pyarrow" or name.startswith("pyarrow."):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyarrow)
+    with pytest.raises(rrmap.InputError, match=r"pip install 'rrmap\[parquet\]'"):
+        write_parquet(pd.DataFrame({"a": [1.0]}), tmp_path / "x.parquet")
