@@ -5,10 +5,16 @@
   n × n distance matrix; dcor's loop on the same data for the smaller n.
 - B = 1000 … 20000 at n = 405 (the example data's size): time grows
   linearly, peak memory stays flat (permutations are processed in chunks).
+- ``--large``: samples the size a model rater produces, n = 5,000 / 20,000
+  / 50,000 (two groups, B = ``--large-b``, every permutation drawn) under
+  the default 1 GiB budget: past n ≈ 11,500 the distance matrix is not
+  held but recomputed in row blocks. Each n runs in a fresh process; its
+  peak resident memory is printed beside the size the full matrix would
+  take.
 
 Usage::
 
-    python benchmarks/bench_energy_scaling.py [--max-n 5000] [--b 1000]
+    python benchmarks/bench_energy_scaling.py [--max-n 5000] [--b 1000] [--large]
 """
 
 from __future__ import annotations
@@ -38,11 +44,34 @@ def _samples(n: int, g: np.random.Generator) -> list[np.ndarray]:
     return [g.normal(loc=0.1 * i, size=(s, 2)) for i, s in enumerate(sizes)]
 
 
+def _large(b: int) -> None:
+    import subprocess
+    import sys
+
+    print(f"\nlarge samples (2 groups, B = {b}, every permutation, 1 GiB budget)")
+    print(f"{'n':>6} {'wall s':>8} {'peak MB':>8} {'full D MB':>10}")
+    for n in (5000, 20000, 50000):
+        code = (
+            "import time, resource, numpy as np\n"
+            "from rrmap.stats.energy import energy_test\n"
+            f"g = np.random.default_rng(0); x = g.normal(size=({n}, 2)); x[:{n // 2}] += 0.02\n"
+            "t = time.perf_counter()\n"
+            f"energy_test(x[:{n // 2}], x[{n // 2}:], n_perm={b}, rng=0, stop_hits=None)\n"
+            "print(time.perf_counter() - t, "
+            "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        wall, mb = map(float, out.stdout.split())
+        print(f"{n:6d} {wall:8.1f} {mb:8.0f} {8 * n * n / 1e6:10.0f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-n", type=int, default=5000)
     ap.add_argument("--b", type=int, default=1000)
     ap.add_argument("--dcor-max-n", type=int, default=1000, help="largest n run through dcor")
+    ap.add_argument("--large", action="store_true", help="also n = 5,000 / 20,000 / 50,000")
+    ap.add_argument("--large-b", type=int, default=99)
     args = ap.parse_args()
     g = np.random.default_rng(0)
     mib = 2**20
@@ -76,6 +105,8 @@ def main() -> None:
     for b in [1000, 5000, 20000]:
         _, wall, cpu, peak = _run(samples, b)
         print(f"{b:6d} {wall:8.2f} {cpu:8.2f} {peak / mib:9.1f} {1e6 * wall / b:8.1f}")
+    if args.large:
+        _large(args.large_b)
 
 
 if __name__ == "__main__":
