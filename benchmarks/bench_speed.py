@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -39,23 +38,21 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example_ratings.csv"
 
 
-def _timed(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> tuple[float, float]:
-    """Wall seconds and peak resident MB of one child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def _timed(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> float:
+    """Wall seconds of one child process (an error stops the benchmark)."""
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
     wall = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024
+    return wall
 
 
 def _best(cmd: list[str], repeat: int = 3, **kw) -> float:
-    return min(_timed(cmd, **kw)[0] for _ in range(repeat))
+    return min(_timed(cmd, **kw) for _ in range(repeat))
 
 
-def _analyze(python: str, out: Path, *extra: str, env: dict | None = None) -> list[str]:
+def _analyze(python: str, out: Path, *extra: str) -> list[str]:
     shutil.rmtree(out, ignore_errors=True)
     return [
         python,

@@ -28,7 +28,7 @@ import lazy_loader as _lazy
 from rrmap import datasets
 from rrmap._version import __version__
 from rrmap.comparison import bhattacharyya, compare, compare_bounds, compare_intervals
-from rrmap.errors import InputError, RatingsError
+from rrmap.errors import InputError, PermutationWarning, RatingsError
 from rrmap.gaussian import Z_95, interval_to_gaussian, z_value
 from rrmap.points import points
 
@@ -43,6 +43,7 @@ __all__ = [
     "Z_95",
     "AnalysisResult",
     "InputError",
+    "PermutationWarning",
     "RatingsError",
     "RatingsSchema",
     "RatingsWarning",

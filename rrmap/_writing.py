@@ -75,7 +75,7 @@ def write_csv(
     >>> buf.getvalue() == pd.DataFrame({"a": [0.1, None], "b": ["x,y", "z"]}).to_csv(index=False)
     True
     """
-    if isinstance(target, io.TextIOBase) or hasattr(target, "write"):
+    if hasattr(target, "write"):
         _write(df, target, chunk_rows)  # type: ignore[arg-type]
         return
     with open(target, "w", encoding="utf-8", newline="") as fh:

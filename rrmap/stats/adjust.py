@@ -42,7 +42,7 @@ def adjusted(pvalues: np.ndarray, method: str) -> np.ndarray:
     if method == "holm":
         adj = np.maximum.accumulate(np.minimum(1.0, (m - rank + 1) * ranked))
     elif method == "fdr_bh":
-        adj = np.minimum.accumulate(np.minimum(1.0, m * ranked / rank)[::-1])[::-1]
+        adj = np.minimum.accumulate(np.minimum(1.0, ranked / (rank / m))[::-1])[::-1]
     else:
         raise InputError(f"p_adjust must be holm or fdr_bh here, got {method!r}")
     out = np.empty(m)

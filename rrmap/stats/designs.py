@@ -32,10 +32,10 @@ from rrmap.stats.chi2 import chi2_test
 from rrmap.stats.energy import (
     DEFAULT_STOP_HITS,
     _check_n_perm,
-    _check_options,
+    _check_stop_hits,
     _skip_reason,
+    _tests_on_points,
     check_labels,
-    tests_on_points,
 )
 from rrmap.zones import QUALITY_LEVELS
 
@@ -261,7 +261,7 @@ def _family(
     for kind in settings.tests:
         if kind == "energy":
             xy = sub[["delta", "r"]].to_numpy(dtype=float)
-            res = tests_on_points(
+            res = _tests_on_points(
                 xy,
                 labels,
                 settings.n_perm,
@@ -369,13 +369,12 @@ def _settings(
     stop_hits: int | None,
     pairwise: bool = True,
 ) -> _Settings:
-    _check_options(None, stop_hits, 2**30)
     return _Settings(
         _check_tests(tests),
         _check_n_perm(n_perm),
         _check_n_perm(chi2_n_perm),
         pairwise,
-        int(stop_hits) if stop_hits else None,
+        _check_stop_hits(stop_hits),
     )
 
 

@@ -178,13 +178,19 @@ def _pool(samples: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray, np.ndar
     return np.concatenate(arrs), codes, sizes
 
 
-def _check_options(chunk_size: int | None, stop_hits: int | None, memory: int) -> None:
-    if chunk_size is not None and (isinstance(chunk_size, bool) or int(chunk_size) < 1):
-        raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+def _check_stop_hits(stop_hits: int | None) -> int | None:
+    """*stop_hits* as the engine takes it: a positive integer, or None (0 means None)."""
     if stop_hits is not None and (
         isinstance(stop_hits, bool) or int(stop_hits) != stop_hits or stop_hits < 0
     ):
         raise InputError(f"stop_hits must be a non-negative integer or None, got {stop_hits!r}")
+    return int(stop_hits) if stop_hits else None
+
+
+def _check_options(chunk_size: int | None, stop_hits: int | None, memory: int) -> None:
+    if chunk_size is not None and (isinstance(chunk_size, bool) or int(chunk_size) < 1):
+        raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    _check_stop_hits(stop_hits)
     if isinstance(memory, bool) or int(memory) < 2**20:
         raise InputError(f"memory must be at least 1 MiB (in bytes), got {memory!r}")
 
@@ -308,7 +314,7 @@ def energy_tests(
         raise InputError(f"{len(lab)} labels for {len(pts)} points")
     check_labels(lab.to_numpy(), "labels")
     with _engine.blas_threads(len(pts)):
-        return tests_on_points(
+        return _tests_on_points(
             pts,
             lab.to_numpy(),
             n_perm,
@@ -320,7 +326,7 @@ def energy_tests(
         )
 
 
-def tests_on_points(
+def _tests_on_points(
     pts: np.ndarray,
     lab_arr: np.ndarray,
     n_perm: int,

@@ -290,3 +290,28 @@ def test_warns_when_no_energy_test_can_pass_the_adjusted_threshold(runner, tmp_p
         "within families of up to 37 tests needs p ≤ 0.0014: some energy tests can never be "
         "significant; use at least 739 permutations\n"
     )
+
+
+def test_zero_jobs_is_a_one_line_error(runner, tmp_path):
+    res = _run(runner, "--jobs", "0", "--out", str(tmp_path), "-q", "--no-figures")
+    assert res.exit_code == 2
+    assert "Invalid value for '--jobs': 0 workers: give 1 or more, or -1 for every core" in (
+        res.output
+    )
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_permutation_warning_in_python():
+    import pytest as _pytest
+
+    import rrmap
+
+    with _pytest.warns(rrmap.PermutationWarning, match="use at least 739 permutations"):
+        rrmap.analyze(
+            rrmap.datasets.load_example_ratings(),
+            by=["criterion"],
+            n_perm=99,
+            p_adjust="holm",
+            tests=["energy"],
+            rng=0,
+        )
