@@ -10,9 +10,11 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
+from rrmap.rank._likelihood import Pairs
 from rrmap.rank.comparisons import validate_comparisons
 
-TIES = ("half", "exclude")
+#: How ties enter a fit: left out, half a win each, or modelled (Davidson, Rao–Kupper).
+TIES = ("drop", "half", "model")
 
 
 @dataclass
@@ -24,26 +26,55 @@ class Outcomes:
     right: np.ndarray
     score_left: np.ndarray  # 1 left won, 0 right won, 0.5 tie
     n_ties: int
+    weight: np.ndarray | None = None  # per comparison; None: all 1
 
     @property
     def k(self) -> int:
         return len(self.candidates)
 
-    def for_fit(self, ties: str) -> Outcomes:
-        """The outcomes a model sees: ties kept as halves or excluded."""
-        if ties == "half" or self.n_ties == 0:
-            return self
-        keep = self.score_left != 0.5
-        return Outcomes(
-            self.candidates, self.left[keep], self.right[keep], self.score_left[keep], 0
-        )
+    def weights(self) -> np.ndarray:
+        return np.ones(len(self.left)) if self.weight is None else self.weight
 
-    def win_matrix(self) -> np.ndarray:
-        """``W[i, j]``: wins of i over j (a tie adds 0.5 to both)."""
-        w = np.zeros((self.k, self.k))
-        np.add.at(w, (self.left, self.right), self.score_left)
-        np.add.at(w, (self.right, self.left), 1.0 - self.score_left)
-        return w
+    def pairs(self) -> tuple[Pairs, np.ndarray]:
+        """The compared pairs ``a < b`` and each comparison's cell ``3·pair + outcome``.
+
+        Outcome 0: ``a`` won, 1: ``b`` won, 2: tie.
+        """
+        a = np.minimum(self.left, self.right)
+        b = np.maximum(self.left, self.right)
+        keys, pair = np.unique(a * self.k + b, return_inverse=True)
+        a_won = np.where(self.left == a, self.score_left == 1.0, self.score_left == 0.0)
+        outcome = np.where(self.score_left == 0.5, 2, np.where(a_won, 0, 1))
+        return Pairs(self.k, keys // self.k, keys % self.k), pair * 3 + outcome
+
+    def pair_counts(self) -> tuple[Pairs, np.ndarray]:
+        """The pairs and their (weighted) counts ``(P, 3)``: a won, b won, tie."""
+        pairs, cell = self.pairs()
+        counts = np.bincount(cell, weights=self.weights(), minlength=3 * len(pairs.a))
+        return pairs, counts.reshape(-1, 3)
+
+
+def fold_ties(counts: np.ndarray, ties: str) -> np.ndarray:
+    """Counts as a model sees them: ties kept (model), split in halves (half) or dropped."""
+    if ties == "model":
+        return counts
+    out = counts.copy()
+    if ties == "half":
+        out[..., 0] += counts[..., 2] / 2
+        out[..., 1] += counts[..., 2] / 2
+    out[..., 2] = 0.0
+    return out
+
+
+def win_and_tie_matrices(pairs: Pairs, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``W[i, j]`` wins of i over j and the symmetric tie counts, from pair counts."""
+    w = np.zeros((pairs.k, pairs.k))
+    t = np.zeros((pairs.k, pairs.k))
+    w[pairs.a, pairs.b] = counts[:, 0]
+    w[pairs.b, pairs.a] = counts[:, 1]
+    t[pairs.a, pairs.b] = counts[:, 2]
+    t[pairs.b, pairs.a] = counts[:, 2]
+    return w, t
 
 
 def check_ties(ties: str) -> None:
@@ -51,7 +82,7 @@ def check_ties(ties: str) -> None:
         raise InputError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
 
 
-def encode(df: pd.DataFrame) -> Outcomes:
+def encode(df: pd.DataFrame, weights: str | None = None) -> Outcomes:
     """Encode one group's comparisons (already validated), ties as 0.5."""
     names = np.unique(np.concatenate([df["left"].to_numpy(str), df["right"].to_numpy(str)]))
     left = np.searchsorted(names, df["left"].to_numpy(str))
@@ -59,7 +90,8 @@ def encode(df: pd.DataFrame) -> Outcomes:
     winner = df["winner"].to_numpy(str)
     score = np.where(winner == "left", 1.0, np.where(winner == "right", 0.0, 0.5))
     is_tie = winner == "tie"
-    return Outcomes(names, left, right, score, int(is_tie.sum()))
+    weight = None if weights is None else df[weights].to_numpy(float)
+    return Outcomes(names, left, right, score, int(is_tie.sum()), weight)
 
 
 def groups(df: pd.DataFrame, by: str | None) -> Iterator[tuple[Any, pd.DataFrame]]:

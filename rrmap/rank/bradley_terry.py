@@ -1,17 +1,30 @@
-"""Bradley–Terry rankings by maximum likelihood, with standard errors.
+"""Bradley–Terry rankings, with ties as data and bootstrap uncertainty.
 
 The model: candidate *i* beats *j* with probability
 ``exp(θ_i) / (exp(θ_i) + exp(θ_j))`` (ArtCoT paper eq. 2 with ``Q_i = exp(θ_i)``).
 Scores are on the natural-log odds scale and centred to sum to zero, so a
 difference of 1 between two candidates means odds of e ≈ 2.72 to 1.
 
-The maximum-likelihood estimate exists if and only if the directed "beat"
-graph (an arc i → j when i won against j at least once) is strongly
-connected (Zermelo 1929; Ford 1957). When it is not — a candidate that never
-wins or never loses, or groups of candidates that never lost to the rest —
-some scores run off to ±∞. The fit then says so and, unless told
-otherwise, maximises a penalised likelihood instead (a Gaussian prior
-``θ ~ N(0, 1/alpha)``), which always has a unique, finite solution.
+Ties ("both", "neither", or a judge whose two orders disagree) enter in one
+of three ways, always named in the output: ``"drop"`` (left out, still
+counted), ``"half"`` (half a win each, the convention of several public
+leaderboards) or ``"model"``, with a tie parameter:
+
+* **Davidson** (1970): ``P(i ≻ j) = π_i / (π_i + π_j + ν√(π_i π_j))`` and
+  ``P(tie) = ν√(π_i π_j) / (…)``, with ``π = e^θ``. ``ν = 0`` is
+  Bradley–Terry; at equal scores ``P(tie) = ν / (2 + ν)``.
+* **Rao–Kupper** (1967): ``P(i ≻ j) = π_i / (π_i + θ π_j)`` with
+  ``θ ≥ 1``; ``θ = 1`` is Bradley–Terry; at equal scores
+  ``P(tie) = (θ − 1) / (θ + 1)``.
+
+The maximum-likelihood estimate exists if and only if no direction of the
+parameters raises the probability of every observed outcome. For
+Bradley–Terry that is strong connectivity of the "beat" graph (Zermelo 1929;
+Ford 1957); with ties it is decided by a small linear programme. When the
+estimate does not exist — a candidate that never loses, say — some scores
+run off to ±∞. The fit then says so and, unless told otherwise, maximises a
+penalised likelihood instead (a Gaussian prior ``N(0, 1/alpha)`` on every
+parameter), which always has a unique, finite solution.
 """
 
 from __future__ import annotations
@@ -21,15 +34,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.sparse.csgraph import connected_components
-from scipy.special import expit, log_expit
 
 from rrmap.errors import InputError
-from rrmap.rank._outcomes import Outcomes, counts_table, encode, groups, prepare
+from rrmap.rank._bootstrap import ranks, summarise
+from rrmap.rank._existence import bradley_terry_existence, tie_model_existence
+from rrmap.rank._fit import Options, bootstrap_group, fit_group, group_table
+from rrmap.rank._likelihood import MODELS
+from rrmap.rank._outcomes import encode, groups, prepare
 
-__all__ = ["BradleyTerryFit", "fit_bradley_terry", "mle_existence"]
-
-_Z95 = 1.959963984540054
+__all__ = ["MODELS", "BradleyTerryFit", "fit_bradley_terry", "mle_existence"]
 
 
 @dataclass(frozen=True)
@@ -41,20 +54,34 @@ class BradleyTerryFit:
     table : DataFrame
         One row per candidate (and group, when fitted ``by`` a column):
         ``candidate``, ``score`` (θ, centred), ``se`` (its standard error),
-        ``ci_low``/``ci_high`` (score ± 1.96 se), ``rank`` (1 = best; equal
-        scores share the lowest rank), ``wins``, ``losses``, ``ties``,
-        ``n_comparisons``.
+        ``ci_low``/``ci_high`` (score ± z·se at ``level``), ``rank`` (1 =
+        best; equal scores share the lowest rank), ``rank_ci`` (1 + the
+        number of candidates whose interval lies entirely above this one's:
+        candidates with overlapping intervals share a rank; the bootstrap
+        interval when there is one, else ``ci_low``/``ci_high``); with a
+        bootstrap also ``boot_low``/``boot_high`` (percentile interval of the
+        score), ``rank_low``/``rank_high`` (percentile interval of the rank,
+        best to worst) and ``p_top{k}`` (share of resamples in which the
+        candidate ranks k-th or better); then ``wins``, ``losses``,
+        ``ties``, ``n_comparisons``.
     fits : DataFrame
-        One row per group: ``n_candidates``, ``n_comparisons``, ``n_ties``,
-        ``ties`` (how ties entered the fit), ``mle_exists``, ``problem`` (why
-        the MLE does not exist, empty if it does), ``regularized``,
-        ``alpha``, ``log_likelihood`` (unpenalised), ``iterations``,
-        ``converged`` (Newton's method reached a vanishing gradient).
+        One row per group: ``model``, ``n_candidates``, ``n_comparisons``,
+        ``n_ties``, ``ties`` (how ties entered the fit, ``"none"`` if there
+        were none), ``mle_exists``, ``problem`` (why the MLE does not exist,
+        empty if it does), ``regularized``, ``alpha``, ``tie_parameter``
+        (Davidson's ν or Rao–Kupper's θ, NaN for Bradley–Terry) and
+        ``tie_parameter_se``, ``log_likelihood`` (unpenalised),
+        ``iterations``, ``converged``, ``level``, ``n_bootstrap``,
+        ``bootstrap_by``, ``n_bootstrap_no_mle`` (resamples without an MLE,
+        fitted with ``fallback_alpha``) and ``seed``.
     covariance : dict
         Group key (``None`` when not grouped) → covariance matrix of the
         scores as a DataFrame indexed by candidate.
     by : str or None
         The grouping column.
+    draws : DataFrame or None
+        With a bootstrap, every resample's scores: ``[by,] resample,
+        candidate, score, rank`` — for custom intervals and plots.
 
     Examples
     --------
@@ -73,6 +100,7 @@ class BradleyTerryFit:
     fits: pd.DataFrame
     covariance: dict[Any, pd.DataFrame] = field(repr=False)
     by: str | None = None
+    draws: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def regularized(self) -> bool:
@@ -97,11 +125,22 @@ class BradleyTerryFit:
                 )
                 lines.append(f"{where}maximum-likelihood estimate does not exist "
                              f"({row['problem']}); {how}")  # fmt: skip
+            if row["model"] != "bradley-terry" and row["n_ties"] == 0:
+                where = f"{self.by}={row[self.by]}: " if self.by else ""
+                lines.append(f"{where}no ties: the tie parameter is at its boundary and "
+                             f"{row['model']} equals Bradley-Terry")  # fmt: skip
+            if row["n_bootstrap_no_mle"]:
+                where = f"{self.by}={row[self.by]}: " if self.by else ""
+                lines.append(f"{where}{row['n_bootstrap_no_mle']} of {row['n_bootstrap']} "
+                             f"resamples have no maximum-likelihood estimate; those were "
+                             f"fitted with the fallback penalty")  # fmt: skip
         return lines
 
 
-def mle_existence(win_matrix: np.ndarray, names: Any = None) -> tuple[bool, str]:
-    """Whether the Bradley–Terry MLE exists for a win matrix, and if not, why.
+def mle_existence(
+    win_matrix: np.ndarray, names: Any = None, tie_matrix: np.ndarray | None = None
+) -> tuple[bool, str]:
+    """Whether the maximum-likelihood estimate exists for a win matrix, and if not, why.
 
     Parameters
     ----------
@@ -109,12 +148,17 @@ def mle_existence(win_matrix: np.ndarray, names: Any = None) -> tuple[bool, str]
         ``W[i, j]`` = number of wins of i over j (ties may be halves).
     names : sequence, optional
         Candidate names for the message (default: indices).
+    tie_matrix : (k, k) array, optional
+        Symmetric tie counts, for a tie model (Davidson, Rao–Kupper). Without
+        it (or with no ties) the Bradley–Terry condition applies.
 
     Returns
     -------
     exists : bool
-        True iff the graph with an arc i → j whenever ``W[i, j] > 0`` is
-        strongly connected.
+        Bradley–Terry: True iff the graph with an arc i → j whenever
+        ``W[i, j] > 0`` is strongly connected. Tie models: True iff no
+        direction of scores and tie parameter raises the probability of every
+        observed outcome (a linear programme; see the module notes).
     problem : str
         Empty when the MLE exists; otherwise names the candidates that never
         win or never lose, or the number of strongly connected components
@@ -128,133 +172,87 @@ def mle_existence(win_matrix: np.ndarray, names: Any = None) -> tuple[bool, str]
     (True, '')
     >>> mle_existence(np.array([[0, 2], [0, 0]]), names=["A", "B"])
     (False, 'never wins: B; never loses: A')
+
+    One win and one tie of A against B: A never loses, the tie parameter and
+    A's lead grow together without bound.
+
+    >>> mle_existence(np.array([[0, 1], [0, 0]]), names=["A", "B"],
+    ...               tie_matrix=np.array([[0, 1], [1, 0]]))
+    (False, 'wins and ties admit no finite maximum: A only win or tie against the others; \
+never loses: A')
     """
     w = np.asarray(win_matrix, dtype=float)
-    k = w.shape[0]
-    names = list(range(k)) if names is None else list(names)
-    if k < 2:
-        return False, "fewer than two candidates"
-    wins = w.sum(axis=1)
-    losses = w.sum(axis=0)
-    n_strong, _ = connected_components(w > 0, directed=True, connection="strong")
-    if n_strong == 1:
-        return True, ""
-    parts = []
-    never_win = [str(names[i]) for i in np.flatnonzero(wins == 0)]
-    never_lose = [str(names[i]) for i in np.flatnonzero(losses == 0)]
-    if never_win:
-        parts.append("never wins: " + ", ".join(never_win))
-    if never_lose:
-        parts.append("never loses: " + ", ".join(never_lose))
-    n_weak, _ = connected_components((w + w.T) > 0, directed=False)
-    if n_weak > 1:
-        parts.append(f"comparison graph has {n_weak} disconnected parts")
-    if not parts:
-        parts.append(f"win graph not strongly connected ({n_strong} components)")
-    return False, "; ".join(parts)
+    names = list(range(w.shape[0])) if names is None else list(names)
+    if tie_matrix is None:
+        return bradley_terry_existence(w, names)
+    return tie_model_existence(w, np.asarray(tie_matrix, dtype=float), names)
 
 
-def _newton(w: np.ndarray, alpha: float, tol: float = 1e-10, max_iter: int = 200):
-    """Maximise Σ W_ij log σ(θ_i − θ_j) − α/2 |θ|²; return θ (centred), info, iterations."""
-    k = w.shape[0]
-    n = w + w.T
-    wins = w.sum(axis=1)
-    iu = np.triu_indices(k, 1)
-    pairs = n[iu] > 0
-    ia, ib = iu[0][pairs], iu[1][pairs]
-    w_ab, w_ba, n_ab = w[ia, ib], w[ib, ia], n[ia, ib]
-
-    def objective(theta):
-        d = theta[ia] - theta[ib]
-        ll = float(np.sum(w_ab * log_expit(d) + w_ba * log_expit(-d)))
-        return ll - 0.5 * alpha * float(theta @ theta), ll
-
-    def info(theta):
-        d = theta[ia] - theta[ib]
-        p = expit(d)
-        v = n_ab * p * (1 - p)
-        lap = np.zeros((k, k))
-        lap[ia, ib] = -v
-        lap[ib, ia] = -v
-        lap[np.diag_indices(k)] = -lap.sum(axis=1)
-        expected = np.zeros(k)
-        np.add.at(expected, ia, n_ab * p)
-        np.add.at(expected, ib, n_ab * (1 - p))
-        return lap, wins - expected
-
-    theta = np.zeros(k)
-    f, _ = objective(theta)
-    ones = np.full((k, k), 1.0 / k)
-    # the gradient is a sum over comparisons: scale the tolerance with their number
-    tol = tol * max(1.0, float(n_ab.sum()))
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):  # noqa: B007
-        lap, grad = info(theta)
-        grad = grad - alpha * theta
-        if np.max(np.abs(grad)) < tol:
-            converged = True
-            break
-        h = lap + alpha * np.eye(k) if alpha > 0 else lap + ones
-        step = np.linalg.solve(h, grad)
-        t = 1.0
-        while True:
-            cand = theta + t * step
-            f_new, _ = objective(cand)
-            if f_new >= f - 1e-12 or t < 1e-8:
-                break
-            t /= 2
-        theta, f = cand, f_new
-    theta = theta - theta.mean()
-    lap, _ = info(theta)
-    _, ll = objective(theta)
-    return theta, lap, ll, it, converged
+def _check(opts: Options, weights: str | None, df: pd.DataFrame, by: str | None) -> None:
+    problems = []
+    if opts.model not in MODELS:
+        problems.append(f"model must be one of {', '.join(MODELS)}, got {opts.model!r}")
+    elif opts.ties == "model" and opts.model == "bradley-terry":
+        problems.append("ties='model' needs a tie model: model='davidson' or 'rao-kupper'")
+    if opts.alpha is not None and (not np.isfinite(opts.alpha) or opts.alpha < 0):
+        problems.append(f"alpha must be a finite number >= 0, got {opts.alpha!r}")
+    if not np.isfinite(opts.fallback_alpha) or opts.fallback_alpha <= 0:
+        problems.append(f"fallback_alpha must be > 0, got {opts.fallback_alpha!r}")
+    if int(opts.n_boot) != opts.n_boot or opts.n_boot < 0:
+        problems.append(f"bootstrap must be an integer >= 0, got {opts.n_boot!r}")
+    if not 0 < opts.level < 1:
+        problems.append(f"level must be between 0 and 1, got {opts.level!r}")
+    if any(int(k) != k or k < 1 for k in opts.top_k):
+        problems.append(f"top_k must be integers >= 1, got {opts.top_k!r}")
+    if opts.n_boot and opts.boot_by != "comparison":
+        if opts.boot_by not in df.columns:
+            problems.append(f"column {opts.boot_by!r} (bootstrap_by) not in the comparisons table")
+        elif opts.boot_by == by:
+            problems.append(f"bootstrap_by={opts.boot_by!r} is the grouping column (by): each "
+                            "group has one value of it; resample comparisons instead")  # fmt: skip
+        elif df[opts.boot_by].isna().any():
+            rows = np.flatnonzero(df[opts.boot_by].isna().to_numpy())
+            problems.append(f"column {opts.boot_by!r} (bootstrap_by): missing value in "
+                            f"{len(rows)} rows ({', '.join(map(str, rows[:20]))})")  # fmt: skip
+    if weights is not None:
+        problems.extend(_weight_problems(df, weights))
+    if problems:
+        raise InputError("; ".join(problems))
 
 
-def _fit_group(out: Outcomes, alpha: float | None, fallback_alpha: float, ties: str):
-    used = out.for_fit(ties)
-    w = used.win_matrix()
-    exists, problem = mle_existence(w, used.candidates)
-    if alpha is None:
-        a = 0.0 if exists else fallback_alpha
-    else:
-        a = float(alpha)
-    if a == 0.0 and not exists:
-        raise InputError(
-            f"the Bradley-Terry maximum-likelihood estimate does not exist ({problem}); "
-            "use alpha > 0 (or the default alpha=None) for a regularised fit"
-        )
-    theta, lap, ll, it, converged = _newton(w, a)
-    k = out.k
-    cov = np.linalg.pinv(lap, hermitian=True) if a == 0 else np.linalg.inv(lap + a * np.eye(k))
-    return (
-        theta,
-        cov,
-        {
-            "n_candidates": k,
-            "n_comparisons": len(out.left),
-            "n_ties": out.n_ties,
-            "ties": ties if out.n_ties else "none",
-            "mle_exists": exists,
-            "problem": problem,
-            "regularized": a > 0,
-            "alpha": a,
-            "log_likelihood": ll,
-            "iterations": it,
-            "converged": converged,
-        },
-    )
+def _weight_problems(df: pd.DataFrame, weights: str) -> list[str]:
+    if weights not in df.columns:
+        return [f"column {weights!r} (weights) not in the comparisons table"]
+    w = pd.to_numeric(df[weights], errors="coerce").to_numpy(float)
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if len(bad):
+        shown = ", ".join(map(str, bad[:20])) + (" ..." if len(bad) > 20 else "")
+        return [f"column {weights!r} (weights): not a finite number >= 0 in {len(bad)} rows "
+                f"({shown})"]  # fmt: skip
+    return []
+
+
+def _seed_of(rng) -> int | None:
+    return int(rng) if isinstance(rng, int | np.integer) else None
 
 
 def fit_bradley_terry(
     comparisons: pd.DataFrame,
     *,
     by: str | None = None,
-    ties: str = "half",
+    model: str = "bradley-terry",
+    ties: str | None = None,
     alpha: float | None = None,
     fallback_alpha: float = 0.1,
+    bootstrap: int = 0,
+    bootstrap_by: str = "comparison",
+    top_k: int | tuple[int, ...] = (1,),
+    level: float = 0.95,
+    weights: str | None = None,
+    rng: int | np.random.Generator | None = None,
+    progress: bool = False,
 ) -> BradleyTerryFit:
-    """Fit a Bradley–Terry model to a comparisons table.
+    """Fit a Bradley–Terry model (or Davidson's or Rao–Kupper's, with ties) to comparisons.
 
     Parameters
     ----------
@@ -264,28 +262,52 @@ def fit_bradley_terry(
         Fit one model per value of this column (e.g. ``"instance"`` for
         per-instance rankings). Default: one model for all rows (e.g. a
         per-method ranking pooled over instances).
-    ties : {"half", "exclude"}, default "half"
-        ``"half"``: a tie counts as half a win for each side (fractional
-        counts in the binomial likelihood); ``"exclude"``: ties are
-        left out of the fit — they are still counted in the table's ``ties``
-        column and in ``fits.n_ties``.
+    model : {"bradley-terry", "davidson", "rao-kupper"}, default "bradley-terry"
+        The two tie models add one tie parameter (see the module notes); with
+        no ties both equal Bradley–Terry.
+    ties : {"drop", "half", "model"}, optional
+        ``"drop"``: ties are left out of the fit (still counted in the
+        table's ``ties`` column and in ``fits.n_ties``); ``"half"``: a tie
+        counts as half a win for each side; ``"model"``: ties are outcomes of
+        the tie model. Default: ``"model"`` for a tie model, ``"half"`` for
+        Bradley–Terry.
     alpha : float, optional
-        Precision of a Gaussian prior ``θ ~ N(0, 1/alpha)`` (penalty
-        ``alpha/2 · Σθ²``). ``None`` (default): plain maximum likelihood when
-        the MLE exists, else ``fallback_alpha``. ``0``: maximum likelihood
-        only — an :class:`~rrmap.errors.InputError` if it does not exist.
-        A positive value: always penalised.
+        Precision of a Gaussian prior ``N(0, 1/alpha)`` on each parameter
+        (penalty ``alpha/2 · Σθ²``, plus the same on ``log ν`` or Rao–Kupper's
+        ``log θ``). ``None`` (default): plain maximum likelihood when the MLE
+        exists, else ``fallback_alpha``. ``0``: maximum likelihood only — an
+        :class:`~rrmap.errors.InputError` if it does not exist. A positive
+        value: always penalised.
     fallback_alpha : float, default 0.1
         Penalty used when ``alpha`` is None and the MLE does not exist
         (prior sd ≈ 3.2 on the log-odds scale: weak, but keeps scores finite).
+    bootstrap : int, default 0
+        Number of bootstrap resamples (0: none). Each resample refits the
+        model; the table gains percentile intervals of scores and ranks and
+        top-k probabilities, and ``rank_ci`` uses the bootstrap intervals.
+    bootstrap_by : str, default "comparison"
+        The resampling unit: ``"comparison"`` (rows), or a column whose
+        values are resampled whole (``"instance"``: comparisons within one
+        content/style pair are not independent; ``"annotator"``).
+    top_k : int or tuple of int, default (1,)
+        Ranks for the ``p_top{k}`` columns.
+    level : float, default 0.95
+        Coverage of ``ci_low``/``ci_high`` and of the bootstrap intervals.
+    weights : str, optional
+        A column of non-negative comparison weights (e.g. annotator weights
+        from :func:`rrmap.rank.annotator_agreement`). Standard errors treat
+        weights as counts.
+    rng : int, Generator or None
+        Seed or generator of the bootstrap (recorded in ``fits.seed`` when an
+        int). Each group draws from its own child generator.
+    progress : bool, default False
+        Show a progress bar of the bootstrap (tqdm, on stderr).
 
     Returns
     -------
     BradleyTerryFit
-        ``.table`` (candidate, score, se, ci_low, ci_high, rank, wins,
-        losses, ties, n_comparisons), ``.fits`` (one row per group with
-        ``mle_exists``, ``problem``, ``regularized``, ``alpha``) and
-        ``.covariance``.
+        ``.table`` (one row per candidate), ``.fits`` (one row per group),
+        ``.covariance`` and, with a bootstrap, ``.draws``.
 
     Notes
     -----
@@ -294,8 +316,15 @@ def fit_bradley_terry(
     scores is the Moore–Penrose inverse of the information matrix J; with a
     penalty it is ``(J + alpha·Id)⁻¹``, the Laplace approximation to the
     posterior — an approximation, most of all for candidates that never
-    win or never lose. The standard error of a difference ``θ_i − θ_j``
-    needs the covariance (``.covariance``), not just the two ``se``.
+    win or never lose. The tie parameter's standard error is the delta
+    method's, ``ν · se(log ν)``. The standard error of a difference
+    ``θ_i − θ_j`` needs the covariance (``.covariance``), not just the two
+    ``se``.
+
+    The bootstrap draws each resample's counts of every (pair, outcome)
+    cell from one multinomial (comparisons) or a sum over resampled units
+    (instances), and refits all resamples together with a batched Newton
+    method. Intervals are percentile intervals.
 
     Examples
     --------
@@ -307,49 +336,98 @@ def fit_bradley_terry(
     ...     "right":  ["B", "C", "C", "A", "A", "B"],
     ...     "winner": ["left", "left", "left", "right", "left", "right"]})
     >>> fit = fit_bradley_terry(df)
-    >>> fit.table[["candidate", "rank", "wins", "losses"]]
-      candidate  rank  wins  losses
-    0         A     1     3       1
-    1         B     2     2       2
-    2         C     3     1       3
+    >>> fit.table[["candidate", "rank", "rank_ci", "wins", "losses"]]
+      candidate  rank  rank_ci  wins  losses
+    0         A     1        1     3       1
+    1         B     2        1     2       2
+    2         C     3        1     1       3
     >>> never = df.assign(winner="left").iloc[:2]  # A beats B and C: no MLE
     >>> fit = fit_bradley_terry(never)
     >>> fit.regularized, fit.notes[0]
     (True, 'maximum-likelihood estimate does not exist (never wins: B, C; never loses: A); \
 fitted with a Gaussian penalty, alpha=0.1')
+
+    Ties as data: with two ties in four comparisons between equals,
+    Davidson's ``P(tie) = ν / (2 + ν) = 1/2`` gives ν = 2.
+
+    >>> ties = pd.DataFrame({"instance": "i", "left": "A", "right": "B",
+    ...                      "winner": ["left", "right", "tie", "tie"]})
+    >>> fit = fit_bradley_terry(ties, model="davidson")
+    >>> round(float(fit.fits.tie_parameter.iloc[0]), 6)
+    2.0
     """
+    if isinstance(top_k, int | np.integer):
+        top_k = (int(top_k),)
+    if ties is None:
+        ties = "half" if model == "bradley-terry" else "model"
+    opts = Options(model, ties, alpha, fallback_alpha, bootstrap, bootstrap_by, tuple(top_k),
+                   level)  # fmt: skip
     clean = prepare(comparisons, by, ties)
-    if alpha is not None and (not np.isfinite(alpha) or alpha < 0):
-        raise InputError(f"alpha must be a finite number >= 0, got {alpha!r}")
-    if not np.isfinite(fallback_alpha) or fallback_alpha <= 0:
-        raise InputError(f"fallback_alpha must be > 0, got {fallback_alpha!r}")
-    tables, rows, covs = [], [], {}
+    _check(opts, weights, clean, by)
+    if weights is not None:
+        clean[weights] = pd.to_numeric(clean[weights]).astype(float)
+    gen = np.random.default_rng(rng)
+    tables, rows, covs, draws = [], [], {}, []
+    bar = _bar(opts.n_boot * (clean[by].nunique() if by else 1), progress and opts.n_boot > 0)
     for key, sub in groups(clean, by):
-        out = encode(sub)
-        try:
-            theta, cov, info = _fit_group(out, alpha, fallback_alpha, ties)
-        except InputError as exc:
-            if by is None:
-                raise
-            raise InputError(f"{by}={key}: {exc}") from None
-        se = np.sqrt(np.clip(np.diag(cov), 0, None))
-        t = pd.DataFrame(
-            {
-                "candidate": out.candidates.astype(object),
-                "score": theta,
-                "se": se,
-                "ci_low": theta - _Z95 * se,
-                "ci_high": theta + _Z95 * se,
-            }
-        )
-        t["rank"] = (-t["score"].round(10)).rank(method="min").astype(int)
-        t = pd.concat([t, counts_table(out)], axis=1)
+        where = "" if by is None else f"{by}={key}: "
+        table, info, cov, drawn = _fit_one(sub, opts, weights, gen, where, bar)
         if by is not None:
-            t.insert(0, by, key)
+            table.insert(0, by, key)
             info = {by: key, **info}
-        tables.append(t)
-        rows.append(info)
-        covs[key] = pd.DataFrame(cov, index=out.candidates, columns=out.candidates)
+            if drawn is not None:
+                drawn.insert(0, by, key)
+        tables.append(table)
+        rows.append({**info, "seed": _seed_of(rng)})
+        covs[key] = cov
+        if drawn is not None:
+            draws.append(drawn)
+    if bar is not None:
+        bar.close()
     table = pd.concat(tables, ignore_index=True)
     table["candidate"] = table["candidate"].astype("str")
-    return BradleyTerryFit(table=table, fits=pd.DataFrame(rows), covariance=covs, by=by)
+    fits = pd.DataFrame(rows)
+    drawn = pd.concat(draws, ignore_index=True) if draws else None
+    return BradleyTerryFit(table=table, fits=fits, covariance=covs, by=by, draws=drawn)
+
+
+def _bar(total: int, show: bool):
+    if not show:
+        return None
+    import sys
+
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="bootstrap", unit="resample", file=sys.stderr)
+
+
+def _fit_one(sub: pd.DataFrame, opts: Options, weights: str | None, gen: np.random.Generator,
+             where: str, bar):  # fmt: skip
+    """One group: the fit, its table and fit facts, and its bootstrap draws."""
+    out = encode(sub, weights)
+    try:
+        est, _, info = fit_group(out, opts)
+    except InputError as exc:
+        raise InputError(f"{where}{exc}") from None
+    boot = drawn = None
+    n_no_mle = 0
+    if opts.n_boot:
+        units = None if opts.boot_by == "comparison" else sub[opts.boot_by].to_numpy(str)
+        scores, n_no_mle = bootstrap_group(out, units, opts, gen.spawn(1)[0], bar)
+        boot = summarise(scores, opts.level, opts.top_k)
+        drawn = pd.DataFrame({
+            "resample": np.repeat(np.arange(opts.n_boot), out.k),
+            "candidate": np.tile(out.candidates.astype(str), opts.n_boot),
+            "score": scores.ravel(),
+            "rank": ranks(scores).ravel(),
+        })  # fmt: skip
+    table = group_table(out, est["theta"], est["cov"], opts.level, boot)
+    info = {
+        **info,
+        "level": opts.level,
+        "n_bootstrap": int(opts.n_boot),
+        "bootstrap_by": opts.boot_by if opts.n_boot else "",
+        "n_bootstrap_no_mle": n_no_mle,
+    }
+    cov_df = pd.DataFrame(est["cov"], index=out.candidates, columns=out.candidates)
+    return table, info, cov_df, drawn

@@ -94,32 +94,65 @@ def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: st
         _log(f"wrote {len(df)} {what} to {output}")
 
 
+_MODEL_NAMES = {"bt": "bradley-terry", "davidson": "davidson", "rao-kupper": "rao-kupper"}
+_FIT_COLUMNS = [
+    *("model", "mle_exists", "problem", "regularized", "alpha", "tie_parameter"),
+    *("tie_parameter_se", "converged", "level", "n_bootstrap", "bootstrap_by", "seed"),
+]
+
+
+def _notes(fit) -> None:
+    notes = fit.notes
+    if len(notes) <= 3:
+        for note in notes:
+            _log("note: " + note)
+        return
+    n_missing = int((~fit.fits["mle_exists"]).sum())
+    if n_missing:
+        _log(f"note: the maximum-likelihood estimate does not exist for {n_missing} of "
+             f"{len(fit.fits)} groups (see the mle_exists/problem columns); those were "
+             f"fitted with a Gaussian penalty")  # fmt: skip
+    n_slow = int((~fit.fits["converged"]).sum())
+    if n_slow:
+        _log(f"note: Newton's method did not converge for {n_slow} groups")
+    n_boot = int(fit.fits["n_bootstrap_no_mle"].sum())
+    if n_boot:
+        _log(f"note: {n_boot} bootstrap resamples had no maximum-likelihood estimate and were "
+             "fitted with the fallback penalty (see n_bootstrap_no_mle)")  # fmt: skip
+
+
+def _ties_for(model: str, ties: str | None) -> str:
+    if ties is None:
+        return "half" if model in ("bt", "elo") else "model"
+    if ties == "model" and model in ("bt", "elo"):
+        raise InputError(f"--ties model needs a tie model (--model davidson or rao-kupper); "
+                         f"{model} takes --ties half or drop")  # fmt: skip
+    return ties
+
+
 def _fit(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.DataFrame:
-    if model == "bt":
-        fit = fit_bradley_terry(df, by=by, ties=opts["ties"], alpha=opts["alpha"],
-                                fallback_alpha=opts["fallback_alpha"])  # fmt: skip
-        notes = fit.notes
-        n_missing = int((~fit.fits["mle_exists"]).sum())
-        if len(notes) <= 3:
-            for note in notes:
-                _log("note: " + note)
-        else:
-            _log(f"note: the maximum-likelihood estimate does not exist for {n_missing} of "
-                 f"{len(fit.fits)} groups (see the mle_exists/problem columns); those were "
-                 f"fitted with a Gaussian penalty")  # fmt: skip
-            n_slow = int((~fit.fits["converged"]).sum())
-            if n_slow:
-                _log(f"note: Newton's method did not converge for {n_slow} groups")
-        keys = [by] if by else []
-        info = fit.fits[[*keys, "mle_exists", "problem", "regularized", "alpha", "converged"]]
+    ties = _ties_for(model, opts["ties"])
+    keys = [by] if by else []
+    boot = {"bootstrap": opts["bootstrap"], "bootstrap_by": opts["bootstrap_by"],
+            "top_k": tuple(opts["top_k"]) or (1,), "level": opts["level"], "rng": opts["seed"],
+            "progress": opts["bootstrap"] > 0 and not opts["quiet"]}  # fmt: skip
+    if model != "elo":
+        fit = fit_bradley_terry(df, by=by, model=_MODEL_NAMES[model], ties=ties,
+                                alpha=opts["alpha"], fallback_alpha=opts["fallback_alpha"],
+                                **boot)  # fmt: skip
+        _notes(fit)
+        info = fit.fits[[*keys, *_FIT_COLUMNS, "n_bootstrap_no_mle"]]
         table = fit.table.merge(info, on=keys) if by else fit.table.assign(**info.iloc[0])
-        table = table.assign(model="bradley_terry", tie_handling=opts["ties"])
+        table = table.assign(tie_handling=ties)
         return table.sort_values([*keys, "rank", "candidate"], ignore_index=True)
     fit = fit_elo(df, by=by, k=opts["k"], initial=opts["initial"], scale=opts["scale"],
-                  n_shuffles=opts["shuffles"], rng=opts["seed"])  # fmt: skip
+                  n_shuffles=opts["shuffles"], ties=ties, **boot)  # fmt: skip
     table = fit.table.assign(model="elo", k=opts["k"], n_shuffles=opts["shuffles"],
+                             tie_handling=ties, level=opts["level"],
+                             n_bootstrap=opts["bootstrap"],
+                             bootstrap_by=opts["bootstrap_by"] if opts["bootstrap"] else "",
                              seed=opts["seed"])  # fmt: skip
-    return table.sort_values([*([by] if by else []), "rank", "candidate"], ignore_index=True)
+    return table.sort_values([*keys, "rank", "candidate"], ignore_index=True)
 
 
 _out_opts = [
@@ -133,13 +166,17 @@ _out_opts = [
 ]  # fmt: skip
 
 _model_opts = [
-    click.option("--model", type=click.Choice(["bt", "elo"]), default="bt",
-                 help="Bradley-Terry (maximum likelihood, with standard errors) or Elo "
-                 "(averaged over shuffled orders)."),
+    click.option("--model", type=click.Choice(["bt", "davidson", "rao-kupper", "elo"]),
+                 default="bt",
+                 help="Bradley-Terry (maximum likelihood, with standard errors), its tie "
+                 "models Davidson and Rao-Kupper (one tie parameter), or Elo (averaged over "
+                 "shuffled orders)."),
     click.option("--input-format", type=click.Choice(["auto", "csv", "fineartbench"]),
                  default="auto", help="auto: *.json is FineArtBench JSON, anything else CSV."),
-    click.option("--ties", type=click.Choice(["half", "exclude"]), default="half",
-                 help="Bradley-Terry: a tie is half a win each, or left out (and counted)."),
+    click.option("--ties", type=click.Choice(["drop", "half", "model"]), default=None,
+                 help="How ties enter: left out (still counted), half a win each, or "
+                 "modelled (davidson, rao-kupper). Default: model for the tie models, half "
+                 "for bt and elo."),
     click.option("--alpha", type=float, default=None,
                  help="Bradley-Terry penalty (prior precision). Default: none when the MLE "
                  "exists, else --fallback-alpha; 0 forbids the penalty."),
@@ -149,7 +186,20 @@ _model_opts = [
     click.option("--initial", type=float, default=1500.0, help="Elo starting rating."),
     click.option("--scale", type=float, default=400.0, help="Elo logistic scale."),
     click.option("--shuffles", type=int, default=100, help="Elo: number of random orders."),
-    click.option("--seed", type=int, default=0, help="Random seed (Elo orders, permutations)."),
+    click.option("--bootstrap", type=click.IntRange(min=0), default=0,
+                 help="Bootstrap resamples (0: none): percentile intervals of scores and "
+                 "ranks, top-k probabilities."),
+    click.option("--bootstrap-by", default="comparison",
+                 help="Resampling unit: comparison, or a column resampled whole (e.g. "
+                 "instance: pairs within an instance are not independent)."),
+    click.option("--top-k", "top_k", type=click.IntRange(min=1), multiple=True,
+                 help="With --bootstrap: add p_top{K}, the share of resamples ranking a "
+                 "candidate K-th or better (repeatable; default 1)."),
+    click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                 default=0.95, help="Coverage of the intervals."),
+    click.option("--seed", type=int, default=0,
+                 help="Random seed (bootstrap, Elo orders, permutations)."),
+    click.option("-q", "--quiet", is_flag=True, help="No progress bar."),
 ]  # fmt: skip
 
 _filter_opts = [

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.rank._outcomes import counts_table, encode, groups, prepare
+from rrmap.rank._bootstrap import overlap_rank, ranks, summarise
+from rrmap.rank._outcomes import Outcomes, counts_table, encode, groups, prepare
 
 __all__ = ["EloFit", "elo_ratings", "fit_elo"]
 
@@ -32,11 +33,18 @@ class EloFit:
         One row per candidate (and group): ``candidate``, ``score`` (mean
         rating over orders), ``spread`` (standard deviation over orders),
         ``q_low``/``q_high`` (2.5 % and 97.5 % quantiles over orders),
-        ``rank`` (1 = best, by mean rating), ``wins``, ``losses``, ``ties``,
-        ``n_comparisons``.
+        ``rank`` (1 = best, by mean rating), ``rank_ci`` (1 + the number of
+        candidates whose interval lies entirely above this one's: the
+        bootstrap interval when there is one, else the range over orders),
+        with a bootstrap ``boot_low``/``boot_high``, ``rank_low``/
+        ``rank_high`` and ``p_top{k}`` (as for Bradley–Terry), then
+        ``wins``, ``losses``, ``ties``, ``n_comparisons``.
     ratings : DataFrame
         Long table of every order's final ratings: (group), ``shuffle``,
         ``candidate``, ``rating``.
+    draws : DataFrame or None
+        With a bootstrap, every resample's ratings: (group), ``resample``,
+        ``candidate``, ``score``, ``rank``.
     params : dict
         ``k``, ``initial``, ``scale``, ``n_shuffles``, ``seed``.
 
@@ -55,6 +63,7 @@ class EloFit:
     table: pd.DataFrame
     ratings: pd.DataFrame
     params: dict
+    draws: pd.DataFrame | None = None
 
 
 def elo_ratings(
@@ -143,6 +152,50 @@ def _run(left, right, score, n_cand, k, initial, scale):
     return ratings.reshape(b, n_cand)
 
 
+#: Bootstrap resamples that run Elo side by side (memory: chunk × comparisons indices).
+_CHUNK = 64
+
+
+def _keep(out: Outcomes, ties: str) -> Outcomes:
+    if ties == "half" or out.n_ties == 0:
+        return out
+    keep = out.score_left != 0.5
+    return Outcomes(out.candidates, out.left[keep], out.right[keep], out.score_left[keep], 0)
+
+
+def _bootstrap(out: Outcomes, units, n_boot: int, gen: np.random.Generator, run, bar):
+    """Arena-style bootstrap: each resample runs Elo once over rows drawn with replacement.
+
+    ``units`` (per comparison, or None for comparisons themselves) are drawn
+    whole; the drawn comparisons are then played in a random order. Resamples
+    of whole units differ in length: the shorter ones end with comparisons of
+    candidate 0 with itself at score ½, which change no rating.
+    """
+    n = len(out.left)
+    if units is not None:
+        codes, inv = np.unique(units, return_inverse=True)
+        members = np.argsort(inv, kind="stable")
+        starts = np.r_[0, np.cumsum(np.bincount(inv, minlength=len(codes)))]
+    r = np.empty((n_boot, out.k))
+    for start in range(0, n_boot, _CHUNK):
+        size = min(_CHUNK, n_boot - start)
+        if units is None:
+            idx = gen.integers(0, n, size=(size, n))
+        else:
+            picks = gen.integers(0, len(codes), size=(size, len(codes)))
+            rows = [gen.permutation(np.concatenate([members[starts[u]:starts[u + 1]] for u in p]))
+                    for p in picks]  # fmt: skip
+            length = max(len(x) for x in rows)
+            idx = np.full((size, length), n)  # n: the padding no-op
+            for b, x in enumerate(rows):
+                idx[b, : len(x)] = x
+        left, right = np.r_[out.left, 0][idx], np.r_[out.right, 0][idx]
+        r[start : start + size] = run(left, right, np.r_[out.score_left, 0.5][idx])
+        if bar is not None:
+            bar.update(size)
+    return r
+
+
 def fit_elo(
     comparisons: pd.DataFrame,
     *,
@@ -152,13 +205,19 @@ def fit_elo(
     scale: float = 400.0,
     n_shuffles: int = 100,
     rng: int | np.random.Generator | None = None,
+    ties: str = "half",
+    bootstrap: int = 0,
+    bootstrap_by: str = "comparison",
+    top_k: int | tuple[int, ...] = (1,),
+    level: float = 0.95,
+    progress: bool = False,
 ) -> EloFit:
     """Elo ratings averaged over ``n_shuffles`` random orders of the comparisons.
 
     Parameters
     ----------
     comparisons : DataFrame
-        A comparisons table. Ties score ½ for each side.
+        A comparisons table.
     by : str, optional
         Rate each value of this column separately (e.g. ``"instance"``).
     k : float, default 32
@@ -171,7 +230,22 @@ def fit_elo(
         Number of random orders (B). Order 0 is also random; for the order
         of the file use :func:`elo_ratings`.
     rng : int, Generator or None
-        Seed or generator for the orders.
+        Seed or generator for the orders and the bootstrap.
+    ties : {"half", "drop"}, default "half"
+        A tie scores ½ for each side, or is left out (still counted in the
+        ``ties`` column). Elo has no tie parameter: ``"model"`` is refused.
+    bootstrap : int, default 0
+        Resamples of the sampling uncertainty, as public arenas compute it:
+        each resample draws the comparisons (or whole ``bootstrap_by``
+        units) with replacement and runs Elo once over them in a random
+        order. Elo is sequential, so this costs one pass per resample
+        (resamples advance side by side in chunks).
+    bootstrap_by : str, default "comparison"
+        The resampling unit: ``"comparison"`` or a column resampled whole.
+    top_k, level : int or tuple of int, float
+        As for :func:`rrmap.rank.fit_bradley_terry`.
+    progress : bool, default False
+        Show a progress bar of the bootstrap (tqdm, on stderr).
 
     Returns
     -------
@@ -183,8 +257,8 @@ def fit_elo(
     Notes
     -----
     The spread measures only the order dependence of Elo, not sampling
-    uncertainty of the comparisons themselves; for that use the standard
-    errors of :func:`rrmap.rank.fit_bradley_terry`.
+    uncertainty of the comparisons themselves; for that use ``bootstrap``
+    or the standard errors of :func:`rrmap.rank.fit_bradley_terry`.
 
     Examples
     --------
@@ -200,27 +274,30 @@ def fit_elo(
     1500.0
     """
     _check_params(k, initial, scale, n_shuffles)
+    _check_boot(ties, bootstrap, bootstrap_by, level, comparisons, by)
+    top_k = (int(top_k),) if isinstance(top_k, int | np.integer) else tuple(top_k)
     clean = prepare(comparisons, by, "half")
     gen = np.random.default_rng(rng)
-    tables, long = [], []
+    n_groups = clean[by].nunique() if by else 1
+    bar = None
+    if progress and bootstrap:
+        import sys
+
+        from tqdm import tqdm
+
+        bar = tqdm(total=bootstrap * n_groups, desc="bootstrap", unit="resample", file=sys.stderr)
+    tables, long, draws = [], [], []
     for key, sub in groups(clean, by):
-        out = encode(sub)
+        out = _keep(encode(sub), ties)
+        full = encode(sub)
+
+        def run(left, right, score, out=out):
+            return _run(left, right, score, out.k, k, initial, scale)
+
         t = len(out.left)
         order = gen.permuted(np.broadcast_to(np.arange(t), (int(n_shuffles), t)), axis=1)
-        r = _run(out.left[order], out.right[order], out.score_left[order], out.k, k, initial,
-                 scale)  # fmt: skip
-        mean = r.mean(axis=0)
-        tab = pd.DataFrame(
-            {
-                "candidate": out.candidates.astype(object),
-                "score": mean,
-                "spread": r.std(axis=0, ddof=1) if n_shuffles > 1 else np.nan,
-                "q_low": np.quantile(r, 0.025, axis=0),
-                "q_high": np.quantile(r, 0.975, axis=0),
-            }
-        )
-        tab["rank"] = (-tab["score"].round(8)).rank(method="min").astype(int)
-        tab = pd.concat([tab, counts_table(out)], axis=1)
+        r = run(out.left[order], out.right[order], out.score_left[order])
+        tab = _order_table(out, r, n_shuffles)
         lg = pd.DataFrame(
             {
                 "shuffle": np.repeat(np.arange(int(n_shuffles)), out.k),
@@ -228,11 +305,30 @@ def fit_elo(
                 "rating": r.ravel(),
             }
         )
+        boot = None
+        if bootstrap:
+            units = None if bootstrap_by == "comparison" else sub[bootstrap_by].to_numpy(str)
+            if units is not None and ties == "drop":
+                units = units[full.score_left != 0.5]
+            rb = _bootstrap(out, units, int(bootstrap), gen.spawn(1)[0], run, bar)
+            boot = summarise(rb, level, top_k)
+            drawn = pd.DataFrame({"resample": np.repeat(np.arange(int(bootstrap)), out.k),
+                                  "candidate": np.tile(out.candidates.astype(str), int(bootstrap)),
+                                  "score": rb.ravel(), "rank": ranks(rb).ravel()})  # fmt: skip
+            tab["rank_ci"] = overlap_rank(boot.boot_low.to_numpy(), boot.boot_high.to_numpy())
+            tab = pd.concat([tab, boot], axis=1)
+        tab = pd.concat([tab, counts_table(full)], axis=1)
         if by is not None:
             tab.insert(0, by, key)
             lg.insert(0, by, key)
+            if boot is not None:
+                drawn.insert(0, by, key)
         tables.append(tab)
         long.append(lg)
+        if boot is not None:
+            draws.append(drawn)
+    if bar is not None:
+        bar.close()
     table = pd.concat(tables, ignore_index=True)
     table["candidate"] = table["candidate"].astype("str")
     ratings = pd.concat(long, ignore_index=True)
@@ -243,5 +339,46 @@ def fit_elo(
         "scale": scale,
         "n_shuffles": int(n_shuffles),
         "seed": rng if isinstance(rng, int | np.integer) else None,
+        "ties": ties,
+        "bootstrap": int(bootstrap),
+        "bootstrap_by": bootstrap_by if bootstrap else "",
+        "level": level,
     }
-    return EloFit(table=table, ratings=ratings, params=params)
+    drawn = pd.concat(draws, ignore_index=True) if draws else None
+    return EloFit(table=table, ratings=ratings, params=params, draws=drawn)
+
+
+def _order_table(out: Outcomes, r: np.ndarray, n_shuffles: int) -> pd.DataFrame:
+    """Mean rating over orders, its spread and range, and the ranks."""
+    tab = pd.DataFrame(
+        {
+            "candidate": out.candidates.astype(object),
+            "score": r.mean(axis=0),
+            "spread": r.std(axis=0, ddof=1) if n_shuffles > 1 else np.nan,
+            "q_low": np.quantile(r, 0.025, axis=0),
+            "q_high": np.quantile(r, 0.975, axis=0),
+        }
+    )
+    tab["rank"] = (-tab["score"].round(8)).rank(method="min").astype(int)
+    tab["rank_ci"] = overlap_rank(tab["q_low"].to_numpy(), tab["q_high"].to_numpy())
+    return tab
+
+
+def _check_boot(ties, bootstrap, bootstrap_by, level, df, by) -> None:
+    problems = []
+    if ties == "model":
+        problems.append("Elo has no tie parameter: ties='model' needs model='davidson' or "
+                        "'rao-kupper' in fit_bradley_terry; use ties='half' or 'drop'")  # fmt: skip
+    elif ties not in ("half", "drop"):
+        problems.append(f"ties must be one of drop, half, got {ties!r}")
+    if int(bootstrap) != bootstrap or bootstrap < 0:
+        problems.append(f"bootstrap must be an integer >= 0, got {bootstrap!r}")
+    if not 0 < level < 1:
+        problems.append(f"level must be between 0 and 1, got {level!r}")
+    if bootstrap and bootstrap_by != "comparison":
+        if bootstrap_by not in df.columns:
+            problems.append(f"column {bootstrap_by!r} (bootstrap_by) not in the comparisons table")
+        elif bootstrap_by == by:
+            problems.append(f"bootstrap_by={bootstrap_by!r} is the grouping column (by)")
+    if problems:
+        raise InputError("; ".join(problems))

@@ -93,7 +93,17 @@ def test_seeded_and_reproducible():
     c = fit_elo(df, n_shuffles=20, rng=4)
     pd.testing.assert_frame_equal(a.table, b.table)
     assert not np.allclose(a.table["score"], c.table["score"])
-    assert a.params == {"k": 32.0, "initial": 1500.0, "scale": 400.0, "n_shuffles": 20, "seed": 3}
+    assert a.params == {
+        "k": 32.0,
+        "initial": 1500.0,
+        "scale": 400.0,
+        "n_shuffles": 20,
+        "seed": 3,
+        "ties": "half",
+        "bootstrap": 0,
+        "bootstrap_by": "",
+        "level": 0.95,
+    }
 
 
 def test_strong_candidate_ranks_first_and_quantiles_bracket_mean():

@@ -1,0 +1,76 @@
+"""Private: bootstrap resamples as count arrays, and what a leaderboard shows of them.
+
+Resampling comparisons (or whole instances) with replacement only changes how
+often each (pair, outcome) cell is counted, so a resample is a vector of cell
+counts. Identical units are exchangeable: the units are first folded into
+distinct types with their multiplicities, and a resample draws how many of
+each type it takes from one multinomial. Comparisons fold into at most
+``3 × pairs × distinct weights`` types, so even 100,000 comparisons and 1,000
+resamples cost one small multinomial draw and one sparse product.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+
+def unit_types(cell: np.ndarray, weight: np.ndarray, unit: np.ndarray | None, n_cells: int):
+    """Distinct resampling units as rows of a sparse ``types × cells`` count matrix.
+
+    ``unit`` gives each comparison's unit code (``None``: every comparison is
+    its own unit). Returns the matrix and each type's multiplicity.
+    """
+    if unit is None:
+        w_codes, w_inv = np.unique(weight, return_inverse=True)
+        keys, mult = np.unique(cell * len(w_codes) + w_inv, return_counts=True)
+        cells, w = keys // len(w_codes), w_codes[keys % len(w_codes)]
+        m = sparse.csr_matrix((w, (np.arange(len(keys)), cells)), shape=(len(keys), n_cells))
+        return m, mult
+    codes, inv = np.unique(unit, return_inverse=True)
+    m = sparse.csr_matrix((weight, (inv, cell)), shape=(len(codes), n_cells))
+    m.sum_duplicates()
+    return m, np.ones(len(codes), dtype=np.int64)
+
+
+def resample_counts(types: sparse.csr_matrix, mult: np.ndarray, n_boot: int,
+                    gen: np.random.Generator) -> np.ndarray:  # fmt: skip
+    """``(n_boot, P, 3)`` counts: each resample draws as many units as there are."""
+    n_units = int(mult.sum())
+    draws = gen.multinomial(n_units, mult / n_units, size=n_boot)
+    if np.all(np.diff(types.indptr) == 1):  # each type is one cell: scatter, no product
+        counts = np.zeros((n_boot, types.shape[1]))
+        np.add.at(counts.T, types.indices, (draws * types.data).T)
+    else:
+        counts = np.asarray((types.T @ sparse.csr_matrix(draws.T)).T.todense())
+    return counts.reshape(n_boot, -1, 3)
+
+
+def ranks(scores: np.ndarray) -> np.ndarray:
+    """Rank 1 = best in each row; equal scores (to 1e-10) share the lowest rank."""
+    s = np.round(scores, 10)
+    return 1 + (s[:, None, :] > s[:, :, None]).sum(axis=2)
+
+
+def summarise(scores: np.ndarray, level: float, top_k: tuple[int, ...]) -> pd.DataFrame:
+    """Percentile intervals of scores and ranks, and top-k probabilities, per candidate."""
+    lo, hi = (1 - level) / 2, (1 + level) / 2
+    r = ranks(scores)
+    out = {
+        "boot_low": np.quantile(scores, lo, axis=0),
+        "boot_high": np.quantile(scores, hi, axis=0),
+        "rank_low": np.quantile(r, lo, axis=0, method="inverted_cdf").astype(int),
+        "rank_high": np.quantile(r, hi, axis=0, method="inverted_cdf").astype(int),
+    }
+    for k in top_k:
+        out[f"p_top{k}"] = (r <= k).mean(axis=0)
+    return pd.DataFrame(out)
+
+
+def overlap_rank(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """1 + the number of candidates whose whole interval lies above this one's.
+
+    Candidates whose intervals overlap share a rank, as leaderboards show it.
+    """
+    return 1 + (low[None, :] > high[:, None]).sum(axis=1)

@@ -1,0 +1,165 @@
+"""Private: one group's paired-comparison fit, its standard errors and its bootstrap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtri
+
+from rrmap.errors import InputError
+from rrmap.rank._bootstrap import overlap_rank, resample_counts, unit_types
+from rrmap.rank._existence import bradley_terry_existence, tie_model_existence
+from rrmap.rank._likelihood import Pairs, newton
+from rrmap.rank._outcomes import Outcomes, counts_table, fold_ties, win_and_tie_matrices
+
+_NAMES = {"bradley-terry": "Bradley-Terry", "davidson": "Davidson", "rao-kupper": "Rao-Kupper"}
+
+
+@dataclass(frozen=True)
+class Options:
+    """What :func:`rrmap.rank.fit_bradley_terry` was asked for."""
+
+    model: str
+    ties: str
+    alpha: float | None
+    fallback_alpha: float
+    n_boot: int
+    boot_by: str
+    top_k: tuple[int, ...]
+    level: float
+
+
+def effective_model(model: str, ties: str, counts: np.ndarray) -> str:
+    """A tie model with no ties to fit is Bradley–Terry (tie parameter on its boundary)."""
+    if model == "bradley-terry" or ties != "model" or counts[..., 2].sum() == 0:
+        return "bradley-terry"
+    return model
+
+
+def existence(model: str, pairs: Pairs, counts: np.ndarray, names) -> tuple[bool, str]:
+    w, t = win_and_tie_matrices(pairs, counts)
+    if model == "bradley-terry":
+        return bradley_terry_existence(w, list(names))
+    return tie_model_existence(w, t, list(names))
+
+
+def _penalty(exists: bool, opts: Options) -> float:
+    if opts.alpha is None:
+        return 0.0 if exists else opts.fallback_alpha
+    return float(opts.alpha)
+
+
+def _covariance(info: np.ndarray, alpha: float) -> np.ndarray:
+    """Observed-information covariance; scores sum to zero (Moore–Penrose inverse)."""
+    if alpha == 0:
+        return np.linalg.pinv(info, hermitian=True)
+    return np.linalg.inv(info + alpha * np.eye(len(info)))
+
+
+def tie_parameter(model: str, fitted: str, tau: float, var: float) -> tuple[float, float]:
+    """ν (Davidson) or θ (Rao–Kupper) and its delta-method standard error."""
+    if model == "bradley-terry":
+        return np.nan, np.nan
+    if fitted == "bradley-terry":  # no ties: ν = 0, θ = 1
+        return (0.0 if model == "davidson" else 1.0), np.nan
+    value = float(np.exp(tau))  # ν = e^λ; θ = e^η
+    return value, value * float(np.sqrt(max(var, 0.0)))
+
+
+def fit_group(out: Outcomes, opts: Options) -> tuple[dict, np.ndarray, dict]:
+    """Scores, their covariance and the fit's facts for one group."""
+    pairs, raw = out.pair_counts()
+    counts = fold_ties(raw, opts.ties)
+    fitted = effective_model(opts.model, opts.ties, counts)
+    exists, problem = existence(fitted, pairs, counts, out.candidates)
+    a = _penalty(exists, opts)
+    if a == 0.0 and not exists:
+        raise InputError(
+            f"the {_NAMES[opts.model]} maximum-likelihood estimate does not exist ({problem}); "
+            "use alpha > 0 (or the default alpha=None) for a regularised fit"
+        )
+    sol = newton(pairs, counts[None], fitted, np.array([a]))
+    cov = _covariance(sol.information[0], a)
+    k = out.k
+    nu, nu_se = tie_parameter(opts.model, fitted, sol.tau[0], cov[-1, -1] if len(cov) > k else 0)
+    info = {
+        "model": opts.model,
+        "n_candidates": k,
+        "n_comparisons": len(out.left),
+        "n_ties": out.n_ties,
+        "ties": opts.ties if out.n_ties else "none",
+        "mle_exists": exists,
+        "problem": problem,
+        "regularized": a > 0,
+        "alpha": a,
+        "tie_parameter": nu,
+        "tie_parameter_se": nu_se,
+        "log_likelihood": float(sol.log_likelihood[0]),
+        "iterations": sol.iterations,
+        "converged": bool(sol.converged[0]),
+    }
+    return {"theta": sol.theta[0], "cov": cov[:k, :k]}, cov, info
+
+
+#: Resamples refitted together: bounds the (chunk, k, k) information arrays.
+_CHUNK = 256
+
+
+def bootstrap_group(out: Outcomes, units: np.ndarray | None, opts: Options,
+                    gen: np.random.Generator, bar=None) -> tuple[np.ndarray, int]:  # fmt: skip
+    """Scores of ``opts.n_boot`` resamples ``(B, k)``, and how many had no MLE.
+
+    A resample follows the fit's rule (``alpha`` if positive, else plain
+    maximum likelihood), except that one whose MLE does not exist is fitted
+    with ``fallback_alpha`` even when ``alpha=0``: it is counted instead of
+    failing the whole bootstrap.
+    """
+    pairs, cell = out.pairs()
+    types, mult = unit_types(cell, out.weights(), units, 3 * len(pairs.a))
+    counts = fold_ties(resample_counts(types, mult, opts.n_boot, gen), opts.ties)
+    fitted = np.array([effective_model(opts.model, opts.ties, c) for c in counts])
+    exists = np.array([_quick_exists(m, pairs, c) for m, c in zip(fitted, counts, strict=True)])
+    if opts.alpha:
+        alphas = np.full(opts.n_boot, float(opts.alpha))
+    else:
+        alphas = np.where(exists, 0.0, opts.fallback_alpha)
+    scores = np.empty((opts.n_boot, out.k))
+    for start in range(0, opts.n_boot, _CHUNK):
+        part = slice(start, min(start + _CHUNK, opts.n_boot))
+        for model in np.unique(fitted[part]):
+            sel = np.flatnonzero(fitted[part] == model) + start
+            scores[sel] = newton(pairs, counts[sel], str(model), alphas[sel]).theta
+        if bar is not None:
+            bar.update(part.stop - part.start)
+    return scores, int((~exists).sum())
+
+
+def _quick_exists(model: str, pairs: Pairs, counts: np.ndarray) -> bool:
+    w, t = win_and_tie_matrices(pairs, counts)
+    if model == "bradley-terry":
+        return bradley_terry_existence(w, list(range(pairs.k)))[0]
+    return tie_model_existence(w, t, list(range(pairs.k)))[0]
+
+
+def group_table(out: Outcomes, theta: np.ndarray, cov: np.ndarray, level: float,
+                boot: pd.DataFrame | None) -> pd.DataFrame:  # fmt: skip
+    """One row per candidate: score, se, interval, ranks, bootstrap summaries, counts."""
+    z = float(ndtri((1 + level) / 2))
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    t = pd.DataFrame(
+        {
+            "candidate": out.candidates.astype(object),
+            "score": theta,
+            "se": se,
+            "ci_low": theta - z * se,
+            "ci_high": theta + z * se,
+        }
+    )
+    t["rank"] = (-t["score"].round(10)).rank(method="min").astype(int)
+    low, high = (t["ci_low"], t["ci_high"]) if boot is None else (boot.boot_low, boot.boot_high)
+    t["rank_ci"] = overlap_rank(low.to_numpy(), high.to_numpy())
+    if boot is not None:
+        t = pd.concat([t, boot], axis=1)
+    return pd.concat([t, counts_table(out)], axis=1)
