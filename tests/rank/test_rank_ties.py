@@ -82,7 +82,7 @@ def test_matches_direct_maximisation_of_the_published_likelihood(model, seed):
 def test_standard_errors_are_the_inverse_observed_information(model):
     df = _simulate(7, model, k=4, n=300)
     fit = fit_bradley_terry(df, model=model)
-    loglik, k = _direct_loglik(df, model)
+    loglik, _ = _direct_loglik(df, model)
     s = fit.table["score"].to_numpy()
     x = np.r_[s[1:] - s[0], fit.fits["tie_parameter"].iloc[0]]
     h, m = 1e-4, len(x)
@@ -210,7 +210,7 @@ def _penalised(df, model, alpha):
         st.tuples(st.integers(0, 3), st.integers(1, 3), st.sampled_from(["left", "right", "tie"])),
         min_size=2,
         max_size=9,
-    ),  # fmt: skip
+    ),
 )
 def test_existence_agrees_with_the_penalised_path(k, outcomes):
     """The MLE exists iff the penalised fits converge as the penalty vanishes."""
