@@ -2,8 +2,10 @@
 
 Read 2AFC comparisons (:func:`read_comparisons`, :func:`read_fineartbench`),
 design what to ask (:mod:`rrmap.rank.designs`), filter subjective pairs and
-instances (:mod:`rrmap.rank.filters`), rank candidates with Bradley–Terry
-(:func:`fit_bradley_terry`) or Elo (:func:`fit_elo`), and measure how well a
+instances (:mod:`rrmap.rank.filters`), rank candidates with Bradley–Terry and its tie models
+(:func:`fit_bradley_terry`, with bootstrap intervals) or Elo
+(:func:`fit_elo`), check annotators against the consensus
+(:mod:`rrmap.rank.annotators`), and measure how well a
 model's ranking agrees with the human one (:mod:`rrmap.rank.alignment`).
 """
 
@@ -19,7 +21,13 @@ if TYPE_CHECKING:  # pragma: no cover - the names load on first use (below)
         spearman_test,
         split_half_alignment,
     )
-    from rrmap.rank.bradley_terry import BradleyTerryFit, fit_bradley_terry, mle_existence
+    from rrmap.rank.annotators import annotator_agreement, annotator_weights, filter_annotators
+    from rrmap.rank.bradley_terry import (
+        MODELS,
+        BradleyTerryFit,
+        fit_bradley_terry,
+        mle_existence,
+    )
     from rrmap.rank.comparisons import (
         COMPARISON_COLUMNS,
         WINNERS,
@@ -46,6 +54,7 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "EXACT_FAS_LIMIT",
     "EXACT_SPEARMAN_LIMIT",
+    "MODELS",
     "WINNERS",
     "Alignment",
     "BradleyTerryFit",
@@ -54,8 +63,11 @@ __all__ = [
     "FilterResult",
     "FineArtBench",
     "align_rankings",
+    "annotator_agreement",
+    "annotator_weights",
     "degree_uniform_subgraph",
     "elo_ratings",
+    "filter_annotators",
     "filter_nontransitive",
     "filter_subjective",
     "filter_ties",
@@ -77,7 +89,15 @@ __all__ = [
 # every name is imported from its module on first use: importing the package is cheap
 __getattr__, _lazy_dir, _ = _lazy.attach(
     __name__,
-    submodules=["alignment", "bradley_terry", "comparisons", "designs", "elo", "filters"],
+    submodules=[
+        "alignment",
+        "annotators",
+        "bradley_terry",
+        "comparisons",
+        "designs",
+        "elo",
+        "filters",
+    ],
     submod_attrs={
         "alignment": [
             "Alignment",
@@ -86,7 +106,8 @@ __getattr__, _lazy_dir, _ = _lazy.attach(
             "spearman_test",
             "split_half_alignment",
         ],
-        "bradley_terry": ["BradleyTerryFit", "fit_bradley_terry", "mle_existence"],
+        "annotators": ["annotator_agreement", "annotator_weights", "filter_annotators"],
+        "bradley_terry": ["MODELS", "BradleyTerryFit", "fit_bradley_terry", "mle_existence"],
         "comparisons": [
             "COMPARISON_COLUMNS",
             "FineArtBench",

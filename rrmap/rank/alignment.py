@@ -264,7 +264,9 @@ def align_rankings(
         Ranking tables with ``candidate`` and ``score`` columns (higher is
         better), e.g. ``fit_bradley_terry(...).table``; with ``by``, also that
         column. Candidates are matched by name; unmatched ones are counted in
-        ``excluded``.
+        ``excluded``. Scores equal to 10 decimals count as tied (as in the
+        fitted tables' ``rank``): candidates with identical records get
+        scores that differ only by rounding.
     by : str, optional
         Group column (e.g. ``"instance"``): one ρ per group, their mean and
         Fisher's combined p. Groups with fewer than 3 shared candidates or
@@ -313,8 +315,9 @@ def align_rankings(
     rows = []
     grouped = [(None, both)] if by is None else both.groupby(by, sort=True, observed=True)
     for key, g in grouped:
-        x = g["_h"].to_numpy(float)
-        y = g["_m"].to_numpy(float)
+        # fitted scores carry rounding noise: equal to 10 decimals is a tie, as in `rank`
+        x = np.round(g["_h"].to_numpy(float), 10)
+        y = np.round(g["_m"].to_numpy(float), 10)
         if len(g) < 3:
             excluded["too_few_candidates"] += 1
             continue

@@ -12,6 +12,7 @@ from rrmap._markdown import markdown_table
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.errors import InputError
 from rrmap.rank.alignment import align_rankings
+from rrmap.rank.annotators import annotator_agreement, annotator_weights, filter_annotators
 from rrmap.rank.bradley_terry import fit_bradley_terry
 from rrmap.rank.comparisons import read_comparisons, read_fineartbench
 from rrmap.rank.designs import sample_global, sample_per_instance
@@ -39,23 +40,49 @@ def _read_prefs(path: Path, fmt: str) -> pd.DataFrame:
     return fab.comparisons
 
 
-def _filter(df: pd.DataFrame, band, eta, by: str, dropped_path: Path | None, force: bool):
-    if band is None and eta is None:
-        return df
-    if "instance" not in df.columns and by == "instance":
-        raise InputError("filters need an 'instance' column")
-    res = filter_subjective(df, band=band, eta=eta, by=by)
-    for r in res.summary().itertuples(index=False):
-        unit = "pairs" if r.reason == "tie_band" else "instances"
-        _log(f"filters: dropped {r.n_dropped} {unit} ({r.n_comparisons} comparisons): {r.reason}")
-    _log(f"filters: {len(res.comparisons)} of {len(df)} comparisons kept")
-    if dropped_path is not None:
-        _refuse(dropped_path, force)
-        res.dropped.to_csv(dropped_path, index=False)
-        _log(f"wrote {len(res.dropped)} dropped pairs/instances to {dropped_path}")
-    if res.comparisons.empty:
+def _filter(df: pd.DataFrame, band, eta, by: str, dropped_path: Path | None, force: bool,
+            annot: dict | None = None) -> pd.DataFrame:  # fmt: skip
+    """Subjectivity filters, then annotator exclusion/weights; each step reported on stderr."""
+    annot = annot or {}
+    n_in = len(df)
+    parts = []
+    if band is not None or eta is not None:
+        if "instance" not in df.columns and by == "instance":
+            raise InputError("filters need an 'instance' column")
+        res = filter_subjective(df, band=band, eta=eta, by=by)
+        _report(res)
+        df = res.comparisons
+        parts.append(res.dropped)
+    if annot.get("min_agreement") is not None:
+        res = filter_annotators(df, min_agreement=annot["min_agreement"], **annot["consensus"])
+        _report(res)
+        df = res.comparisons
+        parts.append(res.dropped)
+    if parts:
+        _log(f"filters: {len(df)} of {n_in} comparisons kept")
+        if dropped_path is not None:
+            _refuse(dropped_path, force)
+            dropped = pd.concat([p for p in parts if not p.empty] or parts, ignore_index=True)
+            dropped.to_csv(dropped_path, index=False)
+            _log(f"wrote {len(dropped)} dropped pairs/instances/annotators to {dropped_path}")
+    if df.empty:
         raise InputError("no comparisons left after filtering")
-    return res.comparisons
+    if annot.get("weight"):
+        table = annotator_agreement(df, **annot["consensus"])
+        df = df.assign(annotator_weight=annotator_weights(df, table))
+        zero = int((table["weight"] == 0).sum())
+        _log(f"annotators: {len(table)} weighted by their log-odds of agreeing with the "
+             f"leave-one-out consensus (raw weights {table['weight'].min():.3g} to "
+             f"{table['weight'].max():.3g}; {zero} at 0, no better than chance)")  # fmt: skip
+    return df
+
+
+def _report(res) -> None:
+    units = {"tie_band": "pairs", "non_transitive": "instances",
+             "annotator_agreement": "annotators"}  # fmt: skip
+    for r in res.summary().itertuples(index=False):
+        _log(f"filters: dropped {r.n_dropped} {units[r.reason]} ({r.n_comparisons} "
+             f"comparisons): {r.reason}")  # fmt: skip
 
 
 def _refuse(path: Path, force: bool) -> None:
@@ -137,9 +164,10 @@ def _fit(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.DataFra
             "top_k": tuple(opts["top_k"]) or (1,), "level": opts["level"], "rng": opts["seed"],
             "progress": opts["bootstrap"] > 0 and not opts["quiet"]}  # fmt: skip
     if model != "elo":
+        weights = "annotator_weight" if "annotator_weight" in df.columns else None
         fit = fit_bradley_terry(df, by=by, model=_MODEL_NAMES[model], ties=ties,
                                 alpha=opts["alpha"], fallback_alpha=opts["fallback_alpha"],
-                                **boot)  # fmt: skip
+                                weights=weights, **boot)  # fmt: skip
         _notes(fit)
         info = fit.fits[[*keys, *_FIT_COLUMNS, "n_bootstrap_no_mle"]]
         table = fit.table.merge(info, on=keys) if by else fit.table.assign(**info.iloc[0])
@@ -208,7 +236,13 @@ _filter_opts = [
     click.option("--eta", type=float, default=None,
                  help="Filter: drop instances with |FAS|/|E| >= ETA, e.g. 0.15."),
     click.option("--dropped", type=click.Path(dir_okay=False, path_type=Path),
-                 help="Write the filters' dropped pairs/instances here."),
+                 help="Write the filters' dropped pairs/instances/annotators here."),
+    click.option("--min-agreement", type=click.FloatRange(0, 1), default=None,
+                 help="Filter: drop annotators whose agreement with the leave-one-out "
+                 "consensus ranking is below this share (needs an annotator column)."),
+    click.option("--weight-annotators", is_flag=True,
+                 help="Weight each comparison by its annotator's log-odds of agreeing with "
+                 "the leave-one-out consensus (chance = 0); not for elo."),
 ]  # fmt: skip
 
 
@@ -234,7 +268,7 @@ def rank_group() -> None:
 @_apply(_filter_opts)
 @_apply(_out_opts)
 def fit_command(prefs: Path, by, model, input_format, output, fmt, force, columns, tie_band,
-                eta, dropped, **opts) -> None:  # fmt: skip
+                eta, dropped, min_agreement, weight_annotators, **opts) -> None:  # fmt: skip
     """Rank the candidates of a comparisons file PREFS (CSV or FineArtBench JSON).
 
     Output: one row per candidate (and group) with score, uncertainty (se and
@@ -242,8 +276,14 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
     for Elo), rank and win/loss/tie counts.
     """
     df = _read_prefs(prefs, input_format)
+    if weight_annotators and model == "elo":
+        raise InputError("--weight-annotators needs a likelihood model (bt, davidson, "
+                         "rao-kupper); Elo takes no weights")  # fmt: skip
+    consensus = {"model": _MODEL_NAMES.get(model, "bradley-terry"),
+                 "ties": _ties_for(model, opts["ties"]) if model != "elo" else "half"}  # fmt: skip
+    annot = {"min_agreement": min_agreement, "weight": weight_annotators, "consensus": consensus}
     df = _filter(df, tuple(tie_band) if tie_band else None, eta, by or "instance", dropped,
-                 force)  # fmt: skip
+                 force, annot)  # fmt: skip
     table = _fit(df, model, by, opts)
     _emit(table, output, fmt, force, "ranking rows", columns)
 
@@ -258,6 +298,9 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
     help="Drop pairs whose preference lies in [LOW, HIGH].",
 )
 @click.option("--eta", type=float, default=0.15, help="Drop instances with |FAS|/|E| >= ETA.")
+@click.option("--min-agreement", type=click.FloatRange(0, 1), default=None,
+              help="Also drop annotators whose agreement with the leave-one-out consensus "
+              "(Bradley-Terry, ties half) is below this share.")  # fmt: skip
 @click.option("--no-tie-filter", is_flag=True, help="Skip the tied-pair filter.")
 @click.option("--no-fas-filter", is_flag=True, help="Skip the non-transitivity filter.")
 @click.option("--by", default="instance", help="The instance column.")
@@ -278,8 +321,9 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
     help="Write every instance's feedback-arc-set statistics here.",
 )
 @_apply(_out_opts)
-def filter_command(prefs, tie_band, eta, no_tie_filter, no_fas_filter, by, input_format,
-                   dropped, instances_report, output, fmt, force, columns) -> None:  # fmt: skip
+def filter_command(prefs, tie_band, eta, min_agreement, no_tie_filter, no_fas_filter, by,
+                   input_format, dropped, instances_report, output, fmt, force,
+                   columns) -> None:  # fmt: skip
     """Drop tied pairs and non-transitive instances from PREFS; write the kept comparisons.
 
     The paper's filters with its values (band [0.4, 0.6], eta 0.15). What was
@@ -288,22 +332,61 @@ def filter_command(prefs, tie_band, eta, no_tie_filter, no_fas_filter, by, input
     df = _read_prefs(prefs, input_format)
     band = None if no_tie_filter else tuple(tie_band)
     eta_value = None if no_fas_filter else eta
-    if band is None and eta_value is None:
+    if band is None and eta_value is None and min_agreement is None:
         raise InputError("both filters are switched off: nothing to do")
     if by not in df.columns:
         raise InputError(f"column {by!r} (--by) not in {prefs}")
-    res = filter_subjective(df, band=band, eta=eta_value, by=by)
-    for r in res.summary().itertuples(index=False):
-        unit = "pairs" if r.reason == "tie_band" else "instances"
-        _log(f"filters: dropped {r.n_dropped} {unit} ({r.n_comparisons} comparisons): {r.reason}")
-    _log(f"filters: {len(res.comparisons)} of {len(df)} comparisons kept")
-    for path, table, what in ((dropped, res.dropped, "dropped pairs/instances"),
-                              (instances_report, res.instances, "instance reports")):  # fmt: skip
+    res = None
+    if band is not None or eta_value is not None:
+        res = filter_subjective(df, band=band, eta=eta_value, by=by)
+        _report(res)
+    kept = df if res is None else res.comparisons
+    dropped_parts = [] if res is None else [res.dropped]
+    if min_agreement is not None:
+        annot = filter_annotators(kept, min_agreement=min_agreement)
+        _report(annot)
+        kept = annot.comparisons
+        dropped_parts.append(annot.dropped)
+    _log(f"filters: {len(kept)} of {len(df)} comparisons kept")
+    all_dropped = pd.concat([p for p in dropped_parts if not p.empty] or dropped_parts,
+                            ignore_index=True)  # fmt: skip
+    instances = res.instances if res is not None else pd.DataFrame()
+    for path, table, what in ((dropped, all_dropped, "dropped pairs/instances/annotators"),
+                              (instances_report, instances, "instance reports")):  # fmt: skip
         if path is not None:
             _refuse(path, force)
             table.to_csv(path, index=False)
             _log(f"wrote {len(table)} {what} to {path}")
-    _emit(res.comparisons, output, fmt, force, "comparisons", columns)
+    _emit(kept, output, fmt, force, "comparisons", columns)
+
+
+@rank_group.command("annotators", context_settings=CONTEXT_SETTINGS)
+@click.argument("prefs", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--model", type=click.Choice(["bt", "davidson", "rao-kupper"]), default="bt",
+              help="The consensus model.")  # fmt: skip
+@click.option("--ties", type=click.Choice(["drop", "half", "model"]), default=None,
+              help="How ties enter the consensus (default: model for the tie models, "
+              "else half).")  # fmt: skip
+@click.option("--annotator-column", default="annotator", help="The annotator column.")
+@click.option("--pooled", is_flag=True,
+              help="Score against the consensus of everyone, annotator included "
+              "(default: leave the annotator out).")  # fmt: skip
+@click.option("--input-format", type=click.Choice(["auto", "csv", "fineartbench"]),
+              default="auto",
+              help="auto: *.json is FineArtBench JSON, anything else CSV.")  # fmt: skip
+@_apply(_out_opts)
+def annotators_command(prefs, model, ties, annotator_column, pooled, input_format, output, fmt,
+                       force, columns) -> None:  # fmt: skip
+    """Agreement of each annotator of PREFS with the consensus ranking.
+
+    One row per annotator: decisive judgements, share agreeing with the
+    consensus, the share the consensus model expects on the same pairs, a
+    z-score of the difference, and the log-odds weight --weight-annotators uses.
+    """
+    df = _read_prefs(prefs, input_format)
+    table = annotator_agreement(df, model=_MODEL_NAMES[model], ties=_ties_for(model, ties),
+                                annotator=annotator_column, leave_one_out=not pooled)  # fmt: skip
+    _emit(table, output, fmt, force, "annotator rows", columns)
 
 
 @rank_group.command("sample", context_settings=CONTEXT_SETTINGS)
@@ -363,11 +446,34 @@ def _names_arg(value: str, opt: str) -> list[str]:
     return names
 
 
+def _ranking_json(path: Path) -> pd.DataFrame | None:
+    """A ranking written by ``rank fit --format json`` (records with candidate and score)."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if isinstance(data, list) and data and isinstance(data[0], dict) and {
+        "candidate", "score"} <= set(data[0]):  # fmt: skip
+        return pd.DataFrame(data)
+    return None
+
+
 def _ranking(path: Path, by: str | None, model: str, input_format: str, opts: dict):
-    if path.suffix.lower() == ".json" or input_format == "fineartbench":
-        return _fit(_read_prefs(path, input_format), model, by, opts)
+    """A ranking table from a ranking file (CSV/JSON of ``rank fit``) or fitted comparisons."""
     if not path.exists():
         raise FileNotFoundError(2, "No such file or directory", str(path))
+    if input_format == "fineartbench":
+        return _fit(_read_prefs(path, input_format), model, by, opts)
+    if path.suffix.lower() == ".json":
+        table = _ranking_json(path)
+        if table is None:
+            return _fit(_read_prefs(path, input_format), model, by, opts)
+        table["candidate"] = table["candidate"].astype(str)
+        if by is not None and by in table.columns:
+            table[by] = table[by].astype(str)
+        return table
     head = pd.read_csv(path, nrows=0).columns
     if "winner" in head:
         return _fit(_read_prefs(path, input_format), model, by, opts)
