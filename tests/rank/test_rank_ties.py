@@ -242,14 +242,15 @@ def test_invariant_to_sides_and_row_order(model, seed):
         pd.testing.assert_frame_equal(fit.fits, base.fits, atol=1e-7)
 
 
-def _has_plackettluce() -> bool:
+def _has_r_package(name: str) -> bool:
     if shutil.which("Rscript") is None:
         return False
-    res = subprocess.run(["Rscript", "-e", "library(PlackettLuce)"], capture_output=True)
-    return res.returncode == 0
+    return (
+        subprocess.run(["Rscript", "-e", f"library({name})"], capture_output=True).returncode == 0
+    )
 
 
-@pytest.mark.skipif(not _has_plackettluce(),
+@pytest.mark.skipif(not _has_r_package("PlackettLuce"),
                     reason="R package PlackettLuce is not installed (apt/CRAN r-cran-plackettluce)")  # fmt: skip
 def test_davidson_matches_r_plackettluce(tmp_path):
     """PlackettLuce's tie model reduces to Davidson's for pairs (npseudo = 0: plain MLE)."""
@@ -278,3 +279,30 @@ def test_davidson_matches_r_plackettluce(tmp_path):
     fit = fit_bradley_terry(df, model="davidson")
     np.testing.assert_allclose(fit.table["score"], worth - worth.mean(), atol=1e-6)
     assert fit.fits["tie_parameter"].iloc[0] == pytest.approx(tie, rel=1e-6)
+
+
+@pytest.mark.skipif(not _has_r_package("BradleyTerry2"),
+                    reason="R package BradleyTerry2 is not installed (apt r-cran-bradleyterry2)")  # fmt: skip
+def test_bradley_terry_matches_r_bradleyterry2(tmp_path):
+    """Scores and standard errors of contrasts with the first candidate, as BTm reports them."""
+    df = _simulate(12, "davidson", k=5, n=400, tie=0.0)
+    path = tmp_path / "pairs.csv"
+    df.to_csv(path, index=False)
+    script = f"""
+    suppressMessages(library(BradleyTerry2))
+    d <- read.csv("{path}", stringsAsFactors = FALSE)
+    lv <- sort(unique(c(d$left, d$right)))
+    d$p1 <- factor(d$left, levels = lv); d$p2 <- factor(d$right, levels = lv)
+    d$w1 <- as.integer(d$winner == "left"); d$w2 <- as.integer(d$winner == "right")
+    fit <- BTm(cbind(w1, w2), p1, p2, data = d, control = glm.control(epsilon = 1e-14))
+    s <- summary(fit)$coefficients
+    cat(format(c(s[, 1], s[, 2]), digits = 15), sep = "\\n")
+    """
+    out = subprocess.run(["Rscript", "-e", script], capture_output=True, text=True, check=True)
+    values = np.array([float(v) for v in out.stdout.split()])
+    est, se = values[:4], values[4:]
+    fit = fit_bradley_terry(df)
+    s = fit.table["score"].to_numpy()
+    c = fit.covariance[None].to_numpy()
+    np.testing.assert_allclose(s[1:] - s[0], est, atol=1e-10)
+    np.testing.assert_allclose(np.sqrt(np.diag(c)[1:] + c[0, 0] - 2 * c[1:, 0]), se, rtol=1e-8)
