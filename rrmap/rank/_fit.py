@@ -120,7 +120,17 @@ def bootstrap_group(out: Outcomes, units: np.ndarray | None, opts: Options,
     types, mult = unit_types(cell, out.weights(), units, 3 * len(pairs.a))
     counts = fold_ties(resample_counts(types, mult, opts.n_boot, gen), opts.ties)
     fitted = np.array([effective_model(opts.model, opts.ties, c) for c in counts])
-    exists = np.array([_quick_exists(m, pairs, c) for m, c in zip(fitted, counts, strict=True)])
+    # a candidate that never wins or never loses (ties aside) has no Bradley-Terry MLE:
+    # a cheap test over the whole batch spares most graph searches on sparse data
+    k = out.k
+    wins = np.zeros((opts.n_boot, k))
+    losses = np.zeros((opts.n_boot, k))
+    for i, j, c in ((pairs.a, pairs.b, 0), (pairs.b, pairs.a, 1)):
+        np.add.at(wins.T, i, counts[..., c].T)
+        np.add.at(losses.T, j, counts[..., c].T)
+    hopeless = (fitted == "bradley-terry") & ((wins == 0) | (losses == 0)).any(axis=1)
+    exists = np.array([not h and _quick_exists(m, pairs, c)
+                       for m, c, h in zip(fitted, counts, hopeless, strict=True)])  # fmt: skip
     if opts.alpha:
         alphas = np.full(opts.n_boot, float(opts.alpha))
     else:
