@@ -68,7 +68,7 @@ def tie_parameter(model: str, fitted: str, tau: float, var: float) -> tuple[floa
     return value, value * float(np.sqrt(max(var, 0.0)))
 
 
-def fit_group(out: Outcomes, opts: Options) -> tuple[dict, np.ndarray, dict]:
+def fit_group(out: Outcomes, opts: Options) -> tuple[np.ndarray, np.ndarray, dict]:
     """Scores, their covariance and the fit's facts for one group."""
     pairs, raw = out.pair_counts()
     counts = fold_ties(raw, opts.ties)
@@ -100,7 +100,7 @@ def fit_group(out: Outcomes, opts: Options) -> tuple[dict, np.ndarray, dict]:
         "iterations": sol.iterations,
         "converged": bool(sol.converged[0]),
     }
-    return {"theta": sol.theta[0], "cov": cov[:k, :k]}, cov, info
+    return sol.theta[0], cov[:k, :k], info
 
 
 #: Resamples refitted together: bounds the (chunk, k, k) information arrays.

@@ -406,7 +406,7 @@ def _fit_one(sub: pd.DataFrame, opts: Options, weights: str | None, gen: np.rand
     """One group: the fit, its table and fit facts, and its bootstrap draws."""
     out = encode(sub, weights)
     try:
-        est, _, info = fit_group(out, opts)
+        theta, cov, info = fit_group(out, opts)
     except InputError as exc:
         raise InputError(f"{where}{exc}") from None
     boot = drawn = None
@@ -421,7 +421,7 @@ def _fit_one(sub: pd.DataFrame, opts: Options, weights: str | None, gen: np.rand
             "score": scores.ravel(),
             "rank": ranks(scores).ravel(),
         })  # fmt: skip
-    table = group_table(out, est["theta"], est["cov"], opts.level, boot)
+    table = group_table(out, theta, cov, opts.level, boot)
     info = {
         **info,
         "level": opts.level,
@@ -429,5 +429,5 @@ def _fit_one(sub: pd.DataFrame, opts: Options, weights: str | None, gen: np.rand
         "bootstrap_by": opts.boot_by if opts.n_boot else "",
         "n_bootstrap_no_mle": n_no_mle,
     }
-    cov_df = pd.DataFrame(est["cov"], index=out.candidates, columns=out.candidates)
+    cov_df = pd.DataFrame(cov, index=out.candidates, columns=out.candidates)
     return table, info, cov_df, drawn

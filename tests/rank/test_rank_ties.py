@@ -250,30 +250,36 @@ def _has_r_package(name: str) -> bool:
     )
 
 
+def _r_numbers(df: pd.DataFrame, tmp_path, script: str) -> np.ndarray:
+    """Run an R script on ``df`` (written to ``{path}`` in the script); the numbers it prints."""
+    path = tmp_path / "pairs.csv"
+    df.to_csv(path, index=False)
+    code = script.replace("{path}", str(path))
+    out = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True, check=True)
+    return np.array([float(v) for v in out.stdout.split()])
+
+
 @pytest.mark.skipif(not _has_r_package("PlackettLuce"),
                     reason="R package PlackettLuce is not installed (apt/CRAN r-cran-plackettluce)")  # fmt: skip
 def test_davidson_matches_r_plackettluce(tmp_path):
     """PlackettLuce's tie model reduces to Davidson's for pairs (npseudo = 0: plain MLE)."""
     df = _simulate(11, "davidson", k=4, n=300)
-    path = tmp_path / "pairs.csv"
-    df.to_csv(path, index=False)
-    script = f"""
+    script = """
     suppressMessages(library(PlackettLuce))
     d <- read.csv("{path}", stringsAsFactors = FALSE)
     items <- sort(unique(c(d$left, d$right)))
     R <- matrix(0, nrow(d), length(items), dimnames = list(NULL, items))
-    for (r in seq_len(nrow(d))) {{
+    for (r in seq_len(nrow(d))) {
       a <- d$left[r]; b <- d$right[r]
-      if (d$winner[r] == "left") {{ R[r, a] <- 1; R[r, b] <- 2 }}
-      else if (d$winner[r] == "right") {{ R[r, a] <- 2; R[r, b] <- 1 }}
-      else {{ R[r, a] <- 1; R[r, b] <- 1 }}
-    }}
+      if (d$winner[r] == "left") { R[r, a] <- 1; R[r, b] <- 2 }
+      else if (d$winner[r] == "right") { R[r, a] <- 2; R[r, b] <- 1 }
+      else { R[r, a] <- 1; R[r, b] <- 1 }
+    }
     fit <- PlackettLuce(as.rankings(R), npseudo = 0, maxit = 1000, epsilon = 1e-10)
     cf <- coef(fit, log = TRUE)
     cat(format(cf, digits = 15), sep = "\\n")
     """
-    out = subprocess.run(["Rscript", "-e", script], capture_output=True, text=True, check=True)
-    values = np.array([float(v) for v in out.stdout.split()])
+    values = _r_numbers(df, tmp_path, script)
     k = 4
     worth, tie = values[:k], np.exp(values[k])  # log-worths, then log(delta)
     fit = fit_bradley_terry(df, model="davidson")
@@ -286,9 +292,7 @@ def test_davidson_matches_r_plackettluce(tmp_path):
 def test_bradley_terry_matches_r_bradleyterry2(tmp_path):
     """Scores and standard errors of contrasts with the first candidate, as BTm reports them."""
     df = _simulate(12, "davidson", k=5, n=400, tie=0.0)
-    path = tmp_path / "pairs.csv"
-    df.to_csv(path, index=False)
-    script = f"""
+    script = """
     suppressMessages(library(BradleyTerry2))
     d <- read.csv("{path}", stringsAsFactors = FALSE)
     lv <- sort(unique(c(d$left, d$right)))
@@ -298,8 +302,7 @@ def test_bradley_terry_matches_r_bradleyterry2(tmp_path):
     s <- summary(fit)$coefficients
     cat(format(c(s[, 1], s[, 2]), digits = 15), sep = "\\n")
     """
-    out = subprocess.run(["Rscript", "-e", script], capture_output=True, text=True, check=True)
-    values = np.array([float(v) for v in out.stdout.split()])
+    values = _r_numbers(df, tmp_path, script)
     est, se = values[:4], values[4:]
     fit = fit_bradley_terry(df)
     s = fit.table["score"].to_numpy()
