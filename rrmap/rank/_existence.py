@@ -94,7 +94,7 @@ def tie_model_existence(w: np.ndarray, t: np.ndarray, names: list) -> tuple[bool
     if n_ties == 0:
         return bradley_terry_existence(w, names)
     if w.sum() == 0:
-        return False, "every comparison is a tie (the tie parameter is infinite)"
+        return False, "every comparison is a tie: the tie parameter is infinite"
     n_weak = connected_components((w + w.T + t) > 0, directed=False)[0]
     if n_weak > 1:
         return False, f"comparison graph has {n_weak} disconnected parts"

@@ -131,9 +131,9 @@ class BradleyTerryFit:
                              f"{row['model']} equals Bradley-Terry")  # fmt: skip
             if row["n_bootstrap_no_mle"]:
                 where = f"{self.by}={row[self.by]}: " if self.by else ""
-                lines.append(f"{where}{row['n_bootstrap_no_mle']} of {row['n_bootstrap']} "
-                             f"resamples have no maximum-likelihood estimate; those were "
-                             f"fitted with the fallback penalty")  # fmt: skip
+                lines.append(f"{where}bootstrap: {row['n_bootstrap_no_mle']} of "
+                             f"{row['n_bootstrap']} resamples had no maximum-likelihood "
+                             "estimate and were fitted with the fallback penalty")  # fmt: skip
         return lines
 
 

@@ -151,7 +151,10 @@ def test_resamples_without_mle_are_counted():
     fit = fit_bradley_terry(df, bootstrap=100, rng=0)
     n = fit.fits["n_bootstrap_no_mle"].iloc[0]
     assert 0 < n < 100 and fit.fits["mle_exists"].iloc[0]
-    assert f"{n} of 100 resamples have no maximum-likelihood estimate" in fit.notes[0]
+    assert fit.notes[0] == (
+        f"bootstrap: {n} of 100 resamples had no maximum-likelihood "
+        "estimate and were fitted with the fallback penalty"
+    )
     assert np.isfinite(fit.draws["score"]).all()
 
 

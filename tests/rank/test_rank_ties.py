@@ -309,3 +309,18 @@ def test_bradley_terry_matches_r_bradleyterry2(tmp_path):
     c = fit.covariance[None].to_numpy()
     np.testing.assert_allclose(s[1:] - s[0], est, atol=1e-10)
     np.testing.assert_allclose(np.sqrt(np.diag(c)[1:] + c[0, 0] - 2 * c[1:, 0]), se, rtol=1e-8)
+
+
+@pytest.mark.parametrize("model", ["davidson", "rao-kupper"])
+def test_only_ties_fall_back_to_the_penalty(model):
+    df = pd.DataFrame({"instance": "i", "left": ["A", "A", "B"], "right": ["B", "C", "C"],
+                       "winner": "tie"})  # fmt: skip
+    fit = fit_bradley_terry(df, model=model)
+    info = fit.fits.iloc[0]
+    assert not info["mle_exists"] and info["regularized"] and info["alpha"] == 0.1
+    assert info["problem"] == "every comparison is a tie: the tie parameter is infinite"
+    np.testing.assert_allclose(fit.table["score"], 0.0, atol=1e-12)  # symmetric data
+    assert np.isfinite(info["tie_parameter"]) and info["tie_parameter"] > 1
+    with pytest.raises(InputError, match=r"^the .* maximum-likelihood estimate does not exist "
+                       r"\(every comparison is a tie"):  # fmt: skip
+        fit_bradley_terry(df, model=model, alpha=0)
