@@ -507,8 +507,9 @@ def align_command(human, model_file, by, alternative, method, permutations, summ
     """Spearman agreement of the MODEL ranking with the HUMAN ranking.
 
     Each file is either a ranking table (candidate, score[, group]) such as
-    the output of ``rrmap rank fit``, or a comparisons file (CSV with a
-    winner column, or FineArtBench JSON) that is first fitted with --model
+    the output of ``rrmap rank fit`` (CSV or JSON, any model, with or
+    without --bootstrap), or a comparisons file (CSV with a winner column,
+    or FineArtBench JSON) that is first fitted with --model
     (filter comparisons beforehand with ``rrmap rank filter``).
     The summary (mean rho, Fisher's combined p, exclusions) goes to stderr
     unless --summary-only sends it to the output.
