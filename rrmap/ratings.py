@@ -476,17 +476,25 @@ def _origins(
 
 def _key_values(
     table: Table, cols: _Columns, rows: _Rows
-) -> tuple[dict[str, np.ndarray], list[str]]:
+) -> tuple[dict[str, pd.Series], list[str]]:
     """Rater and category values as stripped text; a missing one is a problem."""
-    values: dict[str, np.ndarray] = {}
+    values: dict[str, pd.Series] = {}
     problems = []
     for key in [cols.rater, *cols.categories]:
-        text = _text(table, cols.by_key[key])
-        miss = pd.isna(text) | (text == "")
+        text = _key_text(table, cols.by_key[key])
+        miss = (text.isna() | (text == "")).to_numpy(dtype=bool)
         if miss.any():
             problems.append(f"column {cols.names[key]!r}: missing value on {rows.at(miss)}")
         values[key] = text
     return values, problems
+
+
+def _key_text(table: Table, position: int) -> pd.Series:
+    """A key column as stripped text, kept in its string dtype (no Python object per cell)."""
+    col = table.cells[position]
+    if table.info.get("format") != "dataframe" and isinstance(col.dtype, pd.StringDtype):
+        return col.reset_index(drop=True)
+    return pd.Series(_text(table, position))  # object cells: the string dtype is inferred
 
 
 def _text(table: Table, position: int) -> np.ndarray:
@@ -506,7 +514,7 @@ def _text(table: Table, position: int) -> np.ndarray:
 
 
 def _pairing_problems(
-    keys: dict[str, np.ndarray], ref: np.ndarray, qry: np.ndarray, sch: RatingsSchema, rows: _Rows
+    keys: dict[str, pd.Series], ref: np.ndarray, qry: np.ndarray, sch: RatingsSchema, rows: _Rows
 ) -> list[str]:
     """Every comparison key needs exactly one reference and one query interval.
 
@@ -514,7 +522,7 @@ def _pairing_problems(
     keys that are shown, so a file with many bad keys fails fast.
     """
     sided = ref | qry
-    frame = pd.DataFrame({k: v[sided] for k, v in keys.items()})
+    frame = pd.DataFrame({k: v[sided] for k, v in keys.items()}).reset_index(drop=True)
     if frame.empty:
         return []
     gid = frame.groupby(list(keys), sort=False, dropna=False).ngroup().to_numpy()
@@ -742,7 +750,7 @@ def _assemble(
     table: Table,
     cols: _Columns,
     sch: RatingsSchema,
-    keys: dict[str, np.ndarray],
+    keys: dict[str, pd.Series],
     org: np.ndarray,
     lo: np.ndarray,
     hi: np.ndarray,

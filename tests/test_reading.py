@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rrmap
 from rrmap.cli import main
@@ -464,3 +466,31 @@ def test_analyze_gives_the_same_tests_from_every_export(tmp_path):
     assert len(first) > 20
     for table in tables.values():
         pd.testing.assert_frame_equal(table, first)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet=st.sampled_from(list('ab ,;\t\n\r"é')), max_size=40),
+    sep=st.sampled_from([",", ";", "\t", "|"]),
+)
+def test_padded_scan_equals_the_substring_rule(text, sep):
+    """The byte scan that decides whether cells are stripped agrees with its definition."""
+    from rrmap._tabular import _padded
+
+    blanks = " " if sep == "\t" else " \t"
+    edges = (sep, "\n", "\r", '"')
+    rule = (
+        text[:1] in blanks
+        or text[-1:] in blanks
+        or any(b + e in text or e + b in text for b in blanks for e in edges)
+    )
+    assert _padded(text, sep) == rule
+
+
+def test_padded_scan_sees_a_pair_across_its_blocks():
+    from rrmap._tabular import _padded_bytes
+
+    # blocks of 2**24 bytes overlap by one: a blank and a separator straddling the boundary
+    data = np.frombuffer(("x" * ((1 << 24) - 1) + " ,").encode(), dtype=np.uint8)
+    assert _padded_bytes(data, " \t", (",",)) is True
+    assert _padded_bytes(data[:-1], " \t", (",",)) is False
