@@ -297,10 +297,35 @@ def _match_headers(table: Table, sch: RatingsSchema) -> _Columns:
 
 def _point_numbers(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """One vectorised pass: the numbers as written with a decimal point, and the missing mask."""
+    fast = _arrow_point_numbers(col)
+    if fast is not None:
+        return fast
     obj = col.astype(object)
     missing = (obj.isna() | obj.isin(_MISSING_TEXT)).to_numpy(dtype=bool, copy=True)
     vals = pd.to_numeric(obj.where(~missing), errors="coerce").to_numpy(dtype=float, copy=True)
     return vals, missing
+
+
+def _arrow_point_numbers(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_point_numbers` for a pyarrow-backed column whose every cell is missing or a
+    number Arrow's parser reads (a subset of what pandas reads); ``None`` sends any other
+    column to the general path. Arrow rounds correctly, as Python's ``float`` does; pandas'
+    parser can differ in the last bit for numbers of more than 15 significant digits.
+    """
+    arr = getattr(col.array, "_pa_array", None)
+    if arr is None:
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    missing = (col.isna() | col.isin(_MISSING_TEXT)).to_numpy(dtype=bool, copy=True)
+    try:
+        vals = pc.cast(pc.if_else(pa.array(missing), None, arr), pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    out = vals.to_numpy().astype(float, copy=True)
+    out[missing] = np.nan
+    return out, missing
 
 
 def _numeric(
