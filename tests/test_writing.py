@@ -32,7 +32,17 @@ def test_csv_text_is_pandas_to_csv(rows):
     df = pd.DataFrame(rows, columns=["x", "label", "k"])
     df["x"] = df["x"].astype(float)
     df["y"] = np.round(df["x"].fillna(0).clip(-1e6, 1e6))  # repeated values: the cached path
-    assert csv_text(df) == df.to_csv(index=False)
+    df["c"] = pd.Categorical(df["label"].where(df["k"] % 3 != 0))  # with missing categories
+    df["s"] = df["label"].astype("string")
+    expected = df.to_csv(index=False)
+    assert csv_text(df) == expected  # Arrow assembles the rows (pyarrow in the test extra)
+    import rrmap._writing as writing
+
+    try:  # the same text without pyarrow: csv.writer
+        writing._has_pyarrow, saved = (lambda: False), writing._has_pyarrow
+        assert csv_text(df) == expected
+    finally:
+        writing._has_pyarrow = saved
 
 
 def test_points_table_as_pandas_writes_it():
