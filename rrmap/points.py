@@ -67,6 +67,40 @@ def key_columns(ratings: pd.DataFrame) -> list[str]:
     return ["expert", *[c for c in ratings.columns if c not in derived and c != "expert"]]
 
 
+def _pair_rows(ratings: pd.DataFrame, keys: list[str], ref: str, qry: str) -> pd.DataFrame:
+    """Each reference row beside the query row with the same key, in reference-row order.
+
+    One factorisation of the keys instead of a join: a validated table has
+    exactly one reference and one query row per key.
+    """
+    import numpy as np
+
+    side = ratings["origin"].to_numpy()
+    is_ref, is_qry = side == ref, side == qry
+    code = ratings.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    n = int(code.max()) + 1 if len(code) else 0
+    c_ref, c_qry = code[is_ref], code[is_qry]
+    n_ref = np.bincount(c_ref, minlength=n)
+    n_qry = np.bincount(c_qry, minlength=n)
+    one_each = (n_ref == 1) & (n_qry == 1)
+    if ((n_ref + n_qry > 0) & ~one_each).any():  # keys of other origins alone do not count
+        paired = int(one_each.sum())
+        raise ValueError(
+            f"{len(c_ref)} reference and {len(c_qry)} query intervals paired into "
+            f"{paired} comparisons; validate the table with rrmap.load_ratings first"
+        )
+    where_qry = np.empty(n, dtype=np.int64)
+    where_qry[c_qry] = np.flatnonzero(is_qry)
+    r_idx = np.flatnonzero(is_ref)
+    q_idx = where_qry[c_ref]
+    out = ratings[keys].iloc[r_idx].reset_index(drop=True)
+    for col in ("low", "high", "line"):
+        values = ratings[col].to_numpy()
+        out[f"{col}_ref"] = values[r_idx]
+        out[f"{col}_query"] = values[q_idx]
+    return out
+
+
 def points(
     ratings: pd.DataFrame | str | os.PathLike[str],
     *,
@@ -127,17 +161,7 @@ def points(
     zz = z_value(coverage, z)
     keys = key_columns(ratings)
 
-    side = ratings["origin"].to_numpy()
-    r_rows = ratings.loc[side == ref, [*keys, "low", "high", "line"]]
-    q_rows = ratings.loc[side == qry, [*keys, "low", "high", "line"]]
-    merged = r_rows.merge(
-        q_rows, on=keys, how="inner", suffixes=("_ref", "_query"), sort=False, validate="one_to_one"
-    )
-    if len(merged) != len(r_rows) or len(merged) != len(q_rows):
-        raise ValueError(
-            f"{len(r_rows)} reference and {len(q_rows)} query intervals paired into "
-            f"{len(merged)} comparisons; validate the table with rrmap.load_ratings first"
-        )
+    merged = _pair_rows(ratings, keys, ref, qry)
     m1, s1 = interval_to_gaussian(merged["low_ref"], merged["high_ref"], z=zz)
     m2, s2 = interval_to_gaussian(merged["low_query"], merged["high_query"], z=zz)
     delta, r, bc = compare_bounds(

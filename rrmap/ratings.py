@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from rrmap._headers import snake
+from rrmap._numbers import numeric, point_numbers
 from rrmap._tabular import Table, detect_decimal, read_table
 from rrmap.errors import RatingsError
 from rrmap.gaussian import interval_to_gaussian
@@ -98,12 +99,6 @@ class RatingsSchema:
 
 #: How many line numbers, values or keys a single problem lists before summarising.
 _MAX_LINES = 30
-
-_MISSING_WORDS = ("na", "nan", "null", "none")
-#: Cells that mean "no value": empty, or a missing-value word in any usual spelling.
-_MISSING_TEXT = sorted(
-    {"", *_MISSING_WORDS, *(w.upper() for w in _MISSING_WORDS), "NaN", "Na", "Null", "None"}
-)
 
 
 @dataclass
@@ -295,76 +290,6 @@ def _match_headers(table: Table, sch: RatingsSchema) -> _Columns:
 # --- step 4: values -----------------------------------------------------------------------
 
 
-def _point_numbers(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """One vectorised pass: the numbers as written with a decimal point, and the missing mask."""
-    fast = _arrow_point_numbers(col)
-    if fast is not None:
-        return fast
-    obj = col.astype(object)
-    missing = (obj.isna() | obj.isin(_MISSING_TEXT)).to_numpy(dtype=bool, copy=True)
-    vals = pd.to_numeric(obj.where(~missing), errors="coerce").to_numpy(dtype=float, copy=True)
-    return vals, missing
-
-
-def _arrow_point_numbers(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_point_numbers` for a pyarrow-backed column whose every cell is missing or a
-    number Arrow's parser reads (a subset of what pandas reads); ``None`` sends any other
-    column to the general path. Arrow rounds correctly, as Python's ``float`` does; pandas'
-    parser can differ in the last bit for numbers of more than 15 significant digits.
-    """
-    arr = getattr(col.array, "_pa_array", None)
-    if arr is None:
-        return None
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    missing = (col.isna() | col.isin(_MISSING_TEXT)).to_numpy(dtype=bool, copy=True)
-    try:
-        vals = pc.cast(pc.if_else(pa.array(missing), None, arr), pa.float64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    out = vals.to_numpy().astype(float, copy=True)
-    out[missing] = np.nan
-    return out, missing
-
-
-def _numeric(
-    col: pd.Series, decimal: str, first: tuple[np.ndarray, np.ndarray] | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Parse a column to float with decimal mark *decimal* (``"."``, ``","`` or ``"either"``).
-
-    Returns the values, the missing mask and the not-a-number mask. Numbers
-    are parsed in one vectorised pass (*first*, if already done); only the
-    values that fail it are looked at again (for a decimal comma).
-    """
-    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
-        vals = col.astype(float).to_numpy()
-        return vals, np.isnan(vals), np.zeros(len(col), dtype=bool)
-    obj = col.astype(object)
-    vals, missing = first if first is not None else _point_numbers(col)
-    vals, missing = vals.copy(), missing.copy()
-    if decimal == ",":
-        # with a decimal comma, a number written with a point is not a number
-        text = obj.astype("string").str.strip()
-        wrong = text.str.contains(".", regex=False).to_numpy(dtype=bool, na_value=False)
-        vals[wrong & ~missing] = np.nan
-    failed = np.flatnonzero(np.isnan(vals) & ~missing)
-    if len(failed):
-        text = obj.iloc[failed].astype("string").str.strip()
-        blank = (text.isna() | text.str.lower().isin(["", *_MISSING_WORDS])).to_numpy(
-            dtype=bool, na_value=True
-        )
-        if decimal == ",":
-            point = text.str.contains(".", regex=False).fillna(True).astype(bool)
-            text = text.str.replace(",", ".", regex=False).where(~point)
-        elif decimal == "either":
-            text = text.str.replace(",", ".", regex=False)
-        vals[failed] = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
-        missing[failed[blank]] = True
-    bad = np.isnan(vals) & ~missing
-    return vals, missing, bad
-
-
 def _first_pass(
     table: Table, cols: _Columns, derived: set[str]
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -375,7 +300,7 @@ def _first_pass(
         *[k for k in ("mean", "sigma") if k in derived and k in cols.by_key],
     ]
     return {
-        k: _point_numbers(table.cells[cols.by_key[k]])
+        k: point_numbers(table.cells[cols.by_key[k]])
         for k in keys
         if not pd.api.types.is_numeric_dtype(table.cells[cols.by_key[k]])
     }
@@ -415,7 +340,7 @@ def _bounds(
     parsed = {}
     for key, label in ((cols.low, sch.low), (cols.high, sch.high)):
         col = table.cells[cols.by_key[key]]
-        vals, miss, bad = _numeric(col, decimal, first.get(key))
+        vals, miss, bad = numeric(col, decimal, first.get(key))
         parsed[key] = (vals, miss, bad)
         if miss.any():
             problems.append(f"column {label!r}: missing value on {rows.at(miss)}")
@@ -627,7 +552,7 @@ def _check_derived(
     for col, expected in (("mean", m), ("sigma", s)):
         if col not in cols.by_key or col not in derived_keys:
             continue
-        given, miss, bad = _numeric(table.cells[cols.by_key[col]], decimal, first.get(col))
+        given, miss, bad = numeric(table.cells[cols.by_key[col]], decimal, first.get(col))
         tol = np.maximum(0.005 * span, 0.01 * np.abs(expected))
         with np.errstate(invalid="ignore"):
             off = (~miss & ~bad & (np.abs(given - expected) > tol)) | bad

@@ -75,3 +75,21 @@ def test_vectorised_on_many_comparisons():
     assert len(pts) == n
     pts = pts.set_index(pts["item"].astype(int)).sort_index()
     np.testing.assert_allclose(pts.r.to_numpy(), w2 / w1, rtol=1e-12)
+
+
+def test_pairing_of_a_tampered_table_is_refused():
+    """A loaded table edited afterwards (a duplicated or a lone interval) is not paired silently."""
+    ratings = rrmap.datasets.load_example_ratings()
+    twice = pd.concat([ratings, ratings.iloc[[0]]], ignore_index=True)
+    twice.attrs = ratings.attrs
+    with pytest.raises(ValueError, match=r"405 reference and 406 query intervals paired into 404 "
+                       r"comparisons; validate the table with rrmap\.load_ratings first"):  # fmt: skip
+        rrmap.points(twice)
+    lone = ratings.iloc[1:].reset_index(drop=True)
+    lone.attrs = ratings.attrs
+    with pytest.raises(ValueError, match="paired into 404 comparisons"):
+        rrmap.points(lone)
+    # other origins alone are left out, as before
+    extra = pd.concat([ratings, ratings.iloc[[0]].assign(origin="draft")], ignore_index=True)
+    extra.attrs = ratings.attrs
+    pd.testing.assert_frame_equal(rrmap.points(extra), rrmap.points(ratings))

@@ -513,10 +513,10 @@ def test_arrow_number_parsing_is_correctly_rounded(cells):
     """The pyarrow fast path reads the numbers it accepts as Python's float() does (correct
     rounding) and finds the same missing cells as the general path."""
     pytest.importorskip("pyarrow")
-    from rrmap import ratings as R
+    from rrmap import _numbers as N
 
-    fast = R._arrow_point_numbers(pd.Series(cells, dtype="string[pyarrow]"))
-    slow = R._point_numbers(pd.Series(cells, dtype=object))
+    fast = N._arrow_point_numbers(pd.Series(cells, dtype="string[pyarrow]"))
+    slow = N.point_numbers(pd.Series(cells, dtype=object))
     if fast is None:  # a cell Arrow does not read: the general path decides
         return
     np.testing.assert_array_equal(fast[1], slow[1])
