@@ -137,7 +137,12 @@ def _big_ratings(path: Path, n: int) -> None:
 
 
 def _points_run(py: str, big: Path, out: Path, env: dict) -> tuple[float, float]:
-    """``rrmap points BIG -o OUT`` in a fresh interpreter: wall seconds and its peak MB."""
+    """``rrmap points BIG -o OUT`` in a fresh interpreter: wall seconds and its peak MB.
+
+    It runs in OUT's folder: ``python -m`` puts the working folder first on the
+    import path, and the repository's own folder would shadow a baseline's
+    PYTHONPATH.
+    """
     code = (
         "import resource, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
@@ -146,7 +151,8 @@ def _points_run(py: str, big: Path, out: Path, env: dict) -> tuple[float, float]
         "print(time.perf_counter() - t, "
         "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n"
     )
-    done = subprocess.run([py, "-c", code], capture_output=True, text=True, env=env)
+    done = subprocess.run([py, "-c", code], capture_output=True, text=True, env=env,
+                          cwd=out.parent)  # fmt: skip
     if done.returncode != 0:
         return float("nan"), float("nan")
     wall, mb = map(float, done.stdout.split())

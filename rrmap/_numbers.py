@@ -57,17 +57,17 @@ def numeric(
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
         vals = col.astype(float).to_numpy()
         return vals, np.isnan(vals), np.zeros(len(col), dtype=bool)
-    obj = col.astype(object)
     vals, missing = first if first is not None else point_numbers(col)
     vals, missing = vals.copy(), missing.copy()
+    # text only where it is needed: one Python object per cell costs ~50 bytes
     if decimal == ",":
         # with a decimal comma, a number written with a point is not a number
-        text = obj.astype("string").str.strip()
+        text = col.astype(object).astype("string").str.strip()
         wrong = text.str.contains(".", regex=False).to_numpy(dtype=bool, na_value=False)
         vals[wrong & ~missing] = np.nan
     failed = np.flatnonzero(np.isnan(vals) & ~missing)
     if len(failed):
-        text = obj.iloc[failed].astype("string").str.strip()
+        text = col.iloc[failed].astype(object).astype("string").str.strip()
         blank = (text.isna() | text.str.lower().isin(["", *_MISSING_WORDS])).to_numpy(
             dtype=bool, na_value=True
         )

@@ -292,8 +292,10 @@ def _layout_csv(text: str, sep: str, source: str) -> tuple[np.ndarray, np.ndarra
 
 
 def _parse_text(text: str, sep: str, ncols: int) -> pd.DataFrame:
+    # UTF-8 bytes, not a StringIO: that holds four bytes per character
     return pd.read_csv(
-        io.StringIO(text),
+        io.BytesIO(text.encode("utf-8")),
+        encoding="utf-8",
         sep=sep,
         header=None,
         names=range(ncols),
@@ -346,8 +348,12 @@ def _padded_bytes(data: np.ndarray, blanks: str, edges: tuple[str, ...]) -> bool
     return False
 
 
-def _read_text(path: Path, raw: bytes, sep: str | None, encoding: str | None) -> Table:
+def _read_text(path: Path, sep: str | None, encoding: str | None) -> Table:
+    """A text table. Its bytes and then its text are let go as soon as they are read:
+    a million-row file is held once, not three times, while pandas parses it."""
+    raw = path.read_bytes()
     text, enc, info = _decode(path, raw, encoding)
+    del raw
     if "\r" in text and "\n" not in text:  # classic Mac line ends
         text = text.replace("\r", "\n")
     skip = 0
@@ -368,13 +374,6 @@ def _read_text(path: Path, raw: bytes, sep: str | None, encoding: str | None) ->
     else:
         lines, counts = _layout_fast(text, sep)
     ncols = int(counts.max(initial=1))
-    try:
-        cells = _parse_text(text, sep, ncols)
-    except pd.errors.ParserError:
-        cells = _parse_csv_module(text, sep, ncols)
-    if len(cells) != len(lines):  # quoting the fast parser reads differently
-        lines, counts = _layout_csv(text, sep, str(path))
-        cells = _parse_csv_module(text, sep, int(counts.max(initial=1)))
     info.update(
         format="text",
         encoding=enc,
@@ -386,8 +385,18 @@ def _read_text(path: Path, raw: bytes, sep: str | None, encoding: str | None) ->
         and ("\u00c3" in text or "\u00c2" in text or "\u00e2\u20ac" in text)
         and _MOJIBAKE.search(text) is not None,
     )
-    keep = lines > skip
-    return _tidy(path, str(path), "line", cells[keep], lines[keep], counts[keep], info)
+    try:
+        cells = _parse_text(text, sep, ncols)
+    except pd.errors.ParserError:
+        cells = _parse_csv_module(text, sep, ncols)
+    if len(cells) != len(lines):  # quoting the fast parser reads differently
+        lines, counts = _layout_csv(text, sep, str(path))
+        cells = _parse_csv_module(text, sep, int(counts.max(initial=1)))
+    del text
+    if skip:  # lines before an Excel "sep=" line
+        keep = lines > skip
+        cells, lines, counts = cells[keep], lines[keep], counts[keep]
+    return _tidy(path, str(path), "line", cells, lines, counts, info)
 
 
 # --- spreadsheets --------------------------------------------------------------
@@ -485,7 +494,10 @@ def _tidy(
     while n_header and header[n_header - 1] == "":  # trailing separators on the header line
         n_header -= 1
     body = ~blank & (np.arange(len(blank)) > first)
-    data = stripped.loc[body].reset_index(drop=True)
+    if body[first + 1 :].all():  # no blank record after the header: a slice, not a copy
+        data = stripped.iloc[first + 1 :].reset_index(drop=True)
+    else:
+        data = stripped.loc[body].reset_index(drop=True)
     data_lines, data_counts = lines[body], counts[body]
     problems: list[str] = []
 
@@ -667,7 +679,7 @@ def read_table(
         raise RatingsError(
             str(path), [f"sheet={sheet!r}: only for spreadsheets; {path.name} is a text file"]
         )
-    return _read_text(path, path.read_bytes(), sep, encoding)
+    return _read_text(path, sep, encoding)
 
 
 def detect_decimal(

@@ -75,9 +75,11 @@ def _pair_rows(ratings: pd.DataFrame, keys: list[str], ref: str, qry: str) -> pd
     """
     import numpy as np
 
-    side = ratings["origin"].to_numpy()
-    is_ref, is_qry = side == ref, side == qry
-    code = ratings.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    from rrmap.ratings import _key_codes
+
+    is_ref = (ratings["origin"] == ref).to_numpy(dtype=bool, na_value=False)
+    is_qry = (ratings["origin"] == qry).to_numpy(dtype=bool, na_value=False)
+    code = _key_codes({k: ratings[k] for k in keys})
     n = int(code.max()) + 1 if len(code) else 0
     c_ref, c_qry = code[is_ref], code[is_qry]
     n_ref = np.bincount(c_ref, minlength=n)

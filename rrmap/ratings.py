@@ -402,15 +402,15 @@ def _interval_problems(
 
 def _origins(
     table: Table, cols: _Columns, sch: RatingsSchema, rows: _Rows
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+) -> tuple[pd.Series, np.ndarray, np.ndarray, list[str]]:
     """Origin values, the reference and query masks, and the problems."""
-    org = _text(table, cols.by_key[cols.origin])
-    ref = org == sch.reference
-    qry = org == sch.query
+    org = _key_text(table, cols.by_key[cols.origin])
+    ref = (org == sch.reference).to_numpy(dtype=bool, na_value=False)
+    qry = (org == sch.query).to_numpy(dtype=bool, na_value=False)
     other = ~(ref | qry)
     problems = []
     if other.any():
-        values = np.where(pd.isna(org), "", org)
+        values = org.fillna("").to_numpy(dtype=object)
         counts = pd.Series(values[other]).value_counts()
         listing = "; ".join(
             f"{v!r} on {rows.at(other & (values == v))}" for v in counts.index[:_MAX_LINES]
@@ -463,6 +463,16 @@ def _text(table: Table, position: int) -> np.ndarray:
 # --- step 5: pairing -------------------------------------------------------------------------
 
 
+def _key_codes(columns: dict[str, pd.Series]) -> np.ndarray:
+    """One group id per row for the combined key, numbered in order of first appearance
+    (missing values form a group): a factorisation per column, then of the combined codes."""
+    gid = np.zeros(len(next(iter(columns.values()))), dtype=np.int64)
+    for col in columns.values():
+        codes, uniques = pd.factorize(col, use_na_sentinel=False)
+        gid, _ = pd.factorize(gid * len(uniques) + codes)
+    return gid.astype(np.int64, copy=False)
+
+
 def _pairing_problems(
     keys: dict[str, pd.Series], ref: np.ndarray, qry: np.ndarray, sch: RatingsSchema, rows: _Rows
 ) -> list[str]:
@@ -472,10 +482,10 @@ def _pairing_problems(
     keys that are shown, so a file with many bad keys fails fast.
     """
     sided = ref | qry
-    frame = pd.DataFrame({k: v[sided] for k, v in keys.items()}).reset_index(drop=True)
-    if frame.empty:
+    if not sided.any():
         return []
-    gid = frame.groupby(list(keys), sort=False, dropna=False).ngroup().to_numpy()
+    every = bool(sided.all())  # the usual case: no copy of the key columns
+    gid = _key_codes({k: v if every else v[sided] for k, v in keys.items()})
     n_groups = int(gid.max()) + 1
     n_ref = np.bincount(gid[ref[sided]], minlength=n_groups)
     n_qry = np.bincount(gid[qry[sided]], minlength=n_groups)
@@ -483,6 +493,7 @@ def _pairing_problems(
     if not len(bad):
         return []
     positions = np.flatnonzero(sided)
+    frame = pd.DataFrame({k: v[sided] for k, v in keys.items()}).reset_index(drop=True)
     shown = bad[:_MAX_LINES]
     listed = []
     for g in shown:
@@ -701,7 +712,7 @@ def _assemble(
     cols: _Columns,
     sch: RatingsSchema,
     keys: dict[str, pd.Series],
-    org: np.ndarray,
+    org: pd.Series,
     lo: np.ndarray,
     hi: np.ndarray,
     widened: int,

@@ -1,6 +1,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rrmap
 from rrmap.comparison import compare_intervals
@@ -93,3 +95,21 @@ def test_pairing_of_a_tampered_table_is_refused():
     extra = pd.concat([ratings, ratings.iloc[[0]].assign(origin="draft")], ignore_index=True)
     extra.attrs = ratings.attrs
     pd.testing.assert_frame_equal(rrmap.points(extra), rrmap.points(ratings))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["E1", "E2", None]), st.sampled_from(["a", "b", "c", None])),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_key_codes_equal_pandas_groups(rows):
+    """Group ids of the combined key: pandas' groupby numbering (first appearance, NA kept)."""
+    from rrmap.ratings import _key_codes
+
+    df = pd.DataFrame(rows, columns=["expert", "item"]).astype("str")
+    expected = df.groupby(["expert", "item"], sort=False, dropna=False).ngroup().to_numpy()
+    np.testing.assert_array_equal(_key_codes({"expert": df["expert"], "item": df["item"]}),
+                                  expected)  # fmt: skip
