@@ -175,8 +175,8 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
         import pyarrow  # noqa: F401
     except ImportError:
         raise InputError("Parquet output needs pyarrow: pip install 'rrmap[parquet]'") from None
-    out = df.copy()
-    for col in out.columns:
-        if isinstance(out[col].dtype, pd.CategoricalDtype):
-            out[col] = out[col].astype(str)
+    # categories as text; the other columns are shared, not copied
+    categorical = [c for c in df.columns if isinstance(df[c].dtype, pd.CategoricalDtype)]
+    out = df.assign(**{c: df[c].astype(str) for c in categorical})
+    out.attrs = df.attrs
     out.to_parquet(Path(path), index=False)
