@@ -11,12 +11,12 @@ over the pooled points, which keeps the row and column totals).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.special import chdtrc
 
 from rrmap.errors import InputError
 from rrmap.zones import QUALITY_LEVELS
@@ -203,7 +203,44 @@ def _pearson(obs: np.ndarray) -> tuple[float, float, int, np.ndarray]:
     expected = np.outer(obs.sum(axis=1), obs.sum(axis=0)) / obs.sum()
     stat = float((((obs - expected) ** 2) / expected).sum())
     dof = (obs.shape[0] - 1) * (obs.shape[1] - 1)
-    return stat, float(chdtrc(dof, stat)), dof, expected
+    return stat, chi2_sf(stat, dof), dof, expected
+
+
+def chi2_sf(x: float, dof: int) -> float:
+    """P(χ²_dof ≥ x) for a whole number of degrees of freedom, in closed form.
+
+    The upper regularized gamma function at half-integers is a finite sum:
+    ``e^{−x/2} Σ_{i<dof/2} (x/2)^i / i!`` for even ``dof``, and
+    ``erfc(√(x/2)) + e^{−x/2} Σ_{i=1}^{(dof−1)/2} (x/2)^{i−½} / Γ(i+½)`` for odd
+    ``dof``. Each term is formed in logarithms, so nothing overflows. The tests
+    check it against :func:`scipy.stats.chi2.sf`; it saves importing
+    :mod:`scipy.special` (a tenth of a second) on every analysis.
+
+    Examples
+    --------
+    >>> round(chi2_sf(3.841458820694124, 1), 12)  # the 95 % point of χ²₁
+    0.05
+    >>> chi2_sf(0.0, 4)
+    1.0
+    """
+    if dof < 1 or int(dof) != dof:
+        raise ValueError(f"dof must be a whole number >= 1, got {dof!r}")
+    if not x > 0:
+        return 1.0
+    if math.isinf(x):
+        return 0.0
+    half = x / 2
+    log_half = math.log(half)
+    if dof % 2 == 0:
+        return math.fsum(
+            math.exp(-half + i * log_half - math.lgamma(i + 1)) for i in range(dof // 2)
+        )
+    tail = math.erfc(math.sqrt(half))
+    terms = (
+        math.exp(-half + (i - 0.5) * log_half - math.lgamma(i + 0.5))
+        for i in range(1, (int(dof) - 1) // 2 + 1)
+    )
+    return tail + math.fsum(terms)
 
 
 def _monte_carlo(

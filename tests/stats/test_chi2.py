@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from rrmap.errors import InputError
@@ -166,3 +168,30 @@ def test_contingency_table_bad_labels():
 
 def test_result_type():
     assert isinstance(chi2_test([[1, 2], [3, 4]]), Chi2TestResult)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    dof=st.integers(1, 120),
+    x=st.one_of(st.floats(0, 2000, allow_nan=False), st.integers(0, 60).map(float)),
+)
+def test_chi2_survival_closed_form_equals_scipy(dof, x):
+    """The closed-form χ² survival function against scipy's, including whole-number statistics."""
+    from rrmap.stats.chi2 import chi2_sf
+
+    ref = stats.chi2.sf(x, dof)
+    got = chi2_sf(x, dof)
+    if ref > 1e-300:
+        assert got == pytest.approx(ref, rel=1e-11)
+    else:
+        assert got < 1e-290
+
+
+def test_chi2_survival_edges():
+    from rrmap.stats.chi2 import chi2_sf
+
+    assert chi2_sf(0.0, 1) == 1.0 and chi2_sf(-1.0, 3) == 1.0
+    assert chi2_sf(float("inf"), 2) == 0.0
+    assert chi2_sf(2.0, 2) == pytest.approx(np.exp(-1.0), rel=1e-15)  # e^{-x/2} for two dof
+    with pytest.raises(ValueError, match="dof must be a whole number >= 1"):
+        chi2_sf(1.0, 0)
