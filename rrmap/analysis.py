@@ -332,19 +332,33 @@ class AnalysisResult:
 
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     """Rows as JSON-ready dicts with every float at full precision (``repr`` round-trips;
-    ``DataFrame.to_json`` keeps 10 decimals, which turns p = 2.5e-12 into 0) and NaN as null."""
+    ``DataFrame.to_json`` keeps 10 decimals, which turns p = 2.5e-12 into 0) and NaN as null.
+
+    Converted column by column: numeric columns in one ``tolist`` each.
+    """
+    keys = [str(c) for c in df.columns]
+    columns = [_json_values(df[c]) for c in df.columns]
+    return [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
+
+
+def _json_values(col: pd.Series) -> list[Any]:
+    """One column as Python values: numbers as int/float/bool, missing and non-finite as None."""
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "biuf":
+        values = col.to_numpy()
+        out = values.tolist()
+        if col.dtype.kind == "f":
+            for i in np.flatnonzero(~np.isfinite(values)).tolist():
+                out[i] = None
+        return out
     out = []
-    for row in df.astype(object).to_dict(orient="records"):
-        clean = {}
-        for key, value in row.items():
-            if isinstance(value, np.generic):
-                value = value.item()
-            if isinstance(value, float) and not np.isfinite(value):
-                value = None
-            elif value is pd.NA or value is pd.NaT:
-                value = None
-            clean[str(key)] = value
-        out.append(clean)
+    for value in col.astype(object).tolist():
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, float) and not np.isfinite(value):
+            value = None
+        elif value is pd.NA or value is pd.NaT:
+            value = None
+        out.append(value)
     return out
 
 
