@@ -230,6 +230,8 @@ def chi2_sf(x: float, dof: int) -> float:
     if math.isinf(x):
         return 0.0
     half = x / 2
+    if half == 0.0:  # the smallest subnormal statistic halves to zero: P = 1
+        return 1.0
     log_half = math.log(half)
     if dof % 2 == 0:
         return math.fsum(
