@@ -16,85 +16,8 @@ Examples
 {'chi2': 4, 'energy': 4}
 """
 
-from typing import TYPE_CHECKING
+from rrmap._lazy import attach_stub
 
-import lazy_loader as _lazy
-
-if TYPE_CHECKING:  # pragma: no cover - the names load on first use (below)
-    from rrmap.stats.adjust import P_ADJUST_METHODS, adjust_pvalues
-    from rrmap.stats.chi2 import Chi2TestResult, chi2_test, contingency_table
-    from rrmap.stats.designs import (
-        EXTRA_COLUMNS,
-        TESTS_COLUMNS,
-        category_effect_per_expert,
-        compare_groups,
-        default_categories,
-        expert_effect,
-        expert_effect_per_option,
-        run_designs,
-        split_within,
-        within_label,
-    )
-    from rrmap.stats.energy import (
-        EnergyTestResult,
-        energy_statistic,
-        energy_test,
-        energy_tests,
-        pairwise_distances,
-    )
-
-__all__ = [
-    "EXTRA_COLUMNS",
-    "P_ADJUST_METHODS",
-    "TESTS_COLUMNS",
-    "Chi2TestResult",
-    "EnergyTestResult",
-    "adjust_pvalues",
-    "category_effect_per_expert",
-    "chi2_test",
-    "compare_groups",
-    "contingency_table",
-    "default_categories",
-    "energy_statistic",
-    "energy_test",
-    "energy_tests",
-    "expert_effect",
-    "expert_effect_per_option",
-    "pairwise_distances",
-    "run_designs",
-    "split_within",
-    "within_label",
-]
-
-# every name is imported from its module on first use: importing the package is cheap
-__getattr__, _lazy_dir, _ = _lazy.attach(
-    __name__,
-    submodules=["adjust", "chi2", "designs", "energy"],
-    submod_attrs={
-        "adjust": ["P_ADJUST_METHODS", "adjust_pvalues"],
-        "chi2": ["Chi2TestResult", "chi2_test", "contingency_table"],
-        "designs": [
-            "EXTRA_COLUMNS",
-            "TESTS_COLUMNS",
-            "category_effect_per_expert",
-            "compare_groups",
-            "default_categories",
-            "expert_effect",
-            "expert_effect_per_option",
-            "run_designs",
-            "split_within",
-            "within_label",
-        ],
-        "energy": [
-            "EnergyTestResult",
-            "energy_statistic",
-            "energy_test",
-            "energy_tests",
-            "pairwise_distances",
-        ],
-    },
-)
-
-
-def __dir__() -> list[str]:
-    return sorted({*__all__, *_lazy_dir()})
+# every name is imported from its module on first use; the names are listed once,
+# in __init__.pyi
+__getattr__, __dir__, __all__ = attach_stub(__name__, __file__)

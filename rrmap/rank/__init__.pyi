@@ -1,0 +1,33 @@
+"""Names of :mod:`rrmap.rank`, each imported from its module on first use (see ``rrmap._lazy``)."""
+
+from . import alignment, annotators, bradley_terry, comparisons, designs, elo, filters
+from .alignment import (
+    EXACT_SPEARMAN_LIMIT,
+    Alignment,
+    align_rankings,
+    spearman_test,
+    split_half_alignment,
+)
+from .annotators import annotator_agreement, annotator_weights, filter_annotators
+from .bradley_terry import MODELS, BradleyTerryFit, fit_bradley_terry, mle_existence
+from .comparisons import (
+    COMPARISON_COLUMNS,
+    WINNERS,
+    FineArtBench,
+    read_comparisons,
+    read_fineartbench,
+    validate_comparisons,
+    write_comparisons,
+)
+from .designs import degree_uniform_subgraph, sample_global, sample_per_instance
+from .elo import EloFit, elo_ratings, fit_elo
+from .filters import (
+    EXACT_FAS_LIMIT,
+    FeedbackArcSet,
+    FilterResult,
+    filter_nontransitive,
+    filter_subjective,
+    filter_ties,
+    minimum_feedback_arc_set,
+    pair_preferences,
+)
