@@ -16,6 +16,40 @@ import pandas as pd
 from scipy import sparse
 
 
+def bootstrap_problems(n_boot, boot_by: str, level: float, top_k: tuple[int, ...],
+                       df: pd.DataFrame, by: str | None) -> list[str]:  # fmt: skip
+    """What is wrong with bootstrap options (``fit_bradley_terry`` and ``fit_elo`` alike)."""
+    problems = []
+    if int(n_boot) != n_boot or n_boot < 0:
+        problems.append(f"bootstrap must be an integer >= 0, got {n_boot!r}")
+    if not 0 < level < 1:
+        problems.append(f"level must be between 0 and 1, got {level!r}")
+    if any(int(k) != k or k < 1 for k in top_k):
+        problems.append(f"top_k must be integers >= 1, got {top_k!r}")
+    if n_boot and boot_by != "comparison":
+        if boot_by not in df.columns:
+            problems.append(f"column {boot_by!r} (bootstrap_by) not in the comparisons table")
+        elif boot_by == by:
+            problems.append(f"bootstrap_by={boot_by!r} is the grouping column (by): each "
+                            "group has one value of it; resample comparisons instead")  # fmt: skip
+        elif df[boot_by].isna().any():
+            rows = np.flatnonzero(df[boot_by].isna().to_numpy())
+            problems.append(f"column {boot_by!r} (bootstrap_by): missing value in "
+                            f"{len(rows)} rows ({', '.join(map(str, rows[:20]))})")  # fmt: skip
+    return problems
+
+
+def progress_bar(total: int, show: bool):
+    """A tqdm bar of resamples on stderr, or None."""
+    if not show:
+        return None
+    import sys
+
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="bootstrap", unit="resample", file=sys.stderr)
+
+
 def unit_types(cell: np.ndarray, weight: np.ndarray, unit: np.ndarray | None, n_cells: int):
     """Distinct resampling units as rows of a sparse ``types × cells`` count matrix.
 

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.rank._bootstrap import ranks, summarise
+from rrmap.rank._bootstrap import bootstrap_problems, progress_bar, ranks, summarise
 from rrmap.rank._existence import bradley_terry_existence, tie_model_existence
 from rrmap.rank._fit import Options, bootstrap_group, fit_group, group_table
 from rrmap.rank._likelihood import MODELS
@@ -198,22 +198,7 @@ def _check(opts: Options, weights: str | None, df: pd.DataFrame, by: str | None)
         problems.append(f"alpha must be a finite number >= 0, got {opts.alpha!r}")
     if not np.isfinite(opts.fallback_alpha) or opts.fallback_alpha <= 0:
         problems.append(f"fallback_alpha must be > 0, got {opts.fallback_alpha!r}")
-    if int(opts.n_boot) != opts.n_boot or opts.n_boot < 0:
-        problems.append(f"bootstrap must be an integer >= 0, got {opts.n_boot!r}")
-    if not 0 < opts.level < 1:
-        problems.append(f"level must be between 0 and 1, got {opts.level!r}")
-    if any(int(k) != k or k < 1 for k in opts.top_k):
-        problems.append(f"top_k must be integers >= 1, got {opts.top_k!r}")
-    if opts.n_boot and opts.boot_by != "comparison":
-        if opts.boot_by not in df.columns:
-            problems.append(f"column {opts.boot_by!r} (bootstrap_by) not in the comparisons table")
-        elif opts.boot_by == by:
-            problems.append(f"bootstrap_by={opts.boot_by!r} is the grouping column (by): each "
-                            "group has one value of it; resample comparisons instead")  # fmt: skip
-        elif df[opts.boot_by].isna().any():
-            rows = np.flatnonzero(df[opts.boot_by].isna().to_numpy())
-            problems.append(f"column {opts.boot_by!r} (bootstrap_by): missing value in "
-                            f"{len(rows)} rows ({', '.join(map(str, rows[:20]))})")  # fmt: skip
+    problems += bootstrap_problems(opts.n_boot, opts.boot_by, opts.level, opts.top_k, df, by)
     if weights is not None:
         problems.extend(_weight_problems(df, weights))
     if problems:
@@ -368,7 +353,9 @@ fitted with a Gaussian penalty, alpha=0.1')
         clean[weights] = pd.to_numeric(clean[weights]).astype(float)
     gen = np.random.default_rng(rng)
     tables, rows, covs, draws = [], [], {}, []
-    bar = _bar(opts.n_boot * (clean[by].nunique() if by else 1), progress and opts.n_boot > 0)
+    bar = progress_bar(
+        opts.n_boot * (clean[by].nunique() if by else 1), progress and opts.n_boot > 0
+    )
     for key, sub in groups(clean, by):
         where = "" if by is None else f"{by}={key}: "
         table, info, cov, drawn = _fit_one(sub, opts, weights, gen, where, bar)
@@ -389,16 +376,6 @@ fitted with a Gaussian penalty, alpha=0.1')
     fits = pd.DataFrame(rows)
     drawn = pd.concat(draws, ignore_index=True) if draws else None
     return BradleyTerryFit(table=table, fits=fits, covariance=covs, by=by, draws=drawn)
-
-
-def _bar(total: int, show: bool):
-    if not show:
-        return None
-    import sys
-
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="bootstrap", unit="resample", file=sys.stderr)
 
 
 def _fit_one(sub: pd.DataFrame, opts: Options, weights: str | None, gen: np.random.Generator,

@@ -17,7 +17,13 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.rank._bootstrap import overlap_rank, ranks, summarise
+from rrmap.rank._bootstrap import (
+    bootstrap_problems,
+    overlap_rank,
+    progress_bar,
+    ranks,
+    summarise,
+)
 from rrmap.rank._outcomes import Outcomes, counts_table, encode, groups, prepare
 
 __all__ = ["EloFit", "elo_ratings", "fit_elo"]
@@ -274,22 +280,19 @@ def fit_elo(
     1500.0
     """
     _check_params(k, initial, scale, n_shuffles)
-    _check_boot(ties, bootstrap, bootstrap_by, level, comparisons, by)
     top_k = (int(top_k),) if isinstance(top_k, int | np.integer) else tuple(top_k)
     clean = prepare(comparisons, by, "half")
+    problems = _check_ties(ties) + bootstrap_problems(bootstrap, bootstrap_by, level, top_k,
+                                                      clean, by)  # fmt: skip
+    if problems:
+        raise InputError("; ".join(problems))
     gen = np.random.default_rng(rng)
     n_groups = clean[by].nunique() if by else 1
-    bar = None
-    if progress and bootstrap:
-        import sys
-
-        from tqdm import tqdm
-
-        bar = tqdm(total=bootstrap * n_groups, desc="bootstrap", unit="resample", file=sys.stderr)
+    bar = progress_bar(bootstrap * n_groups, progress and bootstrap > 0)
     tables, long, draws = [], [], []
     for key, sub in groups(clean, by):
-        out = _keep(encode(sub), ties)
         full = encode(sub)
+        out = _keep(full, ties)
 
         def run(left, right, score, out=out):
             return _run(left, right, score, out.k, k, initial, scale)
@@ -364,21 +367,10 @@ def _order_table(out: Outcomes, r: np.ndarray, n_shuffles: int) -> pd.DataFrame:
     return tab
 
 
-def _check_boot(ties, bootstrap, bootstrap_by, level, df, by) -> None:
-    problems = []
+def _check_ties(ties: str) -> list[str]:
     if ties == "model":
-        problems.append("Elo has no tie parameter: ties='model' needs model='davidson' or "
-                        "'rao-kupper' in fit_bradley_terry; use ties='half' or 'drop'")  # fmt: skip
-    elif ties not in ("half", "drop"):
-        problems.append(f"ties must be one of drop, half, got {ties!r}")
-    if int(bootstrap) != bootstrap or bootstrap < 0:
-        problems.append(f"bootstrap must be an integer >= 0, got {bootstrap!r}")
-    if not 0 < level < 1:
-        problems.append(f"level must be between 0 and 1, got {level!r}")
-    if bootstrap and bootstrap_by != "comparison":
-        if bootstrap_by not in df.columns:
-            problems.append(f"column {bootstrap_by!r} (bootstrap_by) not in the comparisons table")
-        elif bootstrap_by == by:
-            problems.append(f"bootstrap_by={bootstrap_by!r} is the grouping column (by)")
-    if problems:
-        raise InputError("; ".join(problems))
+        return ["Elo has no tie parameter: ties='model' needs model='davidson' or "
+                "'rao-kupper' in fit_bradley_terry; use ties='half' or 'drop'"]  # fmt: skip
+    if ties not in ("half", "drop"):
+        return [f"ties must be one of drop, half, got {ties!r}"]
+    return []
