@@ -40,34 +40,51 @@ def _read_prefs(path: Path, fmt: str) -> pd.DataFrame:
     return fab.comparisons
 
 
-def _filter(df: pd.DataFrame, band, eta, by: str, dropped_path: Path | None, force: bool,
-            annot: dict | None = None) -> pd.DataFrame:  # fmt: skip
-    """Subjectivity filters, then annotator exclusion/weights; each step reported on stderr."""
-    annot = annot or {}
-    n_in = len(df)
-    parts = []
+def _run_filters(df: pd.DataFrame, band, eta, by: str, min_agreement: float | None,
+                 consensus: dict) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """The subjectivity filters, then the annotator filter, each reported on stderr.
+
+    Returns the kept comparisons, every dropped pair/instance/annotator and the
+    instance reports of the non-transitivity filter (empty if it did not run).
+    """
+    kept, parts, instances = df, [], pd.DataFrame()
     if band is not None or eta is not None:
-        if "instance" not in df.columns and by == "instance":
-            raise InputError("filters need an 'instance' column")
-        res = filter_subjective(df, band=band, eta=eta, by=by)
+        res = filter_subjective(kept, band=band, eta=eta, by=by)
         _report(res)
-        df = res.comparisons
+        kept, instances = res.comparisons, res.instances
         parts.append(res.dropped)
-    if annot.get("min_agreement") is not None:
-        res = filter_annotators(df, min_agreement=annot["min_agreement"], **annot["consensus"])
+    if min_agreement is not None:
+        res = filter_annotators(kept, min_agreement=min_agreement, **consensus)
         _report(res)
-        df = res.comparisons
+        kept = res.comparisons
         parts.append(res.dropped)
     if parts:
-        _log(f"filters: {len(df)} of {n_in} comparisons kept")
-        if dropped_path is not None:
-            _refuse(dropped_path, force)
-            dropped = pd.concat([p for p in parts if not p.empty] or parts, ignore_index=True)
-            dropped.to_csv(dropped_path, index=False)
-            _log(f"wrote {len(dropped)} dropped pairs/instances/annotators to {dropped_path}")
+        _log(f"filters: {len(kept)} of {len(df)} comparisons kept")
+    if not parts:
+        return kept, pd.DataFrame(), instances
+    dropped = pd.concat([p for p in parts if not p.empty] or parts, ignore_index=True)
+    return kept, dropped, instances
+
+
+def _write_report(path: Path | None, table: pd.DataFrame, what: str, force: bool) -> None:
+    if path is not None:
+        refuse_overwrite(path, force)
+        table.to_csv(path, index=False)
+        _log(f"wrote {len(table)} {what} to {path}")
+
+
+def _filter(df: pd.DataFrame, band, eta, by: str, dropped_path: Path | None, force: bool,
+            annot: dict) -> pd.DataFrame:  # fmt: skip
+    """Filters before a fit, then annotator weights; each step reported on stderr."""
+    if (band is not None or eta is not None) and by == "instance" and by not in df.columns:
+        raise InputError("filters need an 'instance' column")
+    filtered = band is not None or eta is not None or annot["min_agreement"] is not None
+    df, dropped, _ = _run_filters(df, band, eta, by, annot["min_agreement"], annot["consensus"])
+    if filtered:
+        _write_report(dropped_path, dropped, "dropped pairs/instances/annotators", force)
     if df.empty:
         raise InputError("no comparisons left after filtering")
-    if annot.get("weight"):
+    if annot["weight"]:
         table = annotator_agreement(df, **annot["consensus"])
         df = df.assign(annotator_weight=annotator_weights(df, table))
         zero = int((table["weight"] == 0).sum())
@@ -83,11 +100,6 @@ def _report(res) -> None:
     for r in res.summary().itertuples(index=False):
         _log(f"filters: dropped {r.n_dropped} {units[r.reason]} ({r.n_comparisons} "
              f"comparisons): {r.reason}")  # fmt: skip
-
-
-def _refuse(path: Path, force: bool) -> None:
-
-    refuse_overwrite(path, force)
 
 
 def _select(df: pd.DataFrame, columns: str | None) -> pd.DataFrame:
@@ -107,7 +119,7 @@ def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: st
           columns: str | None = None) -> None:  # fmt: skip
     df = _select(df, columns)
     if output is not None:
-        _refuse(output, force)
+        refuse_overwrite(output, force)
     if fmt == "csv":
         text = df.to_csv(index=False)
     elif fmt == "json":
@@ -336,27 +348,9 @@ def filter_command(prefs, tie_band, eta, min_agreement, no_tie_filter, no_fas_fi
         raise InputError("both filters are switched off: nothing to do")
     if by not in df.columns:
         raise InputError(f"column {by!r} (--by) not in {prefs}")
-    res = None
-    if band is not None or eta_value is not None:
-        res = filter_subjective(df, band=band, eta=eta_value, by=by)
-        _report(res)
-    kept = df if res is None else res.comparisons
-    dropped_parts = [] if res is None else [res.dropped]
-    if min_agreement is not None:
-        annot = filter_annotators(kept, min_agreement=min_agreement)
-        _report(annot)
-        kept = annot.comparisons
-        dropped_parts.append(annot.dropped)
-    _log(f"filters: {len(kept)} of {len(df)} comparisons kept")
-    all_dropped = pd.concat([p for p in dropped_parts if not p.empty] or dropped_parts,
-                            ignore_index=True)  # fmt: skip
-    instances = res.instances if res is not None else pd.DataFrame()
-    for path, table, what in ((dropped, all_dropped, "dropped pairs/instances/annotators"),
-                              (instances_report, instances, "instance reports")):  # fmt: skip
-        if path is not None:
-            _refuse(path, force)
-            table.to_csv(path, index=False)
-            _log(f"wrote {len(table)} {what} to {path}")
+    kept, all_dropped, instances = _run_filters(df, band, eta_value, by, min_agreement, {})
+    _write_report(dropped, all_dropped, "dropped pairs/instances/annotators", force)
+    _write_report(instances_report, instances, "instance reports", force)
     _emit(kept, output, fmt, force, "comparisons", columns)
 
 
