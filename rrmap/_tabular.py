@@ -258,9 +258,9 @@ def _sniff_sep(text: str, start: int) -> str:
     return tied[0]
 
 
-def _layout_fast(text: str, sep: str) -> tuple[np.ndarray, np.ndarray]:
-    """Line number and field count of every record of a text without quotes."""
-    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+def _layout_fast(encoded: bytes, sep: str) -> tuple[np.ndarray, np.ndarray]:
+    """Line number and field count of every record of a text without quotes (UTF-8 bytes)."""
+    data = np.frombuffer(encoded, dtype=np.uint8)
     newlines = np.flatnonzero(data == 10)
     seps = np.flatnonzero(data == ord(sep))
     ends = newlines
@@ -291,10 +291,10 @@ def _layout_csv(text: str, sep: str, source: str) -> tuple[np.ndarray, np.ndarra
     return np.asarray(lines, dtype=np.int64), np.asarray(counts, dtype=np.int64)
 
 
-def _parse_text(text: str, sep: str, ncols: int) -> pd.DataFrame:
+def _parse_text(encoded: bytes, sep: str, ncols: int) -> pd.DataFrame:
     # UTF-8 bytes, not a StringIO: that holds four bytes per character
     return pd.read_csv(
-        io.BytesIO(text.encode("utf-8")),
+        io.BytesIO(encoded),
         encoding="utf-8",
         sep=sep,
         header=None,
@@ -316,7 +316,7 @@ def _parse_csv_module(text: str, sep: str, ncols: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=range(ncols), dtype=object)
 
 
-def _padded(text: str, sep: str) -> bool:
+def _padded(text: str, sep: str, encoded: bytes | None = None) -> bool:
     """Whether some field may start or end with blanks (then every cell is stripped).
 
     One vectorised pass over the bytes when the separator is ASCII (blanks,
@@ -328,7 +328,8 @@ def _padded(text: str, sep: str) -> bool:
     if text[:1] in blanks or text[-1:] in blanks:
         return True
     if ord(sep) < 128:
-        return _padded_bytes(np.frombuffer(text.encode("utf-8"), dtype=np.uint8), blanks, edges)
+        data = text.encode("utf-8") if encoded is None else encoded
+        return _padded_bytes(np.frombuffer(data, dtype=np.uint8), blanks, edges)
     return any(b + e in text or e + b in text for b in blanks for e in edges)
 
 
@@ -369,10 +370,11 @@ def _read_text(path: Path, sep: str | None, encoding: str | None) -> Table:
     sep_detected = sep is None
     if sep is None:
         sep = _sniff_sep(text, first_i)
+    encoded = text.encode("utf-8")  # once, for the layout, the blank scan and pandas
     if '"' in text:
         lines, counts = _layout_csv(text, sep, str(path))
     else:
-        lines, counts = _layout_fast(text, sep)
+        lines, counts = _layout_fast(encoded, sep)
     ncols = int(counts.max(initial=1))
     info.update(
         format="text",
@@ -380,19 +382,19 @@ def _read_text(path: Path, sep: str | None, encoding: str | None) -> Table:
         sep=sep,
         sep_detected=sep_detected,
         sep_declared=bool(declared),
-        padded=_padded(text, sep),
+        padded=_padded(text, sep, encoded),
         mojibake_suspect=enc in ("utf-8", "utf-8-sig")
         and ("\u00c3" in text or "\u00c2" in text or "\u00e2\u20ac" in text)
         and _MOJIBAKE.search(text) is not None,
     )
     try:
-        cells = _parse_text(text, sep, ncols)
+        cells = _parse_text(encoded, sep, ncols)
     except pd.errors.ParserError:
         cells = _parse_csv_module(text, sep, ncols)
     if len(cells) != len(lines):  # quoting the fast parser reads differently
         lines, counts = _layout_csv(text, sep, str(path))
         cells = _parse_csv_module(text, sep, int(counts.max(initial=1)))
-    del text
+    del text, encoded
     if skip:  # lines before an Excel "sep=" line
         keep = lines > skip
         cells, lines, counts = cells[keep], lines[keep], counts[keep]
