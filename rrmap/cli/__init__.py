@@ -23,6 +23,11 @@ from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 
 __all__ = ["CONTEXT_SETTINGS", "main", "refuse_overwrite"]
 
+# Arrow (pandas' string columns) keeps freed memory in its own allocator by default; the
+# command line hands it back to the system, which lowers the peak of large files by about
+# 80 MB at no cost in time. A value the user set is kept.
+os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+
 #: Sub-command → ``module:attribute`` of its click command (imported on first use) and
 #: the first line of its help (so that ``rrmap --help`` imports no command; a test checks
 #: that it equals the command's own).

@@ -1,5 +1,6 @@
 """The ``rrmap`` entry point: every command registered, runnable as a module."""
 
+import os
 import subprocess
 import sys
 
@@ -89,3 +90,14 @@ def test_start_up_imports_only_what_the_command_needs(args):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "HEAVY:", out.stdout
+
+
+def test_the_command_line_hands_arrow_memory_back_to_the_system():
+    """The CLI asks Arrow for the system allocator, unless the user chose one."""
+    code = "import os, rrmap.cli; print(os.environ['ARROW_DEFAULT_MEMORY_POOL'])"
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "system"
+    env["ARROW_DEFAULT_MEMORY_POOL"] = "jemalloc"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "jemalloc"
