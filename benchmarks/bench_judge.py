@@ -56,6 +56,14 @@ FORMAT = "JPEG"
 MAX_SIDE = 256
 
 
+def _judge_artcot(pairs, client):
+    """Every pair in both orders with ArtCoT, images as the benchmark sends them."""
+    from rrmap.judge import judge_pairs
+
+    return judge_pairs(pairs, client, mode="artcot", orders="both", image_format=FORMAT,
+                       max_side=MAX_SIDE)  # fmt: skip
+
+
 def _painting(rng: np.random.Generator, side: int = 512) -> Image.Image:
     """A smooth, painting-like image: a few blurred colour fields and strokes."""
     small = rng.integers(0, 255, (6, 6, 3), dtype=np.uint8)
@@ -95,18 +103,11 @@ def _start_server(latency: float) -> tuple[subprocess.Popen, str]:
 
 def _bodies(url: str, pairs_csv: Path) -> list[dict]:
     """Every request body of the run, as rrmap sends it (recorded from a run on a cache)."""
-    from rrmap.judge import ChatClient, Endpoint, judge_pairs, read_pairs
+    from rrmap.judge import ChatClient, Endpoint, read_pairs
 
     with tempfile.TemporaryDirectory() as cache:
         client = ChatClient(Endpoint(url, MODEL, api_key_env=None, concurrency=32), cache=cache)
-        judge_pairs(
-            read_pairs(pairs_csv),
-            client,
-            mode="artcot",
-            orders="both",
-            image_format=FORMAT,
-            max_side=MAX_SIDE,
-        )
+        _judge_artcot(read_pairs(pairs_csv), client)
         bodies = []
         for path in sorted(Path(cache).glob("??/*.json")):
             record = json.loads(path.read_text())
@@ -134,7 +135,7 @@ async def _bare_httpx(url: str, bodies: list[bytes], concurrency: int) -> float:
 
 
 def _rrmap_python(url: str, pairs_csv: Path, concurrency: int) -> tuple[float, int]:
-    from rrmap.judge import ChatClient, Endpoint, judge_pairs, read_pairs
+    from rrmap.judge import ChatClient, Endpoint, read_pairs
 
     table = read_pairs(pairs_csv)
     with tempfile.TemporaryDirectory() as cache:
@@ -142,9 +143,7 @@ def _rrmap_python(url: str, pairs_csv: Path, concurrency: int) -> tuple[float, i
             Endpoint(url, MODEL, api_key_env=None, concurrency=concurrency), cache=cache
         )
         t0 = time.perf_counter()
-        judge_pairs(
-            table, client, mode="artcot", orders="both", image_format=FORMAT, max_side=MAX_SIDE
-        )
+        _judge_artcot(table, client)
         return time.perf_counter() - t0, client.stats.paid
 
 
@@ -242,7 +241,7 @@ def main() -> None:
 
 def _full_bodies(url: str, pairs_csv: Path) -> list[str]:
     """The request bodies with their images, recorded by a client that keeps them."""
-    from rrmap.judge import ChatClient, Endpoint, judge_pairs, read_pairs
+    from rrmap.judge import ChatClient, Endpoint, read_pairs
 
     seen: list[str] = []
 
@@ -252,14 +251,7 @@ def _full_bodies(url: str, pairs_csv: Path) -> list[str]:
             return await super().chat(messages)
 
     client = Recorder(Endpoint(url, MODEL, api_key_env=None, concurrency=32))
-    judge_pairs(
-        read_pairs(pairs_csv),
-        client,
-        mode="artcot",
-        orders="both",
-        image_format=FORMAT,
-        max_side=MAX_SIDE,
-    )
+    _judge_artcot(read_pairs(pairs_csv), client)
     return seen
 
 
