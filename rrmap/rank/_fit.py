@@ -129,7 +129,7 @@ def bootstrap_group(out: Outcomes, units: np.ndarray | None, opts: Options,
         np.add.at(wins.T, i, counts[..., c].T)
         np.add.at(losses.T, j, counts[..., c].T)
     hopeless = (fitted == "bradley-terry") & ((wins == 0) | (losses == 0)).any(axis=1)
-    exists = np.array([not h and _quick_exists(m, pairs, c)
+    exists = np.array([not h and existence(m, pairs, c, range(k))[0]
                        for m, c, h in zip(fitted, counts, hopeless, strict=True)])  # fmt: skip
     if opts.alpha:
         alphas = np.full(opts.n_boot, float(opts.alpha))
@@ -144,13 +144,6 @@ def bootstrap_group(out: Outcomes, units: np.ndarray | None, opts: Options,
         if bar is not None:
             bar.update(part.stop - part.start)
     return scores, int((~exists).sum())
-
-
-def _quick_exists(model: str, pairs: Pairs, counts: np.ndarray) -> bool:
-    w, t = win_and_tie_matrices(pairs, counts)
-    if model == "bradley-terry":
-        return bradley_terry_existence(w, list(range(pairs.k)))[0]
-    return tie_model_existence(w, t, list(range(pairs.k)))[0]
 
 
 def group_table(out: Outcomes, theta: np.ndarray, cov: np.ndarray, level: float,

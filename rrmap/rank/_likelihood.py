@@ -95,15 +95,13 @@ _TERMS = {"bradley-terry": _bradley_terry, "davidson": _davidson, "rao-kupper": 
 
 
 def initial_tau(model: str, counts: np.ndarray) -> np.ndarray:
-    """The tie parameter that fits the tie rate when all scores are equal."""
+    """The tie parameter of a tie model that fits the tie rate when all scores are equal."""
     t = counts[..., 2].sum(axis=-1)
     n = counts.sum(axis=(-1, -2))
     rate = np.clip(t / np.where(n > 0, n, 1), 1e-6, 1 - 1e-6)
     if model == "davidson":  # P(tie) = ν / (2 + ν)
         return np.log(2 * rate / (1 - rate))
-    if model == "rao-kupper":  # P(tie) = tanh(η / 2)
-        return 2 * np.arctanh(rate)
-    return np.full(np.shape(t), np.nan)
+    return 2 * np.arctanh(rate)  # Rao–Kupper: P(tie) = tanh(η / 2)
 
 
 class _Problem:
@@ -163,7 +161,6 @@ def newton(
     counts: np.ndarray,
     model: str,
     alpha: np.ndarray,
-    tau0: np.ndarray | None = None,
     tol: float = 1e-10,
     max_iter: int = 200,
 ) -> Solution:
@@ -179,7 +176,7 @@ def newton(
     k, m, nb = pairs.k, prob.m, counts.shape[0]
     x = np.zeros((nb, m))
     if prob.free_tau:
-        x[:, k] = initial_tau(model, counts) if tau0 is None else tau0
+        x[:, k] = initial_tau(model, counts)
     f, _ = prob.value(x)
     # the gradient is a sum over comparisons: scale the tolerance with their number
     scale = tol * np.maximum(1.0, counts.sum(axis=(1, 2)))
