@@ -171,10 +171,8 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
     InputError
         pyarrow is not installed.
     """
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise InputError("Parquet output needs pyarrow: pip install 'rrmap[parquet]'") from None
+    if not _has_pyarrow():
+        raise InputError("Parquet output needs pyarrow: pip install 'rrmap[parquet]'")
     # categories as text; the other columns are shared, not copied
     categorical = [c for c in df.columns if isinstance(df[c].dtype, pd.CategoricalDtype)]
     out = df.assign(**{c: df[c].astype(str) for c in categorical})
