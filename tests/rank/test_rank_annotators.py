@@ -123,3 +123,26 @@ def test_cli_annotators_and_fit_options(tmp_path):
     assert "annotators: 5 weighted by their log-odds" in res.stderr
     res = runner.invoke(main, ["rank", "fit", str(path), "--weight-annotators", "--model", "elo"])
     assert res.exit_code == 1 and "Elo takes no weights" in res.stderr
+
+
+def test_every_annotator_error_names_the_problem(tmp_path):
+    df = _study(6)
+    with pytest.raises(InputError, match="column 'annotator': no comparison has an annotator"):
+        annotator_agreement(df.assign(annotator=None))
+    alone = df.assign(annotator="u0")
+    with pytest.raises(InputError, match="annotator 'u0' made every comparison: no consensus "
+                       "without them"):  # fmt: skip
+        annotator_agreement(alone)
+    table = annotator_agreement(df)
+    with pytest.raises(InputError, match="annotators without an agreement row: u9"):
+        annotator_weights(df.assign(annotator="u9"), table)
+    with pytest.raises(InputError, match=r"every annotator has weight 0 \(no better than chance\)"):
+        annotator_weights(df, table.assign(weight=0.0))
+    # the command line: one line, exit code 1, no traceback
+    path = tmp_path / "prefs.csv"
+    df.drop(columns="annotator").to_csv(path, index=False)
+    res = CliRunner().invoke(main, ["rank", "fit", str(path), "--min-agreement", "0.6"])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert res.stderr.strip().splitlines()[-1] == (
+        "Error: column 'annotator' (annotator) not in the comparisons table"
+    )

@@ -168,9 +168,15 @@ def test_bad_bootstrap_options():
         fit_bradley_terry(df, bootstrap=-1)
     with pytest.raises(InputError, match="level must be between 0 and 1"):
         fit_bradley_terry(df, level=1.0)
+    with pytest.raises(InputError, match=r"top_k must be integers >= 1, got \(0,\)"):
+        fit_bradley_terry(df, bootstrap=5, top_k=0)
+    with pytest.raises(InputError, match="column 'w' \\(weights\\) not in the comparisons table"):
+        fit_bradley_terry(df, weights="w")
     # Elo checks the same options with the same messages
     gap = df.assign(rater=["u1", None] + ["u2"] * (len(df) - 2))
-    with pytest.raises(InputError, match=r"column 'rater' \(bootstrap_by\): missing value in 1 rows \(1\)"):
+    with pytest.raises(
+        InputError, match=r"column 'rater' \(bootstrap_by\): missing value in 1 rows \(1\)"
+    ):
         fit_elo(gap, bootstrap=5, bootstrap_by="rater")
     with pytest.raises(InputError, match="is the grouping column"):
         fit_elo(df, by="instance", bootstrap=5, bootstrap_by="instance")
