@@ -10,7 +10,8 @@ Rows (all wall time, on the example data unless said):
 3. ``rrmap analyze`` with B = 100,000 and ``--p-adjust holm``;
 4. ``rrmap --help`` and ``rrmap --version``;
 5. ``rrmap points`` on 1,000,000 comparisons (load, points, write), CSV and
-   Parquet, with peak memory (the child's maximum resident set size);
+   Parquet, and CSV as a user without pyarrow runs it, with peak memory (the
+   child's maximum resident set size);
 6. the engine as it was before this work (``--baseline REV``, default
    ``ca85df3``), checked out in a temporary git worktree: the same
    ``rrmap analyze`` runs.
@@ -136,17 +137,33 @@ def _big_ratings(path: Path, n: int) -> None:
     ).to_csv(path, index=False)
 
 
-def _points_run(py: str, big: Path, out: Path, env: dict) -> tuple[float, float]:
+#: ``rrmap`` as a user without pyarrow runs it: the import of pyarrow fails.
+_NO_PYARROW = (
+    "import importlib.abc, sys\n"
+    "class _Block(importlib.abc.MetaPathFinder):\n"
+    "    def find_spec(self, name, path, target=None):\n"
+    "        if name.split('.')[0] == 'pyarrow':\n"
+    "            raise ImportError(name)\n"
+    "sys.meta_path.insert(0, _Block())\n"
+    "from rrmap.cli import main\n"
+    "main(sys.argv[1:])\n"
+)
+
+
+def _points_run(
+    py: str, big: Path, out: Path, env: dict, pyarrow: bool = True
+) -> tuple[float, float]:
     """``rrmap points BIG -o OUT`` in a fresh interpreter: wall seconds and its peak MB.
 
     It runs in OUT's folder: ``python -m`` puts the working folder first on the
     import path, and the repository's own folder would shadow a baseline's
-    PYTHONPATH.
+    PYTHONPATH. ``pyarrow=False`` runs it as if pyarrow were not installed.
     """
+    launch = [py, "-m", "rrmap.cli"] if pyarrow else [py, "-c", _NO_PYARROW]
     code = (
         "import resource, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
-        f"subprocess.run([{py!r}, '-m', 'rrmap.cli', 'points', {str(big)!r}, '-o', "
+        f"subprocess.run({launch!r} + ['points', {str(big)!r}, '-o', "
         f"{str(out)!r}, '--force'], check=True, capture_output=True)\n"
         "print(time.perf_counter() - t, "
         "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n"
@@ -231,6 +248,8 @@ def main() -> None:
             for suffix in ("csv", "parquet"):
                 wall, mb = _points_run(py, big, tmp / f"p.{suffix}", env)
                 print(f"  -o points.{suffix:<8} {wall:6.2f} s, peak {mb:6.0f} MB")
+            wall, mb = _points_run(py, big, tmp / "p_plain.csv", env, pyarrow=False)
+            print(f"  without pyarrow, -o points.csv {wall:6.2f} s, peak {mb:6.0f} MB")
             if tree is not None:
                 wall, mb = _points_run(py, big, tmp / "p_old.csv", dict(env, PYTHONPATH=str(tree)))
                 print(f"  baseline, -o points.csv {wall:6.2f} s, peak {mb:6.0f} MB")
