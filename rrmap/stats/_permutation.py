@@ -18,6 +18,12 @@ differences between products of different shapes are far below the
 tolerance τ of the p-value, so a relabelling that ties with the observed
 one in exact arithmetic is always counted.
 
+Up to :data:`SCREEN_MAX_N` points a chunk is first evaluated in single
+precision with a rigorous rounding bound; only relabellings within that
+bound of the threshold ``E_obs − τ`` are evaluated again in double
+precision (:func:`screened_statistics`), so every relabelling is counted
+exactly as in double precision.
+
 Sequential p-values (Besag & Clifford, 1991): with ``stop_hits = h`` a
 test stops at the ``L``-th relabelling once ``h`` statistics have reached
 the observed one, with ``p = h / L``; a test that never reaches ``h`` in
@@ -50,6 +56,11 @@ REL_TOL = 1e-12
 
 #: Rounding allowance of a statistic, in units of ``m·ε·S`` (docs/tests.md).
 ROUNDING_ULPS = 16
+
+#: Up to this many points a batch is screened in single precision
+#: (:func:`screened_statistics`); past it the rounding bound, which grows
+#: like m², would send most relabellings back to double precision.
+SCREEN_MAX_N = 1024
 
 #: Up to this many points, products run on one BLAS thread: they are small
 #: and many, and thread start-up costs more than it saves.
@@ -99,21 +110,33 @@ class Outcome:
 
 
 class _Stacked:
-    """Distance matrices of ``T`` tests held in memory, shape (T, m, m)."""
+    """Distance matrices of ``T`` tests held in memory, shape (T, m, m).
 
-    def __init__(self, d: np.ndarray) -> None:
+    With ``screen=True`` a float32 copy is kept too: chunks of relabellings
+    are first evaluated in single precision and only the ones that fall
+    within the rounding bound of the threshold are evaluated again in
+    double precision (:func:`screened_statistics`).
+    """
+
+    def __init__(self, d: np.ndarray, screen: bool = False) -> None:
         self.d = d
         self.total = d.sum(axis=(1, 2))
+        self.d32 = d.astype(np.float32) if screen else None
+        self.rowsum = d.sum(axis=2) if screen else None
 
     def __len__(self) -> int:
         return len(self.d)
 
     def subset(self, keep: np.ndarray) -> _Stacked:
-        return _Stacked(self.d[keep])
+        return _Stacked(self.d[keep], screen=self.d32 is not None)
 
     def matmul(self, x: np.ndarray) -> np.ndarray:
         t, m, _ = self.d.shape
         return (self.d.reshape(t * m, m) @ x).reshape(t, m, x.shape[1])
+
+    def matmul32(self, x: np.ndarray) -> np.ndarray:
+        t, m, _ = self.d.shape
+        return (self.d32.reshape(t * m, m) @ x).reshape(t, m, x.shape[1])
 
 
 class _Blockwise:
@@ -168,6 +191,33 @@ def _weights(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return iu, ju, w, a
 
 
+def _onehot(labels: np.ndarray, km: int, dtype: type) -> np.ndarray:
+    """Indicators of the first *km* groups, shape (m, km, c): ``[i, j, b]`` = point i in group j."""
+    lab = np.ascontiguousarray(labels.T)  # (m, c): one row per point
+    onehot = np.empty((lab.shape[0], km, lab.shape[1]), dtype=dtype)
+    for j in range(km):
+        onehot[:, j, :] = lab == j
+    return onehot
+
+
+def _assemble(
+    g: np.ndarray, colsum: np.ndarray, total: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Upper and diagonal block sums from ``G[i, j]`` (i, j < k − 1), the column sums of
+    ``D L`` (T, c, k − 1) and the totals ``1ᵀ D 1``."""
+    km = k - 1
+    last = colsum - g.sum(axis=2)  # G[last, j] = Σ_i (D L_j)_i − Σ_{i < k−1} G[i, j]
+    iu, ju = np.triu_indices(k, 1)
+    inner = ju < km
+    upper = np.empty((*g.shape[:2], len(iu)))
+    upper[..., inner] = g[:, :, iu[inner], ju[inner]]
+    upper[..., ~inner] = last[:, :, iu[~inner]]  # G[i, last] = G[last, i] (D is symmetric)
+    diag = np.empty((*g.shape[:2], k))
+    diag[..., :km] = g[:, :, np.arange(km), np.arange(km)]
+    diag[..., km] = total[:, None] - g.sum(axis=(2, 3)) - 2.0 * last.sum(axis=2)
+    return upper, diag
+
+
 def block_sums(dist, labels: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cross and diagonal block sums of each test under each relabelling.
 
@@ -188,25 +238,120 @@ def block_sums(dist, labels: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray,
         ``G_ii``.
     """
     c, m = labels.shape
-    k = len(sizes)
-    km = k - 1
-    lab = np.ascontiguousarray(labels.T, dtype=np.int16)  # (m, c): one row per point
-    onehot = np.empty((m, km, c))
-    for j in range(km):
-        onehot[:, j, :] = lab == j
+    km = len(sizes) - 1
+    onehot = _onehot(labels, km, np.float64)
     dl = dist.matmul(onehot.reshape(m, km * c)).reshape(len(dist), m, km, c)
     g = np.einsum("ijb,tikb->tbjk", onehot, dl)  # (T, c, km, km): G[i, j] for i, j < k − 1
-    # the last group's row: column sums of D L minus the other groups' rows
-    last = np.moveaxis(dl.sum(axis=1), 2, 1) - g.sum(axis=2)  # (T, c, km)
-    iu, ju = np.triu_indices(k, 1)
-    inner = ju < km
-    upper = np.empty((*g.shape[:2], len(iu)))
-    upper[..., inner] = g[:, :, iu[inner], ju[inner]]
-    upper[..., ~inner] = last[:, :, iu[~inner]]  # G[i, last] = G[last, i] (D is symmetric)
-    diag = np.empty((*g.shape[:2], k))
-    diag[..., :km] = g[:, :, np.arange(km), np.arange(km)]
-    diag[..., km] = dist.total[:, None] - g.sum(axis=(2, 3)) - 2.0 * last.sum(axis=2)
-    return upper, diag
+    colsum = np.moveaxis(dl.sum(axis=1), 2, 1)  # (T, c, km)
+    return _assemble(g, colsum, dist.total, len(sizes))
+
+
+def _screen_weights(sizes: np.ndarray) -> np.ndarray:
+    """|∂E/∂G[j, i]| for i, j < k − 1 when the other blocks are derived as in :func:`_assemble`.
+
+    ``E = Σ_{i<j} α_ij G_ij − Σ_i β_i G_ii`` with ``α_ij = 2 w_ij / (n_i n_j)`` and
+    ``β_i = a_i / n_i²``; ``G[last, j]`` subtracts every ``G[i, j]`` of column j, and
+    ``G[last, last]`` adds every ``G[i, j]`` back.
+    """
+    k = len(sizes)
+    km = k - 1
+    iu, ju, w, a = _weights(sizes)
+    alpha = np.zeros((k, k))
+    alpha[iu, ju] = 2.0 * w / (sizes[iu] * sizes[ju])
+    beta = a / sizes.astype(float) ** 2
+    coef = np.triu(alpha[:km, :km], 1) - np.diag(beta[:km])
+    coef = coef - alpha[:km, km][None, :] - beta[km]
+    return np.abs(coef)
+
+
+#: Unit roundoff of float32.
+_U32 = float(np.finfo(np.float32).eps) / 2
+
+
+def single_precision_statistics(
+    dist: _Stacked, labels: np.ndarray, sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """E of each test under each relabelling from single-precision products, and a bound.
+
+    Every ``G[i, j]`` (i, j < k − 1) is a sum of non-negative distances, so in
+    single precision it carries a relative error of at most ``γ = γ_{2m+2}``
+    (``γ_n = n u / (1 − n u)``, ``u = 2⁻²⁴``: one rounding of each distance,
+    at most m terms in each of the two sums, in any order). The other blocks
+    come from double-precision row sums, and E is linear in the ``G[i, j]``,
+    so ``|Ê − E| ≤ γ/(1 − γ) Σ |∂E/∂G_ij| Ĝ_ij``, plus an allowance for the
+    double-precision sums and for distances below float32's normal range.
+
+    Parameters
+    ----------
+    dist : _Stacked
+        Built with ``screen=True``.
+    labels : ndarray, shape (c, m)
+    sizes : ndarray, shape (k,)
+        Group sizes, largest last.
+
+    Returns
+    -------
+    stats, bound : ndarray, shape (T, c)
+    """
+    c, m = labels.shape
+    k = len(sizes)
+    km = k - 1
+    onehot = _onehot(labels, km, np.float32)
+    flat = onehot.reshape(m, km * c)
+    dl = dist.matmul32(flat).reshape(len(dist), m, km, c)
+    g = np.einsum("ijb,tikb->tbjk", onehot, dl).astype(np.float64)
+    colsum = np.moveaxis((dist.rowsum @ flat).reshape(len(dist), km, c), 2, 1)
+    upper, diag = _assemble(g, colsum, dist.total, k)
+    n = 2 * m + 2
+    gamma = n * _U32 / (1.0 - n * _U32)
+    weights = _screen_weights(sizes)
+    screened = np.einsum("tbjk,jk->tb", g, weights)
+    # the double-precision part: row sums and totals enter E through the last group
+    iu, ju, w, a = _weights(sizes)
+    alpha_last = (2.0 * w / (sizes[iu] * sizes[ju]))[ju == km].sum()
+    beta_last = a[km] / sizes[km] ** 2
+    into_last = alpha_last + 2.0 * k * beta_last
+    scale = term_scale(upper, diag, sizes) + screened + into_last * dist.total[:, None]
+    eps = float(np.finfo(float).eps)
+    bound = (
+        gamma / (1.0 - gamma) * screened
+        + 64.0 * (m + k) * eps * scale
+        + m * m * float(np.finfo(np.float32).tiny) * weights.sum()
+    )
+    return statistics(upper, diag, sizes), bound
+
+
+def screened_statistics(
+    dist: _Stacked, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray
+) -> tuple[np.ndarray, float]:
+    """E of each test under each relabelling, exact on the side of *threshold* it falls.
+
+    Relabellings whose single-precision ``Ê`` lies within its rounding bound
+    of *threshold* (:func:`single_precision_statistics`), for any test, are
+    evaluated again in double precision (:func:`block_sums`), so
+    ``E ≥ threshold`` is decided as the double-precision engine decides it.
+
+    Parameters
+    ----------
+    dist : _Stacked
+        Built with ``screen=True``.
+    labels : ndarray, shape (c, m)
+    sizes : ndarray, shape (k,)
+        Group sizes, largest last.
+    threshold : ndarray, shape (T,)
+        ``E_obs − τ`` of each test.
+
+    Returns
+    -------
+    stats : ndarray, shape (T, c)
+    share : float
+        Share of the relabellings evaluated again in double precision.
+    """
+    stats, bound = single_precision_statistics(dist, labels, sizes)
+    redo = (np.abs(stats - threshold[:, None]) <= bound).any(axis=0)
+    if redo.any():
+        stats[:, redo] = statistics(*block_sums(dist, labels[redo], sizes), sizes)
+    return stats, float(redo.mean()) if len(redo) else 0.0
 
 
 def statistics(upper: np.ndarray, diag: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -274,6 +419,25 @@ class _Progress:
         return keep
 
 
+#: Screening is given up for the rest of a batch when more than this share of a
+#: chunk's relabellings had to be evaluated again (it would no longer save time).
+SCREEN_GIVE_UP = 0.5
+
+
+def _chunk(dist, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray):
+    """E of the active tests under *labels*, screened in single precision when *dist* allows.
+
+    Returns the statistics and the distances to use next (without the
+    single-precision copy once screening stopped paying).
+    """
+    if getattr(dist, "d32", None) is None:
+        return statistics(*block_sums(dist, labels, sizes), sizes), dist
+    stats, share = screened_statistics(dist, labels, sizes, threshold)
+    if share > SCREEN_GIVE_UP:
+        dist = _Stacked(dist.d)
+    return stats, dist
+
+
 def run_batch(
     dist,
     sizes: np.ndarray,
@@ -309,7 +473,8 @@ def run_batch(
     observed = statistics(upper, diag, sizes)[:, 0]
     tau = tolerance(observed, term_scale(upper[:, 0], diag[:, 0], sizes), m)
     first = min(n_perm, cap if not stop_hits else min(cap, max(2 * stop_hits, 32)))
-    stats = statistics(*block_sums(dist, draw(base, first, rng), sizes), sizes)
+    threshold = observed - tau
+    stats, dist = _chunk(dist, draw(base, first, rng), sizes, threshold)
     state = _Progress(
         observed=observed,
         tau=tau,
@@ -327,7 +492,7 @@ def run_batch(
         if not keep.all():
             dist = dist.subset(keep)
         c = min(2 * c if stop_hits else cap, cap, n_perm - done)
-        stats = statistics(*block_sums(dist, draw(base, c, rng), sizes), sizes)
+        stats, dist = _chunk(dist, draw(base, c, rng), sizes, threshold[state.active])
     rest = state.active
     if n_perm > 0:
         state.pvalue[rest] = (1.0 + state.hits[rest]) / (n_perm + 1.0)
@@ -376,7 +541,8 @@ def run_tests(
     for gen, (sizes, members) in zip(gens, batches.items(), strict=True):
         m = sum(sizes)
         seed = gen.bit_generator.state
-        per_test = 8 * m * m
+        screen = m <= SCREEN_MAX_N
+        per_test = (12 if screen else 8) * m * m  # float64 distances, and float32 to screen
         fit = max(1, (memory_bytes // 2) // per_test)
         for s0 in range(0, len(members), fit):
             part = members[s0 : s0 + fit]
@@ -390,7 +556,7 @@ def run_tests(
                 dist = _Blockwise(pts[0], rows)
                 cb = max(DEFAULT_CHUNK_BYTES, memory_bytes // 4)
             else:
-                dist = _Stacked(np.stack([distances(p, p) for p in pts]))
+                dist = _Stacked(np.stack([distances(p, p) for p in pts]), screen=screen)
                 cb = DEFAULT_CHUNK_BYTES
             res = run_batch(dist, np.array(sizes), n_perm, gen, stop_hits, chunk_size, cb)
             for i, r in zip(part, res, strict=True):
