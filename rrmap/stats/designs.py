@@ -34,7 +34,7 @@ from rrmap.stats.energy import (
     _check_n_perm,
     _check_stop_hits,
     _skip_reason,
-    _tests_on_points,
+    _test_rows,
     check_labels,
 )
 from rrmap.zones import QUALITY_LEVELS
@@ -173,32 +173,25 @@ def _group_sets(names: list, pairwise: bool) -> list[tuple]:
     return sets
 
 
-def _counts(labels: np.ndarray, quality: np.ndarray, groups: Sequence) -> np.ndarray:
-    """Group × quality-level counts (rows in the order of *groups*)."""
-    g_idx = pd.Index(list(groups)).get_indexer(labels)
-    q_idx = pd.Index(list(QUALITY_LEVELS)).get_indexer(quality)
-    if (q_idx < 0).any():
-        raise InputError(f"unknown quality level(s): {sorted(set(quality[q_idx < 0]))}")
-    n_q = len(QUALITY_LEVELS)
-    return np.bincount(g_idx * n_q + q_idx, minlength=len(groups) * n_q).reshape(-1, n_q)
-
-
 def _chi2_rows(
-    labels: np.ndarray,
+    codes: np.ndarray,
     quality: np.ndarray,
     names: list,
     pairwise: bool,
     chi2_n_perm: int,
     gen: np.random.Generator,
 ) -> list[dict]:
+    """The χ² tests of the groups *names* (point i in ``names[codes[i]]``, quality level
+    ``QUALITY_LEVELS[quality[i]]``): all groups, then every pair."""
     rows = []
-    full = _counts(labels, quality, names)  # every group × quality level, once
-    where = {g: i for i, g in enumerate(names)}
-    for grp in _group_sets(names, pairwise):
-        tab = full[[where[g] for g in grp]]
+    n_q = len(QUALITY_LEVELS)
+    full = np.bincount(codes * n_q + quality, minlength=len(names) * n_q).reshape(-1, n_q)
+    for grp in _group_sets(list(range(len(names))), pairwise):
+        tab = full[list(grp)]
         counts = tab.sum(axis=1).tolist()
+        labels = [names[i] for i in grp]
         row = {
-            "groups": "|".join(str(g) for g in grp),
+            "groups": "|".join(str(g) for g in labels),
             "n": int(sum(counts)),
             "statistic": np.nan,
             "dof": pd.NA,
@@ -206,7 +199,7 @@ def _chi2_rows(
             "n_perm": chi2_n_perm if chi2_n_perm > 0 else pd.NA,
             "min_expected": np.nan,
             "share_expected_below_5": np.nan,
-            "note": _skip_reason(grp, counts),
+            "note": _skip_reason(labels, counts),
         }
         if not row["note"]:
             levels = [lv for lv, tot in zip(QUALITY_LEVELS, tab.sum(axis=0), strict=True) if tot]
@@ -228,6 +221,35 @@ def _chi2_rows(
 
 
 @dataclass(frozen=True)
+class _Columns:
+    """The points as the tests read them, coded once for every family.
+
+    ``codes[col][i]`` is the position of point i's label (as text) in
+    ``names[col]`` (sorted); ``quality[i]`` is its position in
+    :data:`~rrmap.zones.QUALITY_LEVELS`.
+    """
+
+    xy: np.ndarray
+    quality: np.ndarray
+    codes: dict[str, np.ndarray]
+    names: dict[str, list[str]]
+
+
+def _columns(points: pd.DataFrame, groups: Iterable[str]) -> _Columns:
+    quality = pd.Index(list(QUALITY_LEVELS)).get_indexer(points["quality"].astype(str))
+    if (quality < 0).any():
+        bad = points["quality"].astype(str).to_numpy()[quality < 0]
+        raise InputError(f"unknown quality level(s): {sorted(set(bad))}")
+    codes, names = {}, {}
+    for col in dict.fromkeys(groups):
+        labels = points[col].astype(str).to_numpy(dtype=object)
+        names[col] = sorted(set(labels))
+        codes[col] = pd.Index(names[col]).get_indexer(labels)
+    xy = points[["delta", "r"]].to_numpy(dtype=float)
+    return _Columns(xy, quality.astype(np.intp), codes, names)
+
+
+@dataclass(frozen=True)
 class _Settings:
     """What every family of a run shares: the tests and their permutation settings."""
 
@@ -239,38 +261,37 @@ class _Settings:
 
 
 def _family(
-    sub: pd.DataFrame,
+    cols: _Columns,
     group: str,
     within: str,
     settings: _Settings,
     gen: np.random.Generator,
-    names: list | None = None,
+    index: np.ndarray | None = None,
 ) -> list[dict]:
-    """One k-sample test and its pairs, for each test kind, on the points *sub*.
+    """One k-sample test and its pairs, for each test kind, on the points *index* (all: None).
 
-    *names* are the groups the design expects (default: those present); one
-    absent from *sub* is a group with 0 points, noted like one with 1 point.
+    The groups are every label of column *group* (``cols.names``); one absent
+    from the points is a group with 0 points, noted like one with 1 point.
     The energy tests draw from one child of *gen*, the χ² Monte Carlo from
     another, so neither depends on which other tests run.
     """
-    labels = sub[group].astype(str).to_numpy(dtype=object)
-    if names is None:
-        names = sorted(pd.unique(labels), key=str)
+    codes = cols.codes[group] if index is None else cols.codes[group][index]
+    names = cols.names[group]
     energy_gen, chi2_gen = gen.spawn(2)
     out: list[dict] = []
     for kind in settings.tests:
         if kind == "energy":
-            xy = sub[["delta", "r"]].to_numpy(dtype=float)
-            res = _tests_on_points(
+            xy = cols.xy if index is None else cols.xy[index]
+            rows = _test_rows(
                 xy,
-                labels,
+                codes,
+                names,
                 settings.n_perm,
                 energy_gen,
                 settings.pairwise,
-                names,
                 stop_hits=settings.stop_hits,
             )
-            for rec in res.to_dict("records"):
+            for rec in rows:
                 rec.update(
                     dof=pd.NA,
                     n_perm=rec["n_perm"] if not np.isnan(rec["statistic"]) else pd.NA,
@@ -279,9 +300,9 @@ def _family(
                 )
                 out.append({"test": "energy", **rec})
         else:
-            quality = sub["quality"].astype(str).to_numpy(dtype=object)
+            quality = cols.quality if index is None else cols.quality[index]
             rows = _chi2_rows(
-                labels, quality, names, settings.pairwise, settings.chi2_n_perm, chi2_gen
+                codes, quality, names, settings.pairwise, settings.chi2_n_perm, chi2_gen
             )
             out += [{"test": "chi2", **rec} for rec in rows]
     for rec in out:
@@ -359,7 +380,7 @@ def compare_groups(
     settings = _settings(tests, n_perm, chi2_n_perm, stop_hits, pairwise)
     _check_points(points, [group])
     gen = np.random.default_rng(rng)
-    return _frame(_family(points, group, within, settings, gen))
+    return _frame(_family(_columns(points, [group]), group, within, settings, gen))
 
 
 def _settings(
@@ -422,29 +443,27 @@ def expert_effect(
 
 @dataclass(frozen=True)
 class _Family:
-    """One family of tests: groups of *group* compared within one subset of the points.
+    """One family of tests: the groups of *group* compared within one subset of the points.
 
-    *names* are the groups the design expects in it.
+    *index* holds the positions of the subset's points (None: all points).
     """
 
     group: str
     within: str
-    points: pd.DataFrame
-    names: list
+    index: np.ndarray | None
 
 
 def _plan(points: pd.DataFrame, by: Sequence[str]) -> list[_Family]:
     """Every family of tests, in table order."""
-    experts = sorted(points["expert"].astype(str).unique(), key=str)
-    plan = [_Family("expert", "all", points, experts)]
+    plan = [_Family("expert", "all", None)]
     for cat in by:
-        for opt, sub in points.groupby(cat, sort=True, observed=True):
-            plan.append(_Family("expert", within_label(cat, opt), sub, experts))
-    for e in experts:
-        sub = points.loc[points["expert"].astype(str) == e]
-        for cat in by:
-            options = sorted(points[cat].astype(str).unique(), key=str)
-            plan.append(_Family(cat, within_label("expert", e), sub, options))
+        codes, options = pd.factorize(points[cat], sort=True)
+        for j, opt in enumerate(options):
+            plan.append(_Family("expert", within_label(cat, opt), np.flatnonzero(codes == j)))
+    experts = points["expert"].astype(str).to_numpy(dtype=object)
+    for e in sorted(set(experts)):
+        sub = np.flatnonzero(experts == e)
+        plan += [_Family(cat, within_label("expert", e), sub) for cat in by]
     return plan
 
 
@@ -580,13 +599,15 @@ def _run(
     Each family draws from its own child of *rng* (``spawn``), so the table
     is the same whatever the number of jobs or the joblib backend.
     """
-    _check_points(points, {f.group for f in plan} - {"expert"})
+    groups = ["expert", *dict.fromkeys(f.group for f in plan if f.group != "expert")]
+    _check_points(points, groups[1:])
+    cols = _columns(points, groups)
     gens = np.random.default_rng(rng).spawn(len(plan))
     from joblib import Parallel, delayed
     from tqdm import tqdm  # text bar on stderr: also shows in Jupyter, with no widget needed
 
     jobs = (
-        delayed(_family)(f.points, f.group, f.within, settings, g, f.names)
+        delayed(_family)(cols, f.group, f.within, settings, g, f.index)
         for f, g in zip(plan, gens, strict=True)
     )
     rows: list[dict] = []

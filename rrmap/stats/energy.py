@@ -332,25 +332,48 @@ def _tests_on_points(
     n_perm: int,
     gen: np.random.Generator,
     pairwise: bool = True,
-    names: Sequence | None = None,
     *,
     stop_hits: int | None = DEFAULT_STOP_HITS,
     chunk_size: int | None = None,
     memory: int = DEFAULT_MEMORY_BYTES,
 ) -> pd.DataFrame:
-    """:func:`energy_tests` on checked points and labels (shared with the designs).
+    """:func:`energy_tests` on checked points and labels: groups are the labels present."""
+    names = sorted(pd.unique(lab_arr), key=str)
+    position = {name: i for i, name in enumerate(names)}
+    codes = np.fromiter((position[v] for v in lab_arr), dtype=np.intp, count=len(lab_arr))
+    rows = _test_rows(
+        pts, codes, names, n_perm, gen, pairwise, stop_hits=stop_hits, chunk_size=chunk_size,
+        memory=memory,
+    )  # fmt: skip
+    return pd.DataFrame(rows, columns=["groups", "n", "statistic", "pvalue", "n_perm", "note"])
 
-    *names* are the groups to compare (default: those in *lab_arr*); a name
-    with no point is a group of 0 points, and its tests are skipped with a note.
+
+def _test_rows(
+    pts: np.ndarray,
+    codes: np.ndarray,
+    names: Sequence,
+    n_perm: int,
+    gen: np.random.Generator,
+    pairwise: bool = True,
+    *,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
+    chunk_size: int | None = None,
+    memory: int = DEFAULT_MEMORY_BYTES,
+) -> list[dict]:
+    """The k-sample test of the groups *names* and (with *pairwise*) every pair, as rows.
+
+    Point i is in group ``names[codes[i]]``; a name with no point is a group
+    of 0 points, and its tests are skipped with a note. Shared with the
+    designs (:mod:`rrmap.stats.designs`), which code each column once.
     """
-    if names is None:
-        names = sorted(pd.unique(lab_arr), key=str)
-    sets: list[tuple] = [tuple(names)]
-    if pairwise and len(names) > 2:
-        sets += list(combinations(names, 2))
+    k = len(names)
+    counts = np.bincount(codes, minlength=k)
+    sets: list[tuple[int, ...]] = [tuple(range(k))]
+    if pairwise and k > 2:
+        sets += list(combinations(range(k), 2))
     rows, specs, runs = [], [], []
     for grp in sets:
-        row, spec = _plan_test(lab_arr, grp, n_perm)
+        row, spec = _plan_test(codes, counts, grp, names, n_perm)
         rows.append(row)
         if spec is not None:
             specs.append(spec)
@@ -359,7 +382,7 @@ def _tests_on_points(
         results = _engine.run_tests(pts, specs, n_perm, gen, stop_hits or None, chunk_size, memory)
         for row, res in zip(runs, results, strict=True):
             row.update(statistic=res.statistic, pvalue=res.pvalue, n_perm=res.n_perm)
-    return pd.DataFrame(rows, columns=["groups", "n", "statistic", "pvalue", "n_perm", "note"])
+    return rows
 
 
 def check_labels(labels: np.ndarray, what: str) -> None:
@@ -412,26 +435,30 @@ def _skip_reason(names: Sequence, counts: Sequence[int]) -> str:
     return ("group with < 2 points: " + "; ".join(small)) if small else ""
 
 
-def _plan_test(lab_arr: np.ndarray, grp: tuple, n_perm: int) -> tuple[dict, PlannedTest | None]:
-    """The row of one test, and what the engine needs to run it (None when it is skipped)."""
-    codes = np.full(len(lab_arr), -1, dtype=np.intp)
-    counts = []
-    for i, g in enumerate(grp):
-        mask = lab_arr == g
-        codes[mask] = i
-        counts.append(int(mask.sum()))
-    idx = np.flatnonzero(codes >= 0)
+def _plan_test(
+    codes: np.ndarray, counts: np.ndarray, grp: tuple[int, ...], names: Sequence, n_perm: int
+) -> tuple[dict, PlannedTest | None]:
+    """The row of the test of groups *grp* (positions in *names*), and what the engine
+    needs to run it (None when it is skipped)."""
+    sub = [int(counts[i]) for i in grp]
+    labels = [names[i] for i in grp]
     row = {
-        "groups": "|".join(str(g) for g in grp),
-        "n": len(idx),
+        "groups": "|".join(str(g) for g in labels),
+        "n": sum(sub),
         "statistic": np.nan,
         "pvalue": np.nan,
         "n_perm": n_perm,
-        "note": _skip_reason(grp, counts),
+        "note": _skip_reason(labels, sub),
     }
     if row["note"]:
         row["n_perm"] = 0
         return row, None
     if n_perm == 0:
         row["note"] = "statistic only: no permutations (n_perm = 0), no p-value"
-    return row, PlannedTest(idx, codes[idx], len(grp))
+    if len(grp) == len(names):
+        return row, PlannedTest(np.arange(len(codes)), codes, len(grp))
+    local = np.full(len(names), -1, dtype=np.intp)
+    local[list(grp)] = np.arange(len(grp))
+    mapped = local[codes]
+    idx = np.flatnonzero(mapped >= 0)
+    return row, PlannedTest(idx, mapped[idx], len(grp))
