@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -182,13 +183,45 @@ def order_groups(codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.argsort(rank[codes], kind="stable"), sizes[by_size]
 
 
-def _weights(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Upper-triangle pairs (i, j), ``w_ij = n_i n_j / (n_i + n_j)`` and ``a_i = Σ_j w_ij``."""
+@dataclass(frozen=True)
+class _Coefficients:
+    """E as a linear function of the block sums, for one tuple of group sizes.
+
+    ``E = upper @ alpha − diag @ beta`` with ``alpha_ij = 2 w_ij / (n_i n_j)``
+    (upper-triangle pairs, row-major), ``beta_i = a_i / n_i²``,
+    ``w_ij = n_i n_j / (n_i + n_j)`` and ``a_i = Σ_j w_ij``. ``screen`` and
+    ``into_last`` serve the single-precision bound
+    (:func:`single_precision_statistics`).
+    """
+
+    alpha: np.ndarray
+    beta: np.ndarray
+    screen: np.ndarray
+    into_last: float
+
+
+def _coefficients(sizes: np.ndarray) -> _Coefficients:
+    return _coefficients_of(tuple(int(n) for n in sizes))
+
+
+@lru_cache(maxsize=512)
+def _coefficients_of(sizes_key: tuple[int, ...]) -> _Coefficients:
+    sizes = np.array(sizes_key)
     k = len(sizes)
+    km = k - 1
     iu, ju = np.triu_indices(k, 1)
     w = sizes[iu] * sizes[ju] / (sizes[iu] + sizes[ju])
     a = np.bincount(iu, weights=w, minlength=k) + np.bincount(ju, weights=w, minlength=k)
-    return iu, ju, w, a
+    alpha = 2.0 * w / (sizes[iu] * sizes[ju])
+    beta = a / sizes.astype(float) ** 2
+    # |∂E/∂G[j, i]| for i, j < k − 1 when the other blocks are derived as in _assemble:
+    # G[last, j] subtracts every G[i, j] of column j, G[last, last] adds every G[i, j] back
+    full = np.zeros((k, k))
+    full[iu, ju] = alpha
+    coef = np.triu(full[:km, :km], 1) - np.diag(beta[:km])
+    coef = coef - full[:km, km][None, :] - beta[km]
+    into_last = float(alpha[ju == km].sum() + 2.0 * k * beta[km])
+    return _Coefficients(alpha, beta, np.abs(coef), into_last)
 
 
 def _onehot(labels: np.ndarray, km: int, dtype: type) -> np.ndarray:
@@ -246,24 +279,6 @@ def block_sums(dist, labels: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray,
     return _assemble(g, colsum, dist.total, len(sizes))
 
 
-def _screen_weights(sizes: np.ndarray) -> np.ndarray:
-    """|∂E/∂G[j, i]| for i, j < k − 1 when the other blocks are derived as in :func:`_assemble`.
-
-    ``E = Σ_{i<j} α_ij G_ij − Σ_i β_i G_ii`` with ``α_ij = 2 w_ij / (n_i n_j)`` and
-    ``β_i = a_i / n_i²``; ``G[last, j]`` subtracts every ``G[i, j]`` of column j, and
-    ``G[last, last]`` adds every ``G[i, j]`` back.
-    """
-    k = len(sizes)
-    km = k - 1
-    iu, ju, w, a = _weights(sizes)
-    alpha = np.zeros((k, k))
-    alpha[iu, ju] = 2.0 * w / (sizes[iu] * sizes[ju])
-    beta = a / sizes.astype(float) ** 2
-    coef = np.triu(alpha[:km, :km], 1) - np.diag(beta[:km])
-    coef = coef - alpha[:km, km][None, :] - beta[km]
-    return np.abs(coef)
-
-
 #: Unit roundoff of float32.
 _U32 = float(np.finfo(np.float32).eps) / 2
 
@@ -304,19 +319,15 @@ def single_precision_statistics(
     upper, diag = _assemble(g, colsum, dist.total, k)
     n = 2 * m + 2
     gamma = n * _U32 / (1.0 - n * _U32)
-    weights = _screen_weights(sizes)
-    screened = np.einsum("tbjk,jk->tb", g, weights)
+    coef = _coefficients(sizes)
+    screened = np.einsum("tbjk,jk->tb", g, coef.screen)
     # the double-precision part: row sums and totals enter E through the last group
-    iu, ju, w, a = _weights(sizes)
-    alpha_last = (2.0 * w / (sizes[iu] * sizes[ju]))[ju == km].sum()
-    beta_last = a[km] / sizes[km] ** 2
-    into_last = alpha_last + 2.0 * k * beta_last
-    scale = term_scale(upper, diag, sizes) + screened + into_last * dist.total[:, None]
+    scale = term_scale(upper, diag, sizes) + screened + coef.into_last * dist.total[:, None]
     eps = float(np.finfo(float).eps)
     bound = (
         gamma / (1.0 - gamma) * screened
         + 64.0 * (m + k) * eps * scale
-        + m * m * float(np.finfo(np.float32).tiny) * weights.sum()
+        + m * m * float(np.finfo(np.float32).tiny) * coef.screen.sum()
     )
     return statistics(upper, diag, sizes), bound
 
@@ -356,16 +367,14 @@ def screened_statistics(
 
 def statistics(upper: np.ndarray, diag: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """E from block sums: ``Σ_{i<j} w_ij (2 M_ij − M_ii − M_jj)``, ``M = G / (n_i n_j)``."""
-    iu, ju, w, a = _weights(sizes)
-    cross = upper @ (2.0 * w / (sizes[iu] * sizes[ju]))
-    return cross - diag @ (a / sizes.astype(float) ** 2)
+    coef = _coefficients(sizes)
+    return upper @ coef.alpha - diag @ coef.beta
 
 
 def term_scale(upper: np.ndarray, diag: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """``S = Σ_{i<j} w_ij (2 M_ij + M_ii + M_jj)``: the size of the terms that make E."""
-    iu, ju, w, a = _weights(sizes)
-    cross = upper @ (2.0 * w / (sizes[iu] * sizes[ju]))
-    return cross + diag @ (a / sizes.astype(float) ** 2)
+    coef = _coefficients(sizes)
+    return upper @ coef.alpha + diag @ coef.beta
 
 
 def tolerance(observed: np.ndarray, scale: np.ndarray, m: int) -> np.ndarray:
@@ -541,7 +550,7 @@ def run_tests(
     for gen, (sizes, members) in zip(gens, batches.items(), strict=True):
         m = sum(sizes)
         seed = gen.bit_generator.state
-        screen = m <= SCREEN_MAX_N
+        screen = m <= SCREEN_MAX_N and n_perm > 0
         per_test = (12 if screen else 8) * m * m  # float64 distances, and float32 to screen
         fit = max(1, (memory_bytes // 2) // per_test)
         for s0 in range(0, len(members), fit):
