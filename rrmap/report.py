@@ -146,7 +146,12 @@ def design_frame(tests: pd.DataFrame, first: str) -> pd.DataFrame:
     >>> list(design_frame(expert_effect(pts, n_perm=9, rng=0), "groups").columns)[:4]
     ['groups', 'n', 'energy', 'energy_p']
     """
-    wide = side_by_side(tests)
+    return _design_frame_of(side_by_side(tests), first)
+
+
+def _design_frame_of(wide: pd.DataFrame, first: str) -> pd.DataFrame:
+    """:func:`design_frame` from the design's rows of :func:`side_by_side`."""
+    wide = wide.reset_index(drop=True)
     out = pd.DataFrame(index=wide.index)
     if first != "groups":
         out[first] = [split_within(w)[1] if w != "all" else w for w in wide["within"]]
@@ -211,7 +216,11 @@ def design_frames(result: AnalysisResult) -> list[tuple[str, str, pd.DataFrame, 
     cached = getattr(result, "_design_frames", None)
     if cached is not None and cached[0] == key:
         return cached[1]
-    frames = [(h, i, design_frame(p, f), f) for h, i, p, f in design_sections(result)]
+    wide = side_by_side(result.tests)  # once: every design is a subset of its rows
+    frames = [
+        (h, i, _design_frame_of(wide[mask], f), f)
+        for h, i, mask, f in _design_masks(wide, result.settings["by"])
+    ]
     try:
         result._design_frames = (key, frames)  # type: ignore[union-attr]
     except AttributeError:  # pragma: no cover - an object that takes no attributes
@@ -231,31 +240,41 @@ def design_sections(result: AnalysisResult) -> list[tuple[str, str, pd.DataFrame
     ['Expert effect, overall', 'Expert effect per modality', 'Effect of modality per rater']
     """
     tests = result.tests
+    return [(h, i, tests[mask], f) for h, i, mask, f in _design_masks(tests, result.settings["by"])]
+
+
+def _design_masks(tests: pd.DataFrame, by: Sequence[str]) -> list[tuple[str, str, np.ndarray, str]]:
+    """(title, intro, rows of *tests* in the design, leading column) of every design.
+
+    *tests* is a tests table or its :func:`side_by_side` form (both have
+    ``by`` and ``within``).
+    """
+    within = tests["within"].to_numpy(dtype=object)
+    of = tests["by"].to_numpy(dtype=object)
     out = [
         (
             "Expert effect, overall",
             "Do the raters' points differ? All raters at once, then every pair.",
-            tests[tests["within"] == "all"],
+            within == "all",
             "groups",
         )
     ]
-    within_column = tests["within"].map(lambda w: split_within(w)[0])
-    for cat in result.settings["by"]:
-        of_cat = within_column == cat
+    within_column = np.array([split_within(w)[0] for w in within], dtype=object)
+    for cat in by:
         out.append(
             (
                 f"Expert effect per {cat}",
                 f"The raters compared on the points of one {cat} at a time.",
-                tests[(tests["by"] == "expert") & of_cat],
+                (of == "expert") & (within_column == cat),
                 cat,
             )
         )
-    for cat in result.settings["by"]:
+    for cat in by:
         out.append(
             (
                 f"Effect of {cat} per rater",
                 f"For each rater, do the options of {cat} differ? All options, then every pair.",
-                tests[tests["by"] == cat],
+                of == cat,
                 "rater",
             )
         )
