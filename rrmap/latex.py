@@ -207,9 +207,12 @@ def proportions_latex(proportions: pd.DataFrame, settings: Mapping[str, Any] | N
     )
     for category, part in proportions.groupby("category", sort=False):
         keys = ["expert"] if category == "all" else ["expert", "option"]
-        wide = part.pivot_table(
-            index=[*keys, "n"], columns="quality", values="count", aggfunc="sum", observed=False
-        ).reset_index()
+        wide = (
+            part.groupby([*keys, "n", "quality"], sort=True, observed=True)["count"]
+            .sum()
+            .unstack("quality")
+            .reset_index()
+        )
         wide.columns.name = None
         table = wide[keys].rename(columns={"expert": "rater", "option": str(category)})
         table["n"] = wide["n"].astype(int)
