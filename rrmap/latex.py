@@ -75,7 +75,17 @@ def _styled(
     """*table* through pandas' Styler: booktabs rules, caption, label, no index; the first
     *text* columns are names (left-aligned, escaped), the others numbers."""
     fmt = {c: _escape for c in table.columns[:text]} | dict(formatters)
-    sty = table.style.format(fmt, na_rep="").hide(axis="index")
+    # cells formatted here rather than through Styler.format: a formatter per cell makes
+    # every to_latex deep-copy one function per cell; the text comes out the same
+    shown = pd.DataFrame(
+        {
+            col: pd.Series(["" if _missing(v) else fmt[col](v) for v in table[col]], dtype=object)
+            if col in fmt
+            else table[col].reset_index(drop=True)
+            for col in table.columns
+        }
+    )
+    sty = shown.style.hide(axis="index")
     sty = sty.relabel_index([_header(c) for c in table.columns], axis=1)
     align = "l" * text + "r" * (len(table.columns) - text)
     long = len(table) > _LONG
@@ -88,6 +98,11 @@ def _styled(
         position_float="centering" if not long else None,
         environment="longtable" if long else None,
     )
+
+
+def _missing(v: Any) -> bool:
+    """Whether a cell is shown empty (Styler's ``na_rep``): NaN, None, NA, NaT."""
+    return not isinstance(v, str) and bool(pd.isna(v))
 
 
 def _number(v: Any) -> str:
