@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -181,21 +181,21 @@ def _design_table(frame: pd.DataFrame, first: str) -> str:
     significant ones in bold."""
     if frame.empty:
         return "_No tests._"
-    table = pd.DataFrame(index=frame.index)
+    columns: dict[str, Any] = {}  # built whole, then one DataFrame
     for col in frame.columns:
         if col in (first, "groups", "note"):
-            table[col] = frame[col]
+            columns[col] = frame[col].to_numpy()
         elif col == "n":
-            table["n"] = frame["n"].astype(int)
+            columns["n"] = frame["n"].to_numpy(dtype=int)
         elif is_pvalue_column(col):
-            table[_label(col)] = [format_pvalue(v) for v in frame[col]]
+            columns[_label(col)] = [format_pvalue(v) for v in frame[col]]
         elif col == "chi2_dof":
-            table["dof"] = ["" if pd.isna(v) else str(int(v)) for v in frame[col]]
+            columns["dof"] = ["" if pd.isna(v) else str(int(v)) for v in frame[col]]
         else:
-            table[_label(col)] = [
-                "" if pd.isna(v) else f"{v:.3g}" for v in frame[col].astype(float)
+            columns[_label(col)] = [
+                "" if np.isnan(v) else f"{v:.3g}" for v in frame[col].to_numpy(dtype=float)
             ]
-    return markdown_table(table)
+    return markdown_table(pd.DataFrame(columns))
 
 
 def design_frames(result: AnalysisResult) -> list[tuple[str, str, pd.DataFrame, str]]:
@@ -320,9 +320,12 @@ def overall_markdown(tests: pd.DataFrame) -> str:
 def _proportions_section(result: AnalysisResult) -> str:
     props = result.proportions
     overall = props[props["category"] == "all"]
-    wide = overall.pivot_table(
-        index=["expert", "n"], columns="quality", values="share", observed=False
-    ).reset_index()
+    wide = (
+        overall.groupby(["expert", "n", "quality"], sort=True, observed=True)["share"]
+        .mean()
+        .unstack("quality")
+        .reset_index()
+    )
     wide.columns.name = None
     table = pd.DataFrame({"rater": wide["expert"].astype(str), "n": wide["n"].astype(int)})
     for lv in QUALITY_LEVELS:
