@@ -314,7 +314,7 @@ class AnalysisResult:
         fig_names = [p.relative_to(folder).as_posix() for p in fig_paths]  # figures/<name>
         payload = self.to_dict()
         payload["figures"] = fig_names
-        _put("results.json", json.dumps(payload, indent=1, ensure_ascii=False, default=str) + "\n")
+        _put("results.json", _json_text(payload))
         _put("report.md", self.report(figures=fig_names))
         return written + fig_paths
 
@@ -328,6 +328,28 @@ class AnalysisResult:
             self.points, folder, categories=categories, width=width, dpi=dpi
         )
         return [Path(p) for p in files]
+
+
+def _json_text(payload: dict[str, Any]) -> str:
+    """*payload* as JSON text: one top-level key per line, each table one record per line.
+
+    The same JSON as ``json.dumps(payload, indent=1)`` once parsed, in a layout
+    that diffs well; each record goes through the C encoder (an indented dump
+    is encoded in pure Python, several times slower).
+    """
+
+    def dump(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, default=str)
+
+    parts = []
+    for key, value in payload.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            rows = ",\n".join("  " + dump(rec) for rec in value)
+            parts.append(f" {dump(key)}: [\n{rows}\n ]")
+        else:  # settings: small, one key per line
+            text = json.dumps(value, indent=1, ensure_ascii=False, default=str)
+            parts.append(f" {dump(key)}: " + text.replace("\n", "\n "))
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:

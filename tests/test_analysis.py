@@ -143,6 +143,20 @@ def test_write_folder(result, tmp_path):
     assert "- seed: 7" in report
 
 
+def test_results_json_is_the_indented_json_one_record_per_line(result, tmp_path):
+    result.write(tmp_path, figures=False)
+    text = (tmp_path / "results.json").read_text(encoding="utf-8")
+    payload = result.to_dict()
+    payload["figures"] = []
+    standard = json.dumps(payload, indent=1, ensure_ascii=False, default=str)
+    assert json.loads(text) == json.loads(standard)
+    lines = text.splitlines()
+    for table in ("tests", "points", "proportions", "agreement"):
+        start = lines.index(f' "{table}": [')
+        rows = lines[start + 1 : start + 1 + len(getattr(result, table))]
+        assert [json.loads(line.rstrip(",")) for line in rows] == payload[table]
+
+
 def test_write_refuses_to_overwrite(result, tmp_path):
     result.write(tmp_path, figures=False)
     with pytest.raises(InputError) as err:
