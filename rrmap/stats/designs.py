@@ -604,14 +604,13 @@ def _run(
     cols = _columns(points, groups)
     gens = np.random.default_rng(rng).spawn(len(plan))
     from joblib import Parallel, delayed
-    from tqdm import tqdm  # text bar on stderr: also shows in Jupyter, with no widget needed
 
     jobs = (
         delayed(_family)(cols, f.group, f.within, settings, g, f.index)
         for f, g in zip(plan, gens, strict=True)
     )
     rows: list[dict] = []
-    bar = tqdm(total=len(plan), desc="tests", unit="design", file=sys.stderr, disable=not progress)
+    bar = _progress_bar(len(plan), progress)
     # threads by default: the products release the GIL, and threads start at once
     # (a backend set with joblib.parallel_config, e.g. Dask, takes precedence)
     parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
@@ -619,10 +618,21 @@ def _run(
         with blas_threads(len(points)):
             for family_rows in parallel(jobs):
                 rows += family_rows
-                bar.update(1)
+                if bar is not None:
+                    bar.update(1)
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
     return _frame(rows)
+
+
+def _progress_bar(total: int, show: bool):
+    """A tqdm bar of designs on stderr (also shown in Jupyter, no widget needed), or None."""
+    if not show:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="tests", unit="design", file=sys.stderr)
 
 
 def default_categories(points: pd.DataFrame) -> list[str]:
