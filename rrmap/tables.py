@@ -48,21 +48,7 @@ def proportions(points: pd.DataFrame, by: str | None = None, *, wide: bool = Fal
             raise KeyError(
                 f"column {col!r} not in the points table (columns: {list(points.columns)})"
             )
-    q = points["quality"].astype(QUALITY_DTYPE)
-    counts = (
-        points.assign(quality=q)
-        .groupby([*groups, "quality"], observed=False, sort=True)
-        .size()
-        .rename("count")
-        .reset_index()
-    )
-    # keep only group combinations that exist in the data
-    present = points[groups].drop_duplicates()
-    counts = counts.merge(present, on=groups, how="inner")
-    counts["n"] = counts.groupby(groups)["count"].transform("sum")
-    counts["share"] = counts["count"] / counts["n"]
-    counts["quality"] = counts["quality"].astype(QUALITY_DTYPE)
-    counts = counts.sort_values([*groups, "quality"]).reset_index(drop=True)
+    counts = _level_counts(points, groups)
     if not wide:
         return counts
     table = counts.pivot_table(
@@ -70,6 +56,40 @@ def proportions(points: pd.DataFrame, by: str | None = None, *, wide: bool = Fal
     ).reset_index()
     table.columns.name = None
     return table[[*groups, "n", *QUALITY_LEVELS]]
+
+
+def _level_counts(points: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
+    """Tidy counts of each quality level per combination of *groups* present in *points*.
+
+    Combinations in sorted order (each column's own order), the four levels
+    in order within each; rows with a missing group value are left out.
+    """
+    n_q = len(QUALITY_LEVELS)
+    key = np.zeros(len(points), dtype=np.int64)
+    valid = np.ones(len(points), dtype=bool)
+    uniques = []
+    for col in groups:
+        codes, levels = pd.factorize(points[col], sort=True)
+        valid &= codes >= 0
+        key = key * len(levels) + codes
+        uniques.append(levels)
+    quality = pd.Categorical(points["quality"], dtype=QUALITY_DTYPE).codes
+    present, combo = np.unique(key[valid], return_inverse=True)
+    rated = quality[valid] >= 0  # a point without a level counts in no level
+    counts = np.bincount(combo[rated] * n_q + quality[valid][rated], minlength=len(present) * n_q)
+    out = {}
+    rest = present
+    for col, levels in reversed(list(zip(groups, uniques, strict=True))):
+        rest, code = np.divmod(rest, len(levels))
+        out[col] = levels.take(np.repeat(code, n_q))
+    table = pd.DataFrame({col: out[col] for col in groups})
+    table["quality"] = pd.Categorical.from_codes(np.tile(np.arange(n_q), len(present)),
+                                                 dtype=QUALITY_DTYPE)  # fmt: skip
+    table["count"] = counts.astype(np.int64)
+    n = counts.reshape(-1, n_q).sum(axis=1)
+    table["n"] = np.repeat(n, n_q).astype(np.int64)
+    table["share"] = table["count"] / table["n"]
+    return table
 
 
 def agreement(points: pd.DataFrame) -> pd.DataFrame:

@@ -1,3 +1,4 @@
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -48,6 +49,52 @@ def test_zero_counts_are_kept():
     wide = proportions(pts, wide=True).set_index("expert")
     assert wide.loc["A"].tolist() == [2, 1.0, 0.0, 0.0, 0.0]
     assert wide.loc["B"].tolist() == [2, 0.0, 0.0, 0.0, 1.0]
+
+
+def _groupby_reference(points, groups):
+    """Tidy level counts the pandas way: group, count every level, keep present groups."""
+    q = points["quality"].astype(rrmap.zones.QUALITY_DTYPE)
+    counts = (
+        points.assign(quality=q)
+        .groupby([*groups, "quality"], observed=False, sort=True)
+        .size()
+        .rename("count")
+        .reset_index()
+    )
+    counts = counts.merge(points[groups].drop_duplicates(), on=groups, how="inner")
+    counts["n"] = counts.groupby(groups)["count"].transform("sum")
+    counts["share"] = counts["count"] / counts["n"]
+    counts["quality"] = counts["quality"].astype(rrmap.zones.QUALITY_DTYPE)
+    return counts.sort_values([*groups, "quality"]).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("kind", ["text", "integer", "categorical", "arrow text", "float"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_proportions_equal_pandas_groupby(kind, seed):
+    g = np.random.default_rng(seed)
+    n = 300
+    values = g.integers(0, 6, n)
+    column = {
+        "text": pd.Series([f"o{v}" for v in values], dtype=object),
+        "integer": pd.Series(values * 10 - 20),
+        "categorical": pd.Series(
+            pd.Categorical([f"o{v}" for v in values], categories=[f"o{v}" for v in range(8)][::-1])
+        ),
+        "arrow text": pd.Series([f"o{v}" for v in values], dtype="string[pyarrow]"),
+        "float": pd.Series(values / 4),
+    }[kind]
+    pts = pd.DataFrame(
+        {
+            "expert": g.choice(["E2", "E1", "E10"], n),
+            "cat": column,
+            "quality": pd.Categorical(
+                g.choice(rrmap.QUALITY_LEVELS, n, p=[0.5, 0.3, 0.2, 0.0]),
+                dtype=rrmap.zones.QUALITY_DTYPE,
+            ),
+        }
+    )
+    for groups, by in ((["expert"], None), (["expert", "cat"], "cat")):
+        pd.testing.assert_frame_equal(proportions(pts, by), _groupby_reference(pts, groups))
 
 
 def test_agreement_patterns_on_a_hand_made_case():
