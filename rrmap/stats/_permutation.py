@@ -129,7 +129,18 @@ class _Stacked:
         return len(self.d)
 
     def subset(self, keep: np.ndarray) -> _Stacked:
-        return _Stacked(self.d[keep], screen=self.d32 is not None)
+        """The tests *keep* (a mask), their arrays taken rather than recomputed."""
+        out = _Stacked.__new__(_Stacked)
+        out.d, out.total = self.d[keep], self.total[keep]
+        out.d32 = None if self.d32 is None else self.d32[keep]
+        out.rowsum = None if self.rowsum is None else self.rowsum[keep]
+        return out
+
+    def unscreened(self) -> _Stacked:
+        """The same distances without the single-precision copy."""
+        out = _Stacked.__new__(_Stacked)
+        out.d, out.total, out.d32, out.rowsum = self.d, self.total, None, None
+        return out
 
     def matmul(self, x: np.ndarray) -> np.ndarray:
         t, m, _ = self.d.shape
@@ -443,7 +454,7 @@ def _chunk(dist, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray):
         return statistics(*block_sums(dist, labels, sizes), sizes), dist
     stats, share = screened_statistics(dist, labels, sizes, threshold)
     if share > SCREEN_GIVE_UP:
-        dist = _Stacked(dist.d)
+        dist = dist.unscreened()
     return stats, dist
 
 
