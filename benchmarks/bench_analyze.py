@@ -36,6 +36,7 @@ from rrmap.stats.designs import (
     expert_effect,
     expert_effect_per_option,
 )
+from rrmap.stats.energy import DEFAULT_STOP_HITS
 
 
 def _timed(fn, *args, **kwargs):
@@ -118,7 +119,12 @@ def main() -> None:
         max_rel = max(max_rel, float(rel.max()))
         p1, p2 = table.pvalue.to_numpy()[ok], ref[ok, 1]
         pbar = np.clip((p1 + p2) / 2, 1 / b, 1)
-        se = np.sqrt(pbar * (1 - pbar) / b + pbar * (1 - pbar) / b_dcor)
+        # a test that stopped early has the sequential p = h / L: sd ≈ p √((1 − p) / h)
+        stopped = table.n_perm.to_numpy(dtype=float)[ok] < b
+        var_rrmap = np.where(
+            stopped, pbar**2 * (1 - pbar) / DEFAULT_STOP_HITS, pbar * (1 - pbar) / b
+        )
+        se = np.sqrt(var_rrmap + pbar * (1 - pbar) / b_dcor)
         worst_z = max(worst_z, float(np.max(np.abs(p1 - p2) / np.maximum(se, 1e-12))))
 
     df = pd.DataFrame(rows)
