@@ -68,18 +68,31 @@ SCREEN_MAX_N = 1024
 SINGLE_THREAD_MAX_N = 2048
 
 
-def distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+#: Rows of the distance matrix computed at a time (bounds the temporaries).
+_DISTANCE_ROWS = 512
+
+
+def distances(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Euclidean distances between the rows of *a* and of *b*, shape (len(a), len(b)).
 
     The arithmetic of :func:`scipy.spatial.distance.cdist` (differences,
     squares summed over the coordinates in order, square root), without
-    importing :mod:`scipy.spatial`.
+    importing :mod:`scipy.spatial`. Computed in blocks of rows, into *out*
+    when given, so the only memory beyond the result is one block.
     """
-    out = np.zeros((len(a), len(b)))
-    for k in range(a.shape[1]):
-        diff = np.subtract.outer(a[:, k], b[:, k])
-        out += diff * diff
-    return np.sqrt(out, out=out)
+    if out is None:
+        out = np.empty((len(a), len(b)))
+    diff = np.empty((min(len(a), _DISTANCE_ROWS), len(b)))
+    for r0 in range(0, len(a), _DISTANCE_ROWS):
+        rows = out[r0 : r0 + _DISTANCE_ROWS]
+        tmp = diff[: len(rows)]
+        rows.fill(0.0)
+        for k in range(a.shape[1]):
+            np.subtract.outer(a[r0 : r0 + len(rows), k], b[:, k], out=tmp)
+            np.multiply(tmp, tmp, out=tmp)
+            rows += tmp
+        np.sqrt(rows, out=rows)
+    return out
 
 
 @contextmanager
@@ -576,7 +589,10 @@ def run_tests(
                 dist = _Blockwise(pts[0], rows)
                 cb = max(DEFAULT_CHUNK_BYTES, memory_bytes // 4)
             else:
-                dist = _Stacked(np.stack([distances(p, p) for p in pts]), screen=screen)
+                d = np.empty((len(pts), m, m))
+                for i, p in enumerate(pts):
+                    distances(p, p, out=d[i])
+                dist = _Stacked(d, screen=screen)
                 cb = DEFAULT_CHUNK_BYTES
             res = run_batch(dist, np.array(sizes), n_perm, gen, stop_hits, chunk_size, cb)
             for i, r in zip(part, res, strict=True):

@@ -156,6 +156,20 @@ def test_blockwise_never_holds_the_distance_matrix():
     assert peak < 24 * 2**20, peak
 
 
+def test_a_held_distance_matrix_is_built_without_copies():
+    import tracemalloc
+
+    g = np.random.default_rng(1)
+    samples = [g.normal(size=(1000, 2)) for _ in range(3)]
+    tracemalloc.start()
+    energy_test(*samples, n_perm=20, rng=0, stop_hits=None)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # the 3000 × 3000 matrix takes 72 MB; its temporaries used to add two more copies
+    matrix = 3000 * 3000 * 8
+    assert peak < matrix + 24 * 2**20, (peak, matrix)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
