@@ -234,6 +234,19 @@ class _Columns:
     codes: dict[str, np.ndarray]
     names: dict[str, list[str]]
 
+    def take(self, index: np.ndarray | None, group: str) -> _Columns:
+        """The points *index* (None: all) with the column *group* only: what one family
+        reads, and all a job is sent (a process or a cluster worker gets no more)."""
+        if index is None:
+            return _Columns(self.xy, self.quality, {group: self.codes[group]},
+                            {group: self.names[group]})  # fmt: skip
+        return _Columns(
+            self.xy[index],
+            self.quality[index],
+            {group: self.codes[group][index]},
+            {group: self.names[group]},
+        )
+
 
 def _columns(points: pd.DataFrame, groups: Iterable[str]) -> _Columns:
     quality = pd.Index(list(QUALITY_LEVELS)).get_indexer(points["quality"].astype(str))
@@ -266,24 +279,22 @@ def _family(
     within: str,
     settings: _Settings,
     gen: np.random.Generator,
-    index: np.ndarray | None = None,
 ) -> list[dict]:
-    """One k-sample test and its pairs, for each test kind, on the points *index* (all: None).
+    """One k-sample test and its pairs, for each test kind, on the points of *cols*.
 
     The groups are every label of column *group* (``cols.names``); one absent
     from the points is a group with 0 points, noted like one with 1 point.
     The energy tests draw from one child of *gen*, the χ² Monte Carlo from
     another, so neither depends on which other tests run.
     """
-    codes = cols.codes[group] if index is None else cols.codes[group][index]
+    codes = cols.codes[group]
     names = cols.names[group]
     energy_gen, chi2_gen = gen.spawn(2)
     out: list[dict] = []
     for kind in settings.tests:
         if kind == "energy":
-            xy = cols.xy if index is None else cols.xy[index]
             rows = _test_rows(
-                xy,
+                cols.xy,
                 codes,
                 names,
                 settings.n_perm,
@@ -300,9 +311,8 @@ def _family(
                 )
                 out.append({"test": "energy", **rec})
         else:
-            quality = cols.quality if index is None else cols.quality[index]
             rows = _chi2_rows(
-                codes, quality, names, settings.pairwise, settings.chi2_n_perm, chi2_gen
+                codes, cols.quality, names, settings.pairwise, settings.chi2_n_perm, chi2_gen
             )
             out += [{"test": "chi2", **rec} for rec in rows]
     for rec in out:
@@ -606,7 +616,7 @@ def _run(
     from joblib import Parallel, delayed
 
     jobs = (
-        delayed(_family)(cols, f.group, f.within, settings, g, f.index)
+        delayed(_family)(cols.take(f.index, f.group), f.group, f.within, settings, g)
         for f, g in zip(plan, gens, strict=True)
     )
     rows: list[dict] = []
