@@ -245,7 +245,10 @@ def _coefficients_of(sizes_key: tuple[int, ...]) -> _Coefficients:
     coef = np.triu(full[:km, :km], 1) - np.diag(beta[:km])
     coef = coef - full[:km, km][None, :] - beta[km]
     into_last = float(alpha[ju == km].sum() + 2.0 * k * beta[km])
-    return _Coefficients(alpha, beta, np.abs(coef), into_last)
+    screen = np.abs(coef)
+    for arr in (alpha, beta, screen):  # shared by every thread through the cache
+        arr.flags.writeable = False
+    return _Coefficients(alpha, beta, screen, into_last)
 
 
 def _onehot(labels: np.ndarray, km: int, dtype: type) -> np.ndarray:
