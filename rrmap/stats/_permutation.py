@@ -371,11 +371,8 @@ def screened_statistics(
 
     Parameters
     ----------
-    dist : _Stacked
-        Built with ``screen=True``.
-    labels : ndarray, shape (c, m)
-    sizes : ndarray, shape (k,)
-        Group sizes, largest last.
+    dist, labels, sizes
+        As in :func:`single_precision_statistics`.
     threshold : ndarray, shape (T,)
         ``E_obs − τ`` of each test.
 

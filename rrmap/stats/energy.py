@@ -313,10 +313,14 @@ def energy_tests(
     if len(lab) != len(pts):
         raise InputError(f"{len(lab)} labels for {len(pts)} points")
     check_labels(lab.to_numpy(), "labels")
+    names = sorted(pd.unique(lab.to_numpy()), key=str)
+    position = {name: i for i, name in enumerate(names)}
+    codes = np.fromiter((position[v] for v in lab), dtype=np.intp, count=len(lab))
     with _engine.blas_threads(len(pts)):
-        return _tests_on_points(
+        rows = _test_rows(
             pts,
-            lab.to_numpy(),
+            codes,
+            names,
             n_perm,
             np.random.default_rng(rng),
             pairwise,
@@ -324,27 +328,6 @@ def energy_tests(
             chunk_size=chunk_size,
             memory=memory,
         )
-
-
-def _tests_on_points(
-    pts: np.ndarray,
-    lab_arr: np.ndarray,
-    n_perm: int,
-    gen: np.random.Generator,
-    pairwise: bool = True,
-    *,
-    stop_hits: int | None = DEFAULT_STOP_HITS,
-    chunk_size: int | None = None,
-    memory: int = DEFAULT_MEMORY_BYTES,
-) -> pd.DataFrame:
-    """:func:`energy_tests` on checked points and labels: groups are the labels present."""
-    names = sorted(pd.unique(lab_arr), key=str)
-    position = {name: i for i, name in enumerate(names)}
-    codes = np.fromiter((position[v] for v in lab_arr), dtype=np.intp, count=len(lab_arr))
-    rows = _test_rows(
-        pts, codes, names, n_perm, gen, pairwise, stop_hits=stop_hits, chunk_size=chunk_size,
-        memory=memory,
-    )  # fmt: skip
     return pd.DataFrame(rows, columns=["groups", "n", "statistic", "pvalue", "n_perm", "note"])
 
 
