@@ -135,7 +135,8 @@ class _Stacked:
     def __init__(self, d: np.ndarray, screen: bool = False) -> None:
         self.d = d
         self.total = d.sum(axis=(1, 2))
-        self.d32 = d.astype(np.float32) if screen else None
+        with np.errstate(over="ignore"):  # past float32's range: inf, sent back to float64
+            self.d32 = d.astype(np.float32) if screen else None
         self.rowsum = d.sum(axis=2) if screen else None
 
     def __len__(self) -> int:
@@ -340,8 +341,9 @@ def single_precision_statistics(
     km = k - 1
     onehot = _onehot(labels, km, np.float32)
     flat = onehot.reshape(m, km * c)
-    dl = dist.matmul32(flat).reshape(len(dist), m, km, c)
-    g = np.einsum("ijb,tikb->tbjk", onehot, dl).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: inf, never decided
+        dl = dist.matmul32(flat).reshape(len(dist), m, km, c)
+        g = np.einsum("ijb,tikb->tbjk", onehot, dl).astype(np.float64)
     colsum = np.moveaxis((dist.rowsum @ flat).reshape(len(dist), km, c), 2, 1)
     upper, diag = _assemble(g, colsum, dist.total, k)
     n = 2 * m + 2
@@ -383,7 +385,9 @@ def screened_statistics(
         Share of the relabellings evaluated again in double precision.
     """
     stats, bound = single_precision_statistics(dist, labels, sizes)
-    redo = (np.abs(stats - threshold[:, None]) <= bound).any(axis=0)
+    # decided: clearly on one side; NaN or inf (float32 overflow) is never decided
+    decided = np.abs(stats - threshold[:, None]) > bound
+    redo = ~decided.all(axis=0)
     if redo.any():
         stats[:, redo] = statistics(*block_sums(dist, labels[redo], sizes), sizes)
     return stats, float(redo.mean()) if len(redo) else 0.0

@@ -149,6 +149,17 @@ def test_runs_with_and_without_screening_are_identical(seed, stop_hits):
         assert screened == plain
 
 
+def test_distances_past_the_float32_range_all_go_back_to_double_precision():
+    x = np.random.default_rng(3).normal(size=(40, 2)) * 1e37
+    x, dist, ssizes, base, thr = _setup(x, (20, 20))
+    labels = draw(base, 100, np.random.default_rng(0))
+    est, _ = single_precision_statistics(dist, labels, ssizes)
+    assert not np.isfinite(est).all()  # the single-precision sums overflow
+    stats, share = screened_statistics(dist, labels, ssizes, thr)
+    assert share == 1.0
+    np.testing.assert_array_equal(stats, statistics(*block_sums(dist, labels, ssizes), ssizes))
+
+
 def test_identical_points_are_all_sent_back_and_the_screen_is_given_up():
     x = np.ones((30, 2))
     x, dist, ssizes, base, thr = _setup(x, (10, 20))
