@@ -25,8 +25,8 @@ from rrmap.errors import InputError, PermutationWarning
 from rrmap.points import points as compute_points
 from rrmap.ratings import load_ratings
 from rrmap.stats.adjust import P_ADJUST_METHODS, smallest_rejectable
-from rrmap.stats.designs import _check_by, _group_sets, run_designs
-from rrmap.stats.energy import DEFAULT_STOP_HITS
+from rrmap.stats.designs import _check_by, run_designs
+from rrmap.stats.energy import DEFAULT_STOP_HITS, _group_sets
 from rrmap.tables import agreement, agreement_summary, proportions
 from rrmap.zones import Thresholds
 
@@ -512,7 +512,7 @@ def _proportion_table(pts: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 def _largest_family(points: pd.DataFrame, by: Sequence[str]) -> int:
     """Tests in the largest family of the designs: a k-sample test and its pairs."""
     ks = [points["expert"].nunique()] + [points[c].nunique() for c in by]
-    return max(len(_group_sets(list(range(k)), True)) for k in ks)
+    return max(len(_group_sets(k, True)) for k in ks)
 
 
 def _warn_if_too_few_permutations(

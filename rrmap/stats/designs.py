@@ -33,6 +33,7 @@ from rrmap.stats.energy import (
     DEFAULT_STOP_HITS,
     _check_n_perm,
     _check_stop_hits,
+    _group_sets,
     _skip_reason,
     _test_rows,
     check_labels,
@@ -166,13 +167,6 @@ def _check_tests(tests: Sequence[str]) -> tuple[str, ...]:
     return tests
 
 
-def _group_sets(names: list, pairwise: bool) -> list[tuple]:
-    sets = [tuple(names)]
-    if pairwise and len(names) > 2:
-        sets += list(combinations(names, 2))
-    return sets
-
-
 def _chi2_rows(
     codes: np.ndarray,
     quality: np.ndarray,
@@ -186,7 +180,7 @@ def _chi2_rows(
     rows = []
     n_q = len(QUALITY_LEVELS)
     full = np.bincount(codes * n_q + quality, minlength=len(names) * n_q).reshape(-1, n_q)
-    for grp in _group_sets(list(range(len(names))), pairwise):
+    for grp in _group_sets(len(names), pairwise):
         tab = full[list(grp)]
         counts = tab.sum(axis=1).tolist()
         labels = [names[i] for i in grp]

@@ -349,13 +349,9 @@ def _test_rows(
     of 0 points, and its tests are skipped with a note. Shared with the
     designs (:mod:`rrmap.stats.designs`), which code each column once.
     """
-    k = len(names)
-    counts = np.bincount(codes, minlength=k)
-    sets: list[tuple[int, ...]] = [tuple(range(k))]
-    if pairwise and k > 2:
-        sets += list(combinations(range(k), 2))
+    counts = np.bincount(codes, minlength=len(names))
     rows, specs, runs = [], [], []
-    for grp in sets:
+    for grp in _group_sets(len(names), pairwise):
         row, spec = _plan_test(codes, counts, grp, names, n_perm)
         rows.append(row)
         if spec is not None:
@@ -416,6 +412,15 @@ def _skip_reason(names: Sequence, counts: Sequence[int]) -> str:
     ]
     small = [s for s, c in zip(small, counts, strict=True) if c < 2]
     return ("group with < 2 points: " + "; ".join(small)) if small else ""
+
+
+def _group_sets(k: int, pairwise: bool) -> list[tuple[int, ...]]:
+    """The groups of each test of k groups: all of them, then (with *pairwise*, k > 2)
+    every pair; as positions 0 … k − 1."""
+    sets: list[tuple[int, ...]] = [tuple(range(k))]
+    if pairwise and k > 2:
+        sets += list(combinations(range(k), 2))
+    return sets
 
 
 def _plan_test(
