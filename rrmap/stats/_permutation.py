@@ -169,8 +169,11 @@ class _Blockwise:
     """The distance matrix of one test's points, computed in row blocks on each use.
 
     Its total ``1ᵀ D 1`` is summed during the first product (the observed
-    labels), so no pass over the blocks is spent on it alone.
+    labels), so no pass over the blocks is spent on it alone. It is never
+    screened in single precision (the rounding bound grows like m²).
     """
+
+    d32 = None
 
     def __init__(self, points: np.ndarray, block_rows: int) -> None:
         self.points = points
@@ -184,12 +187,16 @@ class _Blockwise:
         return self
 
     def matmul(self, x: np.ndarray) -> np.ndarray:
-        out = np.empty((1, len(self.points), x.shape[1]))
+        n = len(self.points)
+        out = np.empty((1, n, x.shape[1]))
+        buffer = np.empty((min(self.rows, n), n))  # one block, reused
         total = 0.0
-        for r0 in range(0, len(self.points), self.rows):
-            block = distances(self.points[r0 : r0 + self.rows], self.points)
-            out[0, r0 : r0 + len(block)] = block @ x
-            total += block.sum()
+        for r0 in range(0, n, self.rows):
+            rows = self.points[r0 : r0 + self.rows]
+            block = distances(rows, self.points, out=buffer[: len(rows)])
+            out[0, r0 : r0 + len(rows)] = block @ x
+            if self.total is None:
+                total += block.sum()
         if self.total is None:
             self.total = np.array([total])
         return out
@@ -467,7 +474,7 @@ def _chunk(dist, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray):
     Returns the statistics and the distances to use next (without the
     single-precision copy once screening stopped paying).
     """
-    if getattr(dist, "d32", None) is None:
+    if dist.d32 is None:
         return statistics(*block_sums(dist, labels, sizes), sizes), dist
     stats, share = screened_statistics(dist, labels, sizes, threshold)
     if share > SCREEN_GIVE_UP:
