@@ -1,9 +1,10 @@
 """Names of :mod:`rrmap.stats`, each imported from its module on first use (see ``rrmap._lazy``)."""
 
-from . import adjust, chi2, designs, energy
+from . import adjust, chi2, designs, energy, matched
 from .adjust import P_ADJUST_METHODS, adjust_pvalues
-from .chi2 import Chi2TestResult, chi2_test, contingency_table
+from .chi2 import Chi2TestResult, chi2_test, contingency_table, cramers_v, fails_cochran
 from .designs import (
+    DESIGNS,
     EXTRA_COLUMNS,
     TESTS_COLUMNS,
     category_effect_per_expert,
@@ -16,9 +17,12 @@ from .designs import (
     within_label,
 )
 from .energy import (
+    EnergyDispersion,
     EnergyTestResult,
+    energy_dispersion,
     energy_statistic,
     energy_test,
     energy_tests,
     pairwise_distances,
 )
+from .matched import MatchedTestResult, marginal_homogeneity_test, stuart_maxwell_test

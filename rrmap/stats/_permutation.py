@@ -38,12 +38,18 @@ in row blocks for every chunk and never held whole.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+
+from rrmap.stats._relabellings import (
+    BlockEnumeration,
+    BlockShuffles,
+    Shuffles,
+)
 
 #: Memory budget of one chunk of relabellings (bytes) when no chunk size is given.
 DEFAULT_CHUNK_BYTES = 32 * 2**20
@@ -116,11 +122,12 @@ def blas_threads(n: int) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Outcome:
-    """Statistic, p-value and permutations used of one test."""
+    """Statistic, p-value, permutations used and between-sample dispersion share of a test."""
 
     statistic: float
     pvalue: float
     n_perm: int
+    share: float = float("nan")
 
 
 class _Stacked:
@@ -418,16 +425,6 @@ def tolerance(observed: np.ndarray, scale: np.ndarray, m: int) -> np.ndarray:
     return REL_TOL * np.abs(observed) + ROUNDING_ULPS * m * eps * scale
 
 
-def draw(base: np.ndarray, c: int, rng: np.random.Generator) -> np.ndarray:
-    """*c* uniform random relabellings of the labels *base*, shape (c, len(base)).
-
-    Each row is a shuffle of *base* drawn in turn from the generator's
-    stream, so drawing ``c₁`` then ``c₂`` rows gives the same rows as
-    drawing ``c₁ + c₂``.
-    """
-    return rng.permuted(np.broadcast_to(base, (c, len(base))), axis=1)
-
-
 def _chunk_cap(m: int, k: int, t: int, chunk_size: int | None, chunk_bytes: int) -> int:
     if chunk_size is not None:
         return chunk_size
@@ -482,14 +479,28 @@ def _chunk(dist, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray):
     return stats, dist
 
 
+def dispersion_share(diag: np.ndarray, total: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Between-sample share of the energy dispersion, ``1 − W / T`` (R ``energy::disco``, α = 1).
+
+    ``T = 1ᵀ D 1 / (2N)`` is the total dispersion and ``W = Σ_j G_jj / (2 n_j)``
+    the within-sample one; NaN when every point is the same (T = 0).
+    """
+    n = float(sizes.sum())
+    within = diag @ (1.0 / sizes.astype(float))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = 1.0 - within * n / total
+    return np.where(total > 0, share, np.nan)
+
+
 def run_batch(
     dist,
     sizes: np.ndarray,
     n_perm: int,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None,
     stop_hits: int | None = None,
     chunk_size: int | None = None,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    source: Shuffles | BlockShuffles | None = None,
 ) -> list[Outcome]:
     """Statistics and (sequential) permutation p-values of the tests of one batch.
 
@@ -502,23 +513,31 @@ def run_batch(
     n_perm : int
         Maximum number of relabellings ``B``.
     rng : Generator
-        Source of the relabellings shared by the batch.
+        Source of the relabellings shared by the batch (unused by an enumeration).
     stop_hits : int, optional
         Besag–Clifford ``h``; None draws all ``B`` relabellings.
     chunk_size : int, optional
         Relabellings per product (default: from *chunk_bytes*).
+    source : Shuffles, BlockShuffles or BlockEnumeration, optional
+        Which relabellings (default: :class:`Shuffles` of *sizes*). With a
+        :class:`BlockEnumeration` every relabelling is evaluated once,
+        ``p = #{E_b ≥ E_obs − τ} / N`` exactly, and *n_perm* and
+        *stop_hits* are ignored.
     """
+    source = Shuffles(sizes) if source is None else source
+    if source.total is not None:  # an enumeration: every relabelling, no stopping
+        n_perm, stop_hits = source.total, None
     m = int(sizes.sum())
     t = len(dist)
     cap = _chunk_cap(m, len(sizes), t, chunk_size, chunk_bytes)
-    base = np.repeat(np.arange(len(sizes)), sizes)
     # the observed labels alone: the statistic does not depend on the chunk size
-    upper, diag = block_sums(dist, base[None, :], sizes)
+    upper, diag = block_sums(dist, source.base[None, :], sizes)
     observed = statistics(upper, diag, sizes)[:, 0]
+    share = dispersion_share(diag[:, 0], dist.total, sizes)
     tau = tolerance(observed, term_scale(upper[:, 0], diag[:, 0], sizes), m)
     first = min(n_perm, cap if not stop_hits else min(cap, max(2 * stop_hits, 32)))
     threshold = observed - tau
-    stats, dist = _chunk(dist, draw(base, first, rng), sizes, threshold)
+    stats, dist = _chunk(dist, source.draw(first, rng), sizes, threshold)
     state = _Progress(
         observed=observed,
         tau=tau,
@@ -536,61 +555,81 @@ def run_batch(
         if not keep.all():
             dist = dist.subset(keep)
         c = min(2 * c if stop_hits else cap, cap, n_perm - done)
-        stats, dist = _chunk(dist, draw(base, c, rng), sizes, threshold[state.active])
+        stats, dist = _chunk(dist, source.draw(c, rng), sizes, threshold[state.active])
     rest = state.active
-    if n_perm > 0:
+    if source.total is not None:
+        state.pvalue[rest] = state.hits[rest] / float(source.total)
+    elif n_perm > 0:
         state.pvalue[rest] = (1.0 + state.hits[rest]) / (n_perm + 1.0)
     return [
-        Outcome(float(observed[i]), float(state.pvalue[i]), int(state.used[i])) for i in range(t)
+        Outcome(float(observed[i]), float(state.pvalue[i]), int(state.used[i]), float(share[i]))
+        for i in range(t)
     ]
 
 
 @dataclass(frozen=True)
 class PlannedTest:
-    """One test: positions of its points in the pooled array, and their group codes."""
+    """One test: positions of its points in the pooled array, and their group codes.
+
+    ``blocks`` > 0 marks a matched test: every group has ``blocks`` points,
+    listed in the same block (comparison key) order, and relabellings permute
+    the labels within blocks; with ``exact`` every such relabelling is
+    enumerated instead of drawn.
+    """
 
     index: np.ndarray
     codes: np.ndarray
     k: int
+    blocks: int = 0
+    exact: bool = False
 
 
-def _batches(specs: Sequence[PlannedTest]) -> dict[tuple[int, ...], list[int]]:
-    """Tests grouped by their sorted group sizes, in order of first appearance."""
-    out: dict[tuple[int, ...], list[int]] = {}
+def _batches(specs: Sequence[PlannedTest]) -> dict[tuple, list[int]]:
+    """Tests grouped by sorted group sizes and relabelling scheme, in order of first
+    appearance: ``(sizes, blocks, exact)``."""
+    out: dict[tuple, list[int]] = {}
     for i, spec in enumerate(specs):
         sizes = tuple(sorted(np.bincount(spec.codes, minlength=spec.k).tolist()))
-        out.setdefault(sizes, []).append(i)
+        out.setdefault((sizes, spec.blocks, spec.exact), []).append(i)
     return out
+
+
+def _source(sizes: tuple[int, ...], blocks: int, exact: bool):
+    if not blocks:
+        return Shuffles(np.array(sizes))
+    return BlockEnumeration(len(sizes), blocks) if exact else BlockShuffles(len(sizes), blocks)
 
 
 def run_tests(
     points: np.ndarray,
     specs: Sequence[PlannedTest],
     n_perm: int,
-    rng: np.random.Generator,
+    streams: Callable[[tuple], np.random.Generator],
     stop_hits: int | None = None,
     chunk_size: int | None = None,
     memory_bytes: int = DEFAULT_MEMORY_BYTES,
 ) -> list[Outcome]:
-    """Every test of *specs* on *points*, batched by group sizes.
+    """Every test of *specs* on *points*, batched by group sizes and relabelling scheme.
 
-    Each batch draws from its own child of *rng* (``rng.spawn``), in order
-    of first appearance; a single test uses *rng* itself. Tests whose
-    distances do not fit *memory_bytes* together are split into several
-    products that each replay the batch's stream.
+    Each batch draws from ``streams(key)``, ``key = (sizes, blocks, exact)``
+    (the caller makes it depend on the family's identity, never on which
+    other batches run). Tests whose distances do not fit *memory_bytes*
+    together are split into several products that each replay the batch's
+    stream.
     """
-    batches = _batches(specs)
-    gens = [rng] if len(specs) == 1 else rng.spawn(len(batches))
     out: list[Outcome | None] = [None] * len(specs)
-    for gen, (sizes, members) in zip(gens, batches.items(), strict=True):
+    for key, members in _batches(specs).items():
+        sizes, blocks, exact = key
+        gen = None if exact else streams(key)
         m = sum(sizes)
-        seed = gen.bit_generator.state
+        seed = None if gen is None else gen.bit_generator.state
         screen = m <= SCREEN_MAX_N and n_perm > 0
         per_test = (12 if screen else 8) * m * m  # float64 distances, and float32 to screen
         fit = max(1, (memory_bytes // 2) // per_test)
         for s0 in range(0, len(members), fit):
             part = members[s0 : s0 + fit]
-            gen.bit_generator.state = seed  # every part replays the batch's stream
+            if gen is not None:
+                gen.bit_generator.state = seed  # every part replays the batch's stream
             pts = []
             for i in part:
                 order, _ = order_groups(specs[i].codes, specs[i].k)
@@ -605,7 +644,16 @@ def run_tests(
                     distances(p, p, out=d[i])
                 dist = _Stacked(d, screen=screen)
                 cb = DEFAULT_CHUNK_BYTES
-            res = run_batch(dist, np.array(sizes), n_perm, gen, stop_hits, chunk_size, cb)
+            res = run_batch(
+                dist,
+                np.array(sizes),
+                n_perm,
+                gen,
+                stop_hits,
+                chunk_size,
+                cb,
+                _source(sizes, blocks, exact),
+            )
             for i, r in zip(part, res, strict=True):
                 out[i] = r
     return out  # type: ignore[return-value]

@@ -1,7 +1,8 @@
 """Adjusted p-values within each family of tests (docs/tests.md).
 
 A family is one k-sample test and its pairwise follow-ups: the rows of a
-tests table sharing ``test``, ``by`` and ``within``. Holm's step-down and
+tests table sharing the kind of test (energy, or a zone test: χ²,
+Stuart–Maxwell or marginal homogeneity), ``by`` and ``within``. Holm's step-down and
 Benjamini–Hochberg's FDR adjustment are the closed forms of
 :func:`statsmodels.stats.multitest.multipletests` (``"holm"``, ``"fdr_bh"``;
 the tests check them against it), written out because importing
@@ -15,7 +16,13 @@ import pandas as pd
 
 from rrmap.errors import InputError
 
-__all__ = ["P_ADJUST_METHODS", "adjust_pvalues", "adjusted", "smallest_rejectable"]
+__all__ = [
+    "P_ADJUST_METHODS",
+    "adjust_pvalues",
+    "adjusted",
+    "smallest_rejectable",
+    "test_kind",
+]
 
 #: Accepted values of ``p_adjust``.
 P_ADJUST_METHODS: tuple[str, ...] = ("none", "holm", "fdr_bh")
@@ -51,27 +58,43 @@ def adjusted(pvalues: np.ndarray, method: str) -> np.ndarray:
 
 
 def smallest_rejectable(family_size: int, method: str, alpha: float = 0.05) -> float:
-    """The largest p-value that can be significant at all in a family of *family_size* tests.
+    """The largest p-value a test can have and still be significant in some family.
 
-    Both Holm and BH reject nothing unless the smallest p-value is at most
-    ``α / m``; without adjustment the bound is ``α``. A permutation
-    p-value is at least ``1 / (B + 1)``, so ``B`` must reach
-    ``1 / bound − 1`` for a test to be able to reject.
+    Holm rejects nothing unless the smallest p-value of the family is at most
+    ``α / m``, so a family whose p-values are all ``1 / (B + 1)`` rejects only
+    if that is at most ``α / m``. Benjamini–Hochberg rejects every test when all
+    m p-values are at most ``α`` (its adjusted p-values are then the largest
+    of them), so its bound is ``α``, as without adjustment. A permutation
+    p-value is at least ``1 / (B + 1)``, so ``B`` must reach ``1 / bound − 1``
+    for a test to be able to reject.
 
     Examples
     --------
-    >>> smallest_rejectable(37, "holm"), smallest_rejectable(37, "none")
+    >>> smallest_rejectable(37, "holm"), smallest_rejectable(37, "fdr_bh")
     (0.0013513513513513514, 0.05)
     """
-    return alpha if method == "none" else alpha / max(1, family_size)
+    return alpha / max(1, family_size) if method == "holm" else alpha
+
+
+def test_kind(test: str) -> str:
+    """``"energy"`` for energy tests, ``"zones"`` for the zone tests (χ², Stuart–Maxwell,
+    marginal homogeneity): tests of one kind, ``by`` and ``within`` form a family.
+
+    Examples
+    --------
+    >>> test_kind("energy"), test_kind("stuart_maxwell")
+    ('energy', 'zones')
+    """
+    return "energy" if test == "energy" else "zones"
 
 
 def adjust_pvalues(tests: pd.DataFrame, method: str = "holm") -> pd.DataFrame:
     """Add ``pvalue_<method>``: p-values adjusted within each family of tests.
 
     A family is one k-sample test and its pairwise follow-ups: the rows
-    sharing ``test``, ``by`` and ``within``. Skipped tests (empty p) are
-    left out. Raw p-values are kept.
+    sharing the kind of test (:func:`test_kind`), ``by`` and ``within``.
+    Skipped tests (empty p) are left out. Raw p-values are kept; an existing
+    ``pvalue_<method>`` column is computed again.
 
     Parameters
     ----------
@@ -97,10 +120,11 @@ def adjust_pvalues(tests: pd.DataFrame, method: str = "holm") -> pd.DataFrame:
         raise InputError(f"p_adjust must be one of {list(P_ADJUST_METHODS)}, got {method!r}")
     if method == "none":
         return tests
-    out = tests.copy()
     col = f"pvalue_{method}"
+    out = tests.drop(columns=[col]) if col in tests.columns else tests.copy()
     adj = pd.Series(np.nan, index=out.index)
-    for _, fam in out.groupby(["test", "by", "within"], sort=False):
+    kind = out["test"].map(test_kind)
+    for _, fam in out.groupby([kind, out["by"], out["within"]], sort=False):
         ok = fam["pvalue"].notna()
         if ok.any():
             adj.loc[fam.index[ok]] = adjusted(fam.loc[ok, "pvalue"].to_numpy(), method)

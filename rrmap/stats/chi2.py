@@ -19,11 +19,16 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from rrmap.errors import InputError
+from rrmap.stats._montecarlo import random_tables, sequential_pvalue
 from rrmap.zones import QUALITY_LEVELS
 
-__all__ = ["Chi2TestResult", "chi2_test", "contingency_table"]
-
-_REL_TOL = 1e-12
+__all__ = [
+    "Chi2TestResult",
+    "chi2_test",
+    "contingency_table",
+    "cramers_v",
+    "fails_cochran",
+]
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,14 @@ class Chi2TestResult:
     n : int
         Total count.
     n_perm : int
-        Monte Carlo draws (0: asymptotic p-value only).
+        Monte Carlo tables drawn (0: asymptotic p-value only; fewer than
+        asked when a sequential test stopped early).
+    p_method : str
+        ``"monte_carlo"`` or ``"asymptotic"``.
+    effect : float
+        Cramér's V, ``sqrt(X² / (n (min(r, c) − 1)))`` (:func:`cramers_v`).
+    effect_corrected : float
+        Bergsma's (2013) bias-corrected V.
     min_expected : float
         Smallest expected count under independence.
     share_expected_below_5 : float
@@ -66,6 +78,9 @@ class Chi2TestResult:
     n_perm: int
     min_expected: float
     share_expected_below_5: float
+    p_method: str = "asymptotic"
+    effect: float = float("nan")
+    effect_corrected: float = float("nan")
     dropped_rows: list = field(default_factory=list)
     dropped_columns: list = field(default_factory=list)
 
@@ -117,6 +132,7 @@ def chi2_test(
     *,
     n_perm: int = 0,
     rng: int | np.random.Generator | None = None,
+    stop_hits: int | None = None,
 ) -> Chi2TestResult:
     """Pearson χ² test of independence on a contingency table.
 
@@ -129,10 +145,13 @@ def chi2_test(
     table : array_like or DataFrame, shape (r, c)
         Non-negative integer counts (rows = groups, columns = levels).
     n_perm : int, default 0
-        Monte Carlo draws for a p-value with fixed margins (0: asymptotic
+        Monte Carlo draws ``B`` for a p-value with fixed margins (0: asymptotic
         only). p = (1 + #{X²_b ≥ X²_obs}) / (B + 1).
     rng : int, Generator or None
         Seed or generator for the Monte Carlo draws.
+    stop_hits : int, optional
+        Sequential Monte Carlo p-value (Besag & Clifford): stop once this many
+        tables reached X²_obs, with ``p = h / L`` (as the energy tests).
 
     Returns
     -------
@@ -174,23 +193,87 @@ def chi2_test(
         )
     stat, p_asym, dof, expected = _pearson(obs)
     n_perm = int(n_perm)
-    pvalue = float(p_asym)
+    pvalue, drawn = float(p_asym), 0
     if n_perm > 0:
-        perm = _monte_carlo(obs, expected, n_perm, np.random.default_rng(rng))
-        hits = np.count_nonzero(perm >= stat - _REL_TOL * abs(stat))
-        pvalue = float((1.0 + hits) / (n_perm + 1.0))
+        gen = np.random.default_rng(rng)
+        rows, cols = obs.sum(axis=1).astype(np.int64), obs.sum(axis=0).astype(np.int64)
+
+        def simulate(c: int) -> np.ndarray:
+            tabs = random_tables(rows, cols, c, gen)
+            return (((tabs - expected) ** 2) / expected).sum(axis=(1, 2))
+
+        pvalue, drawn = sequential_pvalue(simulate, stat, n_perm, stop_hits or None)
+    v, v_corrected = cramers_v(obs)
     return Chi2TestResult(
         statistic=float(stat),
         dof=int(dof),
-        pvalue=pvalue,
+        pvalue=float(pvalue),
         pvalue_asymptotic=float(p_asym),
         n=int(obs.sum()),
-        n_perm=n_perm,
+        n_perm=drawn,
         min_expected=float(expected.min()),
         share_expected_below_5=float((expected < 5).mean()),
+        p_method="monte_carlo" if n_perm > 0 else "asymptotic",
+        effect=v,
+        effect_corrected=v_corrected,
         dropped_rows=dropped_rows,
         dropped_columns=dropped_cols,
     )
+
+
+def fails_cochran(expected: np.ndarray) -> bool:
+    """Cochran's rule fails: more than 20 % of the expected counts below 5, or any below 1.
+
+    Then the asymptotic χ² p-value is unreliable (Cochran, 1954); the designs
+    use a Monte Carlo p-value instead (docs/tests.md).
+
+    Examples
+    --------
+    >>> fails_cochran(np.array([[6.0, 6.0], [6.0, 4.0]])), fails_cochran(np.array([[9.0, 0.9]]))
+    (True, True)
+    >>> fails_cochran(np.array([[6.0, 5.0], [5.0, 5.0]]))
+    False
+    """
+    e = np.asarray(expected, dtype=float)
+    return bool((e < 1).any() or (e < 5).mean() > 0.2)
+
+
+def cramers_v(table: ArrayLike) -> tuple[float, float]:
+    """Cramér's V of a contingency table, and Bergsma's (2013) bias-corrected V.
+
+    ``V = sqrt(φ² / (min(r, c) − 1))`` with ``φ² = X² / n`` (empty rows and
+    columns dropped first). The corrected V replaces φ² by
+    ``max(0, φ² − (r − 1)(c − 1) / (n − 1))`` and r, c by
+    ``r − (r − 1)² / (n − 1)``, ``c − (c − 1)² / (n − 1)``; it removes most of
+    V's upward bias in small samples. Both are 0 for independence and 1 for a
+    perfect association; NaN when undefined (fewer than 2 rows or columns).
+
+    Returns
+    -------
+    v, v_corrected : float
+
+    Examples
+    --------
+    >>> v, vc = cramers_v([[10, 0], [0, 10]])
+    >>> round(v, 12), round(vc, 4)
+    (1.0, 1.0)
+    >>> [round(x, 4) for x in cramers_v([[20, 10, 5, 1], [5, 10, 15, 12]])]
+    [0.5428, 0.509]
+    """
+    obs = np.asarray(table, dtype=float)
+    obs = obs[obs.sum(axis=1) > 0][:, obs.sum(axis=0) > 0]
+    r, c = obs.shape if obs.ndim == 2 else (0, 0)
+    n = obs.sum()
+    if r < 2 or c < 2 or n < 2:
+        return float("nan"), float("nan")
+    stat = _pearson(obs)[0]
+    phi2 = stat / n
+    v = float(np.sqrt(phi2 / (min(r, c) - 1)))
+    phi2c = max(0.0, phi2 - (r - 1) * (c - 1) / (n - 1))
+    rc, cc = r - (r - 1) ** 2 / (n - 1), c - (c - 1) ** 2 / (n - 1)
+    denom = min(rc, cc) - 1
+    vc = float(np.sqrt(phi2c / denom)) if denom > 0 else float("nan")
+    return v, vc
 
 
 def _pearson(obs: np.ndarray) -> tuple[float, float, int, np.ndarray]:
@@ -243,25 +326,3 @@ def chi2_sf(x: float, dof: int) -> float:
         for i in range(1, (int(dof) - 1) // 2 + 1)
     )
     return tail + math.fsum(terms)
-
-
-def _monte_carlo(
-    obs: np.ndarray, expected: np.ndarray, n_perm: int, rng: np.random.Generator
-) -> np.ndarray:
-    """X² of *n_perm* tables with the margins of *obs* (labels permuted)."""
-    r, c = obs.shape
-    counts = obs.astype(np.int64)
-    rows = np.repeat(np.arange(r), counts.sum(axis=1))
-    cols = np.concatenate([np.repeat(np.arange(c), counts[i]) for i in range(r)])
-    n = len(rows)
-    out = np.empty(n_perm)
-    step = max(1, min(n_perm, (16 * 2**20) // (8 * max(n, 1))))
-    done = 0
-    while done < n_perm:
-        b = min(step, n_perm - done)
-        perm_cols = rng.permuted(np.broadcast_to(cols, (b, n)), axis=1)
-        cell = np.arange(b)[:, None] * (r * c) + rows[None, :] * c + perm_cols
-        tabs = np.bincount(cell.ravel(), minlength=b * r * c).reshape(b, r, c)
-        out[done : done + b] = (((tabs - expected) ** 2) / expected).sum(axis=(1, 2))
-        done += b
-    return out

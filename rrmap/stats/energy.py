@@ -30,7 +30,7 @@ with ``p = h / L``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from rrmap._streams import Streams
 from rrmap.errors import InputError
 from rrmap.stats import _permutation as _engine
 from rrmap.stats._permutation import DEFAULT_CHUNK_BYTES, DEFAULT_MEMORY_BYTES, PlannedTest
@@ -46,7 +47,9 @@ __all__ = [
     "DEFAULT_CHUNK_BYTES",
     "DEFAULT_MEMORY_BYTES",
     "DEFAULT_STOP_HITS",
+    "EnergyDispersion",
     "EnergyTestResult",
+    "energy_dispersion",
     "energy_statistic",
     "energy_test",
     "energy_tests",
@@ -75,6 +78,10 @@ class EnergyTestResult:
         Number of relabellings drawn (``B``, or ``L`` when stopped early).
     sizes : tuple of int
         Sample sizes.
+    effect : float
+        Between-sample share of the energy dispersion (R ``energy::disco``,
+        α = 1; :func:`energy_dispersion`): 0 when the samples are alike, up
+        to 1.
 
     Examples
     --------
@@ -88,6 +95,7 @@ class EnergyTestResult:
     pvalue: float
     n_perm: int
     sizes: tuple[int, ...]
+    effect: float = float("nan")
 
 
 def _as_points(x: ArrayLike, name: str) -> np.ndarray:
@@ -160,7 +168,61 @@ def energy_statistic(*samples: ArrayLike) -> float:
     """
     pts, codes, sizes = _pool(samples)
     spec = PlannedTest(np.arange(len(pts)), codes, len(sizes))
-    return _engine.run_tests(pts, [spec], 0, np.random.default_rng(0))[0].statistic
+    return _engine.run_tests(pts, [spec], 0, lambda key: np.random.default_rng(0))[0].statistic
+
+
+@dataclass(frozen=True)
+class EnergyDispersion:
+    """The energy dispersion of pooled samples split into between and within parts.
+
+    As R ``energy::disco`` with α = 1: ``total = N/2 · mean |x − y|`` over all
+    pairs of pooled points, ``within = Σ_j n_j/2 · mean |x − y|`` within sample
+    j, ``between = total − within`` and ``share = between / total``.
+
+    Examples
+    --------
+    >>> d = energy_dispersion([[0.0], [1.0]], [[2.0], [3.0]])
+    >>> d.between, d.within, d.total, d.share
+    (1.5, 1.0, 2.5, 0.6)
+    """
+
+    between: float
+    within: float
+    total: float
+    share: float
+
+
+def energy_dispersion(*samples: ArrayLike) -> EnergyDispersion:
+    """Between, within and total energy dispersion (DISCO, α = 1) of two or more samples.
+
+    ``share = between / total`` is the effect size of an energy test in the
+    tests table (``effect``): the part of the points' spread that lies
+    between the groups, 0 when they are identically placed.
+
+    Parameters
+    ----------
+    *samples : array_like, shape (n_i, d)
+        Two or more samples of finite points.
+
+    Returns
+    -------
+    EnergyDispersion
+
+    Examples
+    --------
+    >>> round(energy_dispersion([[0.0], [1.0]], [[0.0], [1.0]]).share, 12)
+    0.0
+    """
+    pts, codes, sizes = _pool(samples)
+    d = _engine.distances(pts, pts)
+    n = float(len(pts))
+    total = float(d.sum()) / (2.0 * n)
+    within = sum(
+        float(d[np.ix_(codes == j, codes == j)].sum()) / (2.0 * int(sizes[j]))
+        for j in range(len(sizes))
+    )
+    between = total - within
+    return EnergyDispersion(between, within, total, between / total if total > 0 else np.nan)
 
 
 def _pool(samples: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -212,7 +274,8 @@ def energy_test(
     n_perm : int, default 5000
         Maximum number of relabellings ``B`` of the pooled labels.
     rng : int, Generator or None
-        Seed or generator (normalised with :func:`numpy.random.default_rng`).
+        Seed (the relabellings come from the seed and the group sizes only,
+        docs/tests.md) or a generator (one root seed is drawn from it).
     stop_hits : int or None, default 100
         Sequential p-value (Besag & Clifford, 1991): stop once this many
         relabellings reached the observed statistic, with ``p = h / L``
@@ -246,11 +309,27 @@ def energy_test(
     _check_options(chunk_size, stop_hits, memory)
     pts, codes, sizes = _pool(samples)
     spec = PlannedTest(np.arange(len(pts)), codes, len(sizes))
-    gen = np.random.default_rng(rng)
+    streams = _energy_streams(Streams.of(rng), "", "all")
     with _engine.blas_threads(len(pts)):
-        out = _engine.run_tests(pts, [spec], n_perm, gen, stop_hits or None, chunk_size, memory)
+        out = _engine.run_tests(pts, [spec], n_perm, streams, stop_hits or None, chunk_size, memory)
     out = out[0]
-    return EnergyTestResult(out.statistic, out.pvalue, out.n_perm, tuple(int(s) for s in sizes))
+    return EnergyTestResult(
+        out.statistic, out.pvalue, out.n_perm, tuple(int(s) for s in sizes), out.share
+    )
+
+
+def _energy_streams(
+    streams: Streams, by: str, within: str
+) -> Callable[[tuple], np.random.Generator]:
+    """The stream of each batch of energy tests of the family (*by*, *within*): its identity
+    is the family and the batch's group sizes and relabelling scheme, nothing else."""
+
+    def stream(key: tuple) -> np.random.Generator:
+        sizes, blocks, _exact = key
+        design = f"matched:{blocks}" if blocks else "independent"
+        return streams.generator("energy", by, within, design, *sizes)
+
+    return stream
 
 
 def energy_tests(
@@ -282,8 +361,8 @@ def energy_tests(
     n_perm : int, default 5000
         Maximum relabellings per test.
     rng : int, Generator or None
-        Seed or generator; each set of tests with the same group sizes
-        draws from its own child (:meth:`numpy.random.Generator.spawn`).
+        Seed or generator; the tests with the same group sizes share one
+        stream of relabellings, made from the seed and those sizes only.
     pairwise : bool, default True
         Add the two-sample test of every pair of groups.
     stop_hits, chunk_size, memory
@@ -322,13 +401,14 @@ def energy_tests(
             codes,
             names,
             n_perm,
-            np.random.default_rng(rng),
+            _energy_streams(Streams.of(rng), "", "all"),
             pairwise,
             stop_hits=stop_hits,
             chunk_size=chunk_size,
             memory=memory,
         )
-    return pd.DataFrame(rows, columns=["groups", "n", "statistic", "pvalue", "n_perm", "note"])
+    columns = ["groups", "n", "statistic", "pvalue", "n_perm", "effect", "note"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _test_rows(
@@ -336,7 +416,7 @@ def _test_rows(
     codes: np.ndarray,
     names: Sequence,
     n_perm: int,
-    gen: np.random.Generator,
+    streams: Callable[[tuple], np.random.Generator],
     pairwise: bool = True,
     *,
     stop_hits: int | None = DEFAULT_STOP_HITS,
@@ -358,9 +438,13 @@ def _test_rows(
             specs.append(spec)
             runs.append(row)
     if specs:
-        results = _engine.run_tests(pts, specs, n_perm, gen, stop_hits or None, chunk_size, memory)
+        results = _engine.run_tests(
+            pts, specs, n_perm, streams, stop_hits or None, chunk_size, memory
+        )
         for row, res in zip(runs, results, strict=True):
-            row.update(statistic=res.statistic, pvalue=res.pvalue, n_perm=res.n_perm)
+            row.update(
+                statistic=res.statistic, pvalue=res.pvalue, n_perm=res.n_perm, effect=res.share
+            )
     return rows
 
 
@@ -436,6 +520,7 @@ def _plan_test(
         "statistic": np.nan,
         "pvalue": np.nan,
         "n_perm": n_perm,
+        "effect": np.nan,
         "note": _skip_reason(labels, sub),
     }
     if row["note"]:

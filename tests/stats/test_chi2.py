@@ -106,16 +106,55 @@ def test_monte_carlo_is_seeded_and_fixed_margin():
     a = chi2_test(table, n_perm=500, rng=3)
     b = chi2_test(table, n_perm=500, rng=3)
     assert a == b
-    from rrmap.stats.chi2 import _monte_carlo
+    from rrmap.stats._montecarlo import random_tables
 
     obs = np.array(table, dtype=float)
     exp = stats.contingency.expected_freq(obs)
-    sims = _monte_carlo(obs, exp, 4000, np.random.default_rng(0))
+    tabs = random_tables(obs.sum(axis=1), obs.sum(axis=0), 4000, np.random.default_rng(0))
+    assert (tabs.sum(axis=2) == obs.sum(axis=1)).all() and (
+        tabs.sum(axis=1) == obs.sum(axis=0)
+    ).all()
+    assert (tabs >= 0).all()
+    sims = (((tabs - exp) ** 2) / exp).sum(axis=(1, 2))
     # under fixed margins E[X²] = (r - 1)(c - 1) N / (N - 1) exactly
     n = obs.sum()
     mean_exact = 2 * n / (n - 1)
     assert abs(sims.mean() - mean_exact) < 5 * sims.std() / np.sqrt(len(sims))
-    assert (sims >= 0).all()
+
+
+def test_random_tables_follow_the_exact_fixed_margin_distribution():
+    """Every 2 × 3 and 3 × 3 table with the margins, counted over 40,000 draws, against its
+    exact probability (multiple hypergeometric: ∏ row! ∏ col! / (N! ∏ cell!))."""
+    from itertools import product
+    from math import factorial, prod
+
+    from rrmap.stats._montecarlo import random_tables
+
+    for rows, cols in [((4, 5), (3, 2, 4)), ((3, 3, 2), (2, 4, 2))]:
+        tabs = random_tables(np.array(rows), np.array(cols), 40_000, np.random.default_rng(7))
+        r, c = len(rows), len(cols)
+        n = sum(rows)
+        seen, counts = np.unique(tabs.reshape(len(tabs), -1), axis=0, return_counts=True)
+        observed = {tuple(t): k for t, k in zip(seen.tolist(), counts.tolist(), strict=True)}
+        expected = {}
+        # the (r − 1)(c − 1) free cells fix the rest
+        for free in product(range(n + 1), repeat=(r - 1) * (c - 1)):
+            t = np.zeros((r, c), dtype=int)
+            t[: r - 1, : c - 1] = np.array(free).reshape(r - 1, c - 1)
+            t[: r - 1, c - 1] = np.array(rows[: r - 1]) - t[: r - 1, : c - 1].sum(axis=1)
+            t[r - 1] = np.array(cols) - t[: r - 1].sum(axis=0)
+            if (t < 0).any():
+                continue
+            cells = tuple(int(x) for x in t.ravel())
+            num = prod(factorial(x) for x in (*rows, *cols))
+            den = factorial(n) * prod(factorial(x) for x in cells)
+            expected[cells] = num / den
+        assert set(observed) <= set(expected)
+        assert sum(expected.values()) == pytest.approx(1.0)
+        keys = sorted(expected)
+        f_obs = np.array([observed.get(k, 0) for k in keys], dtype=float)
+        f_exp = np.array([expected[k] * len(tabs) for k in keys])
+        assert stats.chisquare(f_obs, f_exp).pvalue > 1e-3
 
 
 def test_monte_carlo_null_calibration():

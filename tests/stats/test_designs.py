@@ -27,7 +27,19 @@ from rrmap.stats.designs import (
 from rrmap.stats.energy import energy_tests
 from rrmap.zones import QUALITY_LEVELS
 
-SPEC_COLUMNS = ["test", "by", "within", "groups", "n", "statistic", "dof", "pvalue", "n_perm"]
+SPEC_COLUMNS = [
+    "test",
+    "by",
+    "within",
+    "groups",
+    "design",
+    "n",
+    "statistic",
+    "dof",
+    "pvalue",
+    "p_method",
+    "n_perm",
+]
 
 
 @pytest.fixture(scope="module")
@@ -37,23 +49,40 @@ def pts():
 
 @pytest.fixture(scope="module")
 def table(pts):
-    return run_designs(pts, n_perm=19, rng=0)
+    return run_designs(pts, n_perm=19, rng=0, p_adjust="none")
 
 
-def test_spec_columns(table):
+@pytest.fixture(scope="module")
+def study(pts):
+    """The study's tests: independent samples, asymptotic χ², no adjustment."""
+    return run_designs(pts, n_perm=19, rng=0, p_adjust="none", design="independent",
+                       chi2_n_perm=0)  # fmt: skip
+
+
+def test_spec_columns(table, study):
     assert list(TESTS_COLUMNS) == SPEC_COLUMNS
     assert list(table.columns) == [*SPEC_COLUMNS, *EXTRA_COLUMNS]
-    assert set(table.test) == {"energy", "chi2"}
+    assert set(study.test) == {"energy", "chi2"}
+    assert set(table.test) == {"energy", "chi2", "stuart_maxwell", "marginal_homogeneity"}
+    # the example's raters rated every key: every expert-effect test is matched
+    expert = table[table.by == "expert"]
+    assert (expert.design == "matched").all() and (table[table.by != "expert"].design ==
+                                                   "independent").all()  # fmt: skip
+    assert (study.design == "independent").all()
     energy = table[table.test == "energy"]
-    chi2 = table[table.test == "chi2"]
+    zones = table[table.test != "energy"]
     assert energy["dof"].isna().all() and (energy["n_perm"] == 19).all()
-    assert chi2["dof"].notna().all() and chi2["n_perm"].isna().all()
+    assert set(energy.p_method) == {"permutation"}
+    assert zones[zones.test != "marginal_homogeneity"]["dof"].notna().all()
+    chi2 = study[study.test == "chi2"]
+    assert chi2["n_perm"].isna().all() and set(chi2.p_method) == {"asymptotic"}
     for groups in table.groups:
         parts = groups.split("|")
         assert parts == sorted(parts) and len(parts) >= 2
 
 
-def test_row_counts_follow_the_designs(table, pts):
+def test_row_counts_follow_the_designs(study, pts):
+    table = study
     # per test kind: overall 1 + 3 pairs; per option 4 each over 5 + 9 + 3 + 3 options;
     # per expert: movement 1 + 10, criterion 1 + 36, group 1 + 3, modality 1 + 3
     assert len(table) == 2 * (4 + 4 * 20 + 3 * (11 + 37 + 4 + 4))
@@ -76,6 +105,7 @@ def test_row_counts_follow_the_designs(table, pts):
 
 
 def test_energy_statistics_equal_dcor(table, pts):
+    # the statistic is the same whatever the design (only the relabellings differ)
     sub = pts[pts.expert == "E2"]
     row = table[
         (table.test == "energy") & (table.by == "movement") & (table.within == "expert=E2")
@@ -95,7 +125,8 @@ def test_energy_statistics_equal_dcor(table, pts):
     assert row.statistic == pytest.approx(float(ref), rel=1e-10)
 
 
-def test_chi2_rows_equal_scipy(table, pts):
+def test_chi2_rows_equal_scipy(study, pts):
+    table = study
     for within, grp_col, sub in [
         ("all", "expert", pts),
         ("expert=E3", "criterion_group", pts[pts.expert == "E3"]),
@@ -113,22 +144,23 @@ def test_chi2_rows_equal_scipy(table, pts):
 
 
 def test_designs_are_the_parts_of_run_designs(pts):
-    full = run_designs(pts, by=["modality"], n_perm=0, rng=0)
-    d1 = expert_effect(pts, n_perm=0)
-    d2 = expert_effect_per_option(pts, "modality", n_perm=0)
-    d3 = category_effect_per_expert(pts, "modality", n_perm=0)
+    full = run_designs(pts, by=["modality"], n_perm=0, rng=0, p_adjust="none")
+    d1 = expert_effect(pts, n_perm=0, rng=0)
+    d2 = expert_effect_per_option(pts, "modality", n_perm=0, rng=0)
+    d3 = category_effect_per_expert(pts, "modality", n_perm=0, rng=0)
     parts = pd.concat([d1, d2, d3], ignore_index=True)
-    pd.testing.assert_frame_equal(
-        full.drop(columns=["pvalue"]).reset_index(drop=True),
-        parts.drop(columns=["pvalue"]),
-        check_dtype=False,
-    )
+    # every test draws from the stream of its own identity: the p-values are equal too
+    pd.testing.assert_frame_equal(full.reset_index(drop=True), parts, check_dtype=False)
 
 
 def test_seed_reproduces_the_table(pts):
     a = run_designs(pts, by="criterion_group", n_perm=49, rng=3)
-    b = run_designs(pts, by="criterion_group", n_perm=49, rng=np.random.default_rng(3))
+    b = run_designs(pts, by="criterion_group", n_perm=49, rng=3)
     pd.testing.assert_frame_equal(a, b)
+    # a generator gives one root seed: the seed drawn from it reproduces the run
+    root = int(np.random.default_rng(3).integers(2**63))
+    c = run_designs(pts, by="criterion_group", n_perm=49, rng=np.random.default_rng(3))
+    pd.testing.assert_frame_equal(c, run_designs(pts, by="criterion_group", n_perm=49, rng=root))
     c = run_designs(pts, by="criterion_group", n_perm=49, rng=4)
     np.testing.assert_allclose(a.statistic, c.statistic)
     assert not np.allclose(a.pvalue, c.pvalue)
@@ -169,20 +201,23 @@ def test_chi2_single_quality_level_is_a_recorded_skip():
     )
     res = compare_groups(pts, "expert", n_perm=9, rng=0)
     chi = res[res.test == "chi2"].iloc[0]
-    assert chi.note == "all points in one quality level (fair): no χ² test"
+    assert chi.note == "all points in one quality level (fair): no test"
     assert np.isnan(chi.pvalue)
     assert res[res.test == "energy"].note.tolist() == [""]
 
 
 def test_p_adjust_within_families(pts):
-    res = run_designs(pts, by="modality", n_perm=99, rng=1, p_adjust="holm")
+    res = run_designs(pts, by="modality", n_perm=99, rng=1)  # holm by default
     assert list(res.columns) == [*SPEC_COLUMNS, "pvalue_holm", *EXTRA_COLUMNS]
     fam = res[(res.test == "energy") & (res.by == "modality") & (res.within == "expert=E1")]
     assert len(fam) == 4
     ref = multipletests(fam.pvalue, method="holm")[1]
     np.testing.assert_allclose(fam.pvalue_holm, ref)
+    # the zone tests of a family (marginal homogeneity of three raters, Stuart–Maxwell of
+    # each pair) are one family
     bh = adjust_pvalues(res.drop(columns="pvalue_holm"), "fdr_bh")
-    fam = bh[(bh.test == "chi2") & (bh.within == "all")]
+    fam = bh[(bh.test != "energy") & (bh.within == "all")]
+    assert fam.test.tolist() == ["marginal_homogeneity"] + ["stuart_maxwell"] * 3
     np.testing.assert_allclose(fam.pvalue_fdr_bh, multipletests(fam.pvalue, method="fdr_bh")[1])
     assert adjust_pvalues(res, "none") is res
 
@@ -274,13 +309,22 @@ def test_progress_bar_on_stderr(pts, capsys):
 
 
 def test_chi2_monte_carlo_in_designs(pts):
-    res = compare_groups(pts, "expert", tests=["chi2"], chi2_n_perm=199, rng=0)
-    assert (res.n_perm == 199).all()
+    kw = dict(tests=["chi2"], rng=0, design="independent")
+    res = compare_groups(pts, "expert", chi2_n_perm=199, chi2_mc_all=True, **kw)
+    assert (res.n_perm == 199).all() and set(res.p_method) == {"monte_carlo"}
     assert ((res.pvalue >= 1 / 200) & (res.pvalue <= 1)).all()
     # the raters differ strongly: no Monte Carlo table reaches the observed X²
     assert res.pvalue.iloc[0] == pytest.approx(1 / 200)
-    asym = compare_groups(pts, "expert", tests=["chi2"])
+    asym = compare_groups(pts, "expert", chi2_n_perm=0, **kw)
     np.testing.assert_allclose(res.statistic, asym.statistic)
+    assert set(asym.p_method) == {"asymptotic"} and asym.n_perm.isna().all()
+    # by default only the tables that fail Cochran's rule get a Monte Carlo p-value
+    auto = compare_groups(pts, "expert", chi2_n_perm=199, **kw)
+    assert set(auto.p_method) == {"asymptotic"}  # 135 points per rater: large expected counts
+    per_rater = compare_groups(pts[pts.expert == "E1"], "movement", chi2_n_perm=199, **kw)
+    fails = (per_rater.share_expected_below_5 > 0.2) | (per_rater.min_expected < 1)
+    assert fails.any()
+    assert (per_rater.p_method == np.where(fails, "monte_carlo", "asymptotic")).all()
 
 
 def _two_families_one_label():

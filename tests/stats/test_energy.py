@@ -76,7 +76,8 @@ def test_pvalue_matches_dcor_within_monte_carlo_error(sizes, shift):
 
 @pytest.mark.parametrize("sizes", [(5, 10, 8), (7, 4), (3, 4, 5, 6, 2), (2, 2), (9, 9, 9)])
 def test_relabelled_statistics_equal_dcor_on_the_same_relabellings(sizes):
-    from rrmap.stats._permutation import _Stacked, block_sums, draw, order_groups, statistics
+    from rrmap.stats._permutation import _Stacked, block_sums, order_groups, statistics
+    from rrmap.stats._relabellings import draw
 
     g = np.random.default_rng(3)
     n = sum(sizes)
@@ -97,7 +98,7 @@ def test_relabelled_statistics_equal_dcor_on_the_same_relabellings(sizes):
 
 
 def test_relabellings_are_uniform_permutations():
-    from rrmap.stats._permutation import draw
+    from rrmap.stats._relabellings import draw
 
     labels = draw(np.array([0, 0, 1, 2]), 12000, np.random.default_rng(0))
     assert (np.sort(labels, axis=1) == [0, 0, 1, 2]).all()
@@ -108,7 +109,7 @@ def test_relabellings_are_uniform_permutations():
 
 
 def test_relabellings_do_not_depend_on_the_chunks():
-    from rrmap.stats._permutation import draw
+    from rrmap.stats._relabellings import draw
 
     g1, g2 = np.random.default_rng(4), np.random.default_rng(4)
     base = np.repeat([0, 1, 2], 3)

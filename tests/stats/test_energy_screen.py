@@ -17,7 +17,6 @@ from exact_energy import _exact_energy, _value, reported_design
 from rrmap.stats._permutation import (
     _Stacked,
     block_sums,
-    draw,
     order_groups,
     run_batch,
     screened_statistics,
@@ -26,6 +25,7 @@ from rrmap.stats._permutation import (
     term_scale,
     tolerance,
 )
+from rrmap.stats._relabellings import draw
 from rrmap.stats.energy import pairwise_distances
 
 
