@@ -6,7 +6,7 @@ and a query corpus (e.g. generated images): each pair becomes a point
 quality zone (excellent / fair / stereotype / bad).
 
 The package reads in the order of the method: ``ratings`` → ``gaussian`` →
-``comparison`` → ``zones`` → ``points`` → ``tables``, then ``analysis`` and
+``comparison`` → ``zones`` → ``points`` → ``tables`` → ``interrater``, then ``analysis`` and
 its ``report``; the tests are in :mod:`rrmap.stats`, the figures in
 :mod:`rrmap.plot`, the command line in :mod:`rrmap.cli`, and the two
 companions in :mod:`rrmap.rank` and :mod:`rrmap.judge` (each imported on
@@ -34,6 +34,7 @@ from rrmap.points import points
 
 if TYPE_CHECKING:  # pragma: no cover
     from rrmap.analysis import AnalysisResult, analyze
+    from rrmap.interrater import reliability
     from rrmap.ratings import RatingsSchema, RatingsWarning, load_ratings
     from rrmap.tables import agreement, agreement_summary, proportions
     from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
@@ -62,6 +63,7 @@ __all__ = [
     "load_ratings",
     "points",
     "proportions",
+    "reliability",
     "z_value",
 ]
 
@@ -72,6 +74,7 @@ __getattr__, _lazy_dir, _ = _lazy.attach(
     submodules=["cli", "judge", "plot", "rank", "stats"],
     submod_attrs={
         "analysis": ["AnalysisResult", "analyze"],
+        "interrater": ["reliability"],
         "ratings": ["RatingsSchema", "RatingsWarning", "load_ratings"],
         "tables": ["agreement", "agreement_summary", "proportions"],
         "zones": ["QUALITY_LEVELS", "Thresholds", "classify"],

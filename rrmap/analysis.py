@@ -20,12 +20,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rrmap._json import json_text, records
+from rrmap._streams import Streams
 from rrmap._version import __version__
 from rrmap.errors import InputError, PermutationWarning
+from rrmap.interrater import RELIABILITY_COLUMNS, reliability
 from rrmap.points import points as compute_points
 from rrmap.ratings import load_ratings
 from rrmap.stats.adjust import P_ADJUST_METHODS, smallest_rejectable
-from rrmap.stats.designs import _check_by, run_designs
+from rrmap.stats.designs import DEFAULT_CHI2_N_PERM, DESIGNS, _check_by, run_designs
 from rrmap.stats.energy import DEFAULT_STOP_HITS, _group_sets
 from rrmap.tables import agreement, agreement_summary, proportions
 from rrmap.zones import Thresholds
@@ -45,6 +48,7 @@ OUTPUT_FILES: tuple[str, ...] = (
     "points.csv",
     "proportions.csv",
     "agreement.csv",
+    "reliability.csv",
     "tests.tex",
     "proportions.tex",
     "agreement.tex",
@@ -53,6 +57,11 @@ OUTPUT_FILES: tuple[str, ...] = (
 )
 
 _ALPHA = 0.05
+
+#: The tables of an :class:`AnalysisResult`, as ``results.json`` holds them.
+_TABLES = ("tests", "points", "proportions", "agreement", "agreement_summary", "reliability")
+
+_ADJUST_NAMES = {"holm": "Holm", "fdr_bh": "Benjamini–Hochberg", "none": "no"}
 
 
 @dataclass
@@ -74,6 +83,9 @@ class AnalysisResult:
         with a single rater.
     agreement_summary : DataFrame
         :func:`rrmap.agreement_summary` of it.
+    reliability : DataFrame
+        Krippendorff's α, Fleiss' and Cohen's κ with bootstrap intervals
+        (:func:`rrmap.reliability`); empty with a single rater.
     settings : dict
         Seed, permutations, p-value adjustment, categories, thresholds,
         z, coverage, rrmap version, input file and its SHA-256.
@@ -94,20 +106,60 @@ class AnalysisResult:
     proportions: pd.DataFrame
     agreement: pd.DataFrame
     agreement_summary: pd.DataFrame
+    reliability: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=list(RELIABILITY_COLUMNS))
+    )
     settings: dict[str, Any] = field(default_factory=dict)
 
     # -- display -----------------------------------------------------------------
+    def significance(self) -> dict[str, Any]:
+        """How many tests ran and how many pass 0.05, after the adjustment of the run.
+
+        Returns
+        -------
+        dict
+            ``tests`` (rows), ``run`` (with a p-value), ``skipped``,
+            ``significant`` (p < 0.05 on the p-value the marks follow: the
+            adjusted one when p-values were adjusted), ``significant_raw``
+            and ``adjustment`` (``none``, ``holm`` or ``fdr_bh``).
+
+        Examples
+        --------
+        >>> import rrmap
+        >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=999, rng=0)
+        >>> s = res.significance()
+        >>> s["tests"], s["run"], s["adjustment"]
+        (8, 8, 'holm')
+        """
+        tests = self.tests
+        method = self.settings.get("p_adjust", "none")
+        col = f"pvalue_{method}" if f"pvalue_{method}" in tests.columns else "pvalue"
+        tested = tests["pvalue"].notna()
+        return {
+            "tests": len(tests),
+            "run": int(tested.sum()),
+            "skipped": int((~tested).sum()),
+            "significant": int((tests.loc[tested, col] < _ALPHA).sum()),
+            "significant_raw": int((tests.loc[tested, "pvalue"] < _ALPHA).sum()),
+            "adjustment": method if col != "pvalue" else "none",
+        }
+
     def _headline(self) -> str:
         s = self.settings
-        tested = self.tests["pvalue"].notna()
-        sig = int((self.tests.loc[tested, "pvalue"] < _ALPHA).sum())
-        skipped = int((~tested).sum())
+        sig = self.significance()
         raters = self.points["expert"].nunique()
+        skipped = f", {sig['skipped']} skipped" if sig["skipped"] else ""
+        passing = (
+            f"{sig['significant']} with p < {_ALPHA} after {_ADJUST_NAMES[sig['adjustment']]} "
+            f"adjustment, {sig['significant_raw']} before"
+            if sig["adjustment"] != "none"
+            else f"{sig['significant']} with p < {_ALPHA}, unadjusted"
+        )
         text = (
             f"rrmap analysis of {s.get('input', '<DataFrame>')}: {len(self.points)} points, "
             f"{raters} rater{'s' if raters != 1 else ''}, by {', '.join(s['by']) or '(none)'}; "
-            f"{len(self.tests)} tests ({sig} with p < {_ALPHA}"
-            f"{f', {skipped} skipped' if skipped else ''}); "
+            f"{sig['tests']} tests ({passing}"
+            f"{skipped}); "
             f"seed {s['seed']}, {s['permutations']} permutations"
         )
         return text
@@ -185,7 +237,7 @@ class AnalysisResult:
         -------
         dict
             Keys ``settings``, ``tests``, ``points``, ``proportions``,
-            ``agreement``, ``agreement_summary``.
+            ``agreement``, ``agreement_summary``, ``reliability``.
 
         Examples
         --------
@@ -195,8 +247,8 @@ class AnalysisResult:
         ['agreement', 'agreement_summary', 'points']
         """
         out: dict[str, Any] = {"settings": self.settings}
-        for name in ("tests", "points", "proportions", "agreement", "agreement_summary"):
-            out[name] = _records(getattr(self, name))
+        for name in _TABLES:
+            out[name] = records(getattr(self, name))
         return out
 
     def latex(self, table: str) -> str:
@@ -275,7 +327,7 @@ class AnalysisResult:
         >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
         >>> with tempfile.TemporaryDirectory() as tmp:
         ...     [p.name for p in res.write(tmp, figures=False)][:5]
-        ['tests.csv', 'points.csv', 'proportions.csv', 'agreement.csv', 'tests.tex']
+        ['tests.csv', 'points.csv', 'proportions.csv', 'agreement.csv', 'reliability.csv']
         """
         folder = Path(folder)
         if folder.exists() and not folder.is_dir():
@@ -308,13 +360,14 @@ class AnalysisResult:
         )
         _put("proportions.csv", self.proportions.to_csv(index=False))
         _put("agreement.csv", self.agreement.to_csv(index=False))
+        _put("reliability.csv", self.reliability.to_csv(index=False))
         for table in ("tests", "proportions", "agreement"):
             _put(f"{table}.tex", self.latex(table))
         fig_paths = self._write_figures(folder / "figures", width, dpi) if figures else []
         fig_names = [p.relative_to(folder).as_posix() for p in fig_paths]  # figures/<name>
         payload = self.to_dict()
         payload["figures"] = fig_names
-        _put("results.json", _json_text(payload))
+        _put("results.json", json_text(payload))
         _put("report.md", self.report(figures=fig_names))
         return written + fig_paths
 
@@ -328,60 +381,6 @@ class AnalysisResult:
             self.points, folder, categories=categories, width=width, dpi=dpi
         )
         return [Path(p) for p in files]
-
-
-def _json_text(payload: dict[str, Any]) -> str:
-    """*payload* as JSON text: one top-level key per line, each table one record per line.
-
-    The same JSON as ``json.dumps(payload, indent=1)`` once parsed, in a layout
-    that diffs well; each record goes through the C encoder (an indented dump
-    is encoded in pure Python, several times slower).
-    """
-
-    def dump(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, default=str)
-
-    parts = []
-    for key, value in payload.items():
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            rows = ",\n".join("  " + dump(rec) for rec in value)
-            parts.append(f" {dump(key)}: [\n{rows}\n ]")
-        else:  # settings: small, one key per line
-            text = json.dumps(value, indent=1, ensure_ascii=False, default=str)
-            parts.append(f" {dump(key)}: " + text.replace("\n", "\n "))
-    return "{\n" + ",\n".join(parts) + "\n}\n"
-
-
-def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    """Rows as JSON-ready dicts with every float at full precision (``repr`` round-trips;
-    ``DataFrame.to_json`` keeps 10 decimals, which turns p = 2.5e-12 into 0) and NaN as null.
-
-    Converted column by column: numeric columns in one ``tolist`` each.
-    """
-    keys = [str(c) for c in df.columns]
-    columns = [_json_values(df[c]) for c in df.columns]
-    return [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
-
-
-def _json_values(col: pd.Series) -> list[Any]:
-    """One column as Python values: numbers as int/float/bool, missing and non-finite as None."""
-    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "biuf":
-        values = col.to_numpy()
-        out = values.tolist()
-        if col.dtype.kind == "f":
-            for i in np.flatnonzero(~np.isfinite(values)).tolist():
-                out[i] = None
-        return out
-    out = []
-    for value in col.astype(object).tolist():
-        if isinstance(value, np.generic):
-            value = value.item()
-        if isinstance(value, float) and not np.isfinite(value):
-            value = None
-        elif value is pd.NA or value is pd.NaT:
-            value = None
-        out.append(value)
-    return out
 
 
 def load_result(path: str | os.PathLike[str]) -> AnalysisResult:
@@ -407,12 +406,11 @@ def load_result(path: str | os.PathLike[str]) -> AnalysisResult:
     (True, 0)
     """
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    frames = {
-        name: pd.DataFrame.from_records(data[name])
-        for name in ("tests", "points", "proportions", "agreement", "agreement_summary")
-    }
-    for name in ("tests", "proportions", "agreement_summary"):
-        frames[name] = frames[name].reindex(columns=list(data[name][0]) if data[name] else [])
+    frames = {name: pd.DataFrame.from_records(data.get(name, [])) for name in _TABLES}
+    for name in ("tests", "proportions", "agreement_summary", "reliability"):
+        records = data.get(name) or []
+        default = list(RELIABILITY_COLUMNS) if name == "reliability" else []
+        frames[name] = frames[name].reindex(columns=list(records[0]) if records else default)
     return AnalysisResult(**frames, settings=data["settings"])
 
 
@@ -483,15 +481,13 @@ def _input_hash(ratings: pd.DataFrame, from_path: bool) -> tuple[str | None, str
     return name, hashlib.sha256(data).hexdigest(), "table (as CSV)"
 
 
-def _seed(rng: int | np.random.Generator | None) -> tuple[Any, np.random.Generator]:
+def _seed(rng: int | np.random.Generator | None) -> tuple[int, str]:
+    """The root seed of a run and where it came from (given, drawn, or from a generator)."""
     if isinstance(rng, np.random.Generator):
-        return "generator supplied by the caller", rng
+        return Streams.of(rng).root, "drawn from the generator supplied by the caller"
     if rng is None:
-        seed = int(np.random.SeedSequence().entropy % (2**63))
-        return seed, np.random.default_rng(seed)
-    if isinstance(rng, bool) or not isinstance(rng, int | np.integer) or rng < 0:
-        raise InputError(f"rng must be a non-negative integer seed or a Generator, got {rng!r}")
-    return int(rng), np.random.default_rng(int(rng))
+        return Streams.of(None).root, "drawn from the operating system's entropy"
+    return Streams.of(rng).root, "given"
 
 
 def _proportion_table(pts: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -506,7 +502,8 @@ def _proportion_table(pts: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         tab["option"] = tab["option"].astype(str)
         parts.append(tab)
     out = pd.concat(parts, ignore_index=True)
-    return out[["expert", "category", "option", "quality", "count", "n", "share"]]
+    cols = ["expert", "category", "option", "quality", "count", "n", "share", "ci_low", "ci_high"]
+    return out[cols]
 
 
 def _largest_family(points: pd.DataFrame, by: Sequence[str]) -> int:
@@ -546,9 +543,12 @@ def analyze(
     *,
     n_perm: int = 5000,
     rng: int | np.random.Generator | None = None,
-    p_adjust: str = "none",
+    p_adjust: str = "holm",
+    design: str = "auto",
     tests: Sequence[str] = ("energy", "chi2"),
-    chi2_n_perm: int = 0,
+    chi2_n_perm: int = DEFAULT_CHI2_N_PERM,
+    chi2_mc_all: bool = False,
+    n_boot: int = 1000,
     coverage: float = 0.95,
     z: float | None = None,
     thresholds: Thresholds | None = None,
@@ -556,7 +556,12 @@ def analyze(
     stop_hits: int | None = DEFAULT_STOP_HITS,
     n_jobs: int | None = None,
 ) -> AnalysisResult:
-    """Run the paper's analysis: every test design, the proportions, the agreement.
+    """Run the analysis: every test design, the proportions, the agreement, the reliability.
+
+    The defaults are the ones a reviewer expects (matched designs where the
+    raters rated the same keys, Holm-adjusted p-values, Monte Carlo χ² where
+    the asymptotic one is unreliable); ``design="independent",
+    p_adjust="none", chi2_n_perm=0`` reproduces the published study's tests.
 
     Parameters
     ----------
@@ -571,25 +576,38 @@ def analyze(
     n_perm : int, default 5000
         Maximum permutations per energy test ``B`` (the paper's 5000). With
         an adjustment, ``B`` must be large enough for the smallest p-value
-        ``1 / (B + 1)`` to pass ``0.05 / m`` in a family of ``m`` tests;
-        otherwise a :class:`~rrmap.errors.PermutationWarning` says so.
+        ``1 / (B + 1)`` to pass the adjusted threshold (Holm: ``0.05 / m`` in
+        a family of ``m`` tests); otherwise a
+        :class:`~rrmap.errors.PermutationWarning` says so.
     rng : int, Generator or None
         Seed (recorded in ``settings`` and every output). ``None`` draws a
-        fresh seed and records it, so the run can be repeated.
-    p_adjust : {"none", "holm", "fdr_bh"}
-        Add adjusted p-values per family (a k-sample test and its pairs).
+        fresh seed, and a generator gives one, recorded either way, so the
+        run can be repeated with ``rng=settings["seed"]``.
+    p_adjust : {"holm", "fdr_bh", "none"}, default "holm"
+        Adjusted p-values per family (a k-sample test and its pairs); the
+        marks of the report follow them. ``"none"``: the study's raw p-values.
+    design : {"auto", "matched", "independent"}, default "auto"
+        Expert-effect tests: matched (rater labels permuted within comparison
+        keys) where every rater of a test rated every key of it
+        (:func:`rrmap.stats.compare_groups`).
     tests : sequence of {"energy", "chi2"}
-        Test kinds.
-    chi2_n_perm : int, default 0
-        Monte Carlo draws per χ² test (0: the paper's asymptotic p-value).
+        Test kinds (``"chi2"``: the zone tests).
+    chi2_n_perm : int, default 5000
+        Monte Carlo draws of zone tests whose asymptotic p-value is
+        unreliable (Cochran's rule) and of the matched permutation tests;
+        0: asymptotic everywhere, as the study.
+    chi2_mc_all : bool, default False
+        Monte Carlo (or exact) p-values for every zone test.
+    n_boot : int, default 1000
+        Bootstrap resamples of the reliability intervals (:func:`rrmap.reliability`).
     coverage, z, thresholds
         Passed to :func:`rrmap.points` when *ratings* are ratings.
     progress : bool, default False
         Progress bar on stderr.
     stop_hits : int or None, default 100
-        Sequential energy p-values (Besag & Clifford): a test stops once
-        this many permutations reached its statistic; the tests table's
-        ``n_perm`` says how many were drawn. None or 0: always ``B``.
+        Sequential p-values (Besag & Clifford): a permutation or Monte Carlo
+        test stops once this many draws reached its statistic; the tests
+        table's ``n_perm`` says how many were drawn. None or 0: always ``B``.
     n_jobs : int, optional
         Test families run in parallel (joblib; -1: every core). The results
         do not depend on it.
@@ -602,27 +620,18 @@ def analyze(
     --------
     >>> import rrmap
     >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), n_perm=99, rng=0)
-    >>> res.settings["by"]
-    ['movement', 'criterion', 'criterion_group', 'modality']
+    >>> res.settings["by"], res.settings["p_adjust"]
+    (['movement', 'criterion', 'criterion_group', 'modality'], 'holm')
     >>> len(res.tests)
     504
     """
     if p_adjust not in P_ADJUST_METHODS:
         raise InputError(f"p_adjust must be one of {list(P_ADJUST_METHODS)}, got {p_adjust!r}")
-    if isinstance(ratings, pd.DataFrame) and {"delta", "r", "quality"} <= set(ratings.columns):
-        pts = ratings
-        meta = pts.attrs.get("rrmap", {})
-        source_df = None
-        from_path = False
-    else:
-        from_path = not isinstance(ratings, pd.DataFrame)
-        if not isinstance(ratings, pd.DataFrame) or "rrmap" not in ratings.attrs:
-            ratings = load_ratings(ratings)
-        pts = compute_points(ratings, coverage=coverage, z=z, thresholds=thresholds)
-        meta = pts.attrs.get("rrmap", {})
-        source_df = ratings
+    if design not in DESIGNS:
+        raise InputError(f"design must be one of {list(DESIGNS)}, got {design!r}")
+    pts, meta, source_df, from_path = _points_of(ratings, coverage, z, thresholds)
     by_list = _check_by(pts, by)
-    seed, gen = _seed(rng)
+    seed, seed_source = _seed(rng)
     if "energy" in tests:
         _warn_if_too_few_permutations(pts, by_list, n_perm, p_adjust)
     table = run_designs(
@@ -631,7 +640,9 @@ def analyze(
         tests=tests,
         n_perm=n_perm,
         chi2_n_perm=chi2_n_perm,
-        rng=gen,
+        chi2_mc_all=chi2_mc_all,
+        design=design,
+        rng=seed,
         p_adjust=p_adjust,
         progress=progress,
         stop_hits=stop_hits,
@@ -639,16 +650,7 @@ def analyze(
     )
     # the p-values of permutation tests depend on it: it travels with the table
     table["seed"] = seed
-    raters = pts["expert"].nunique()
-    if raters >= 2:
-        ag = agreement(pts)
-        ag_sum = agreement_summary(ag)
-        for col in ag.columns:
-            if isinstance(ag[col].dtype, pd.CategoricalDtype):
-                ag[col] = ag[col].astype(object)
-    else:
-        ag = pd.DataFrame()
-        ag_sum = pd.DataFrame(columns=["pattern", "detail", "count", "share"])
+    ag, ag_sum, rel = _agreement_tables(pts, n_boot, seed)
     if source_df is not None:
         source, digest, hashed = _input_hash(source_df, from_path)
     else:
@@ -659,10 +661,14 @@ def analyze(
         "input_sha256": digest,
         "input_hashed": hashed,
         "seed": seed,
+        "seed_source": seed_source,
         "permutations": int(n_perm),
         "stop_hits": int(stop_hits) if stop_hits else None,
+        "design": design,
         "chi2_monte_carlo": int(chi2_n_perm),
+        "chi2_monte_carlo_all": bool(chi2_mc_all),
         "p_adjust": p_adjust,
+        "bootstrap": int(n_boot),
         "tests": list(tests),
         "by": list(by_list),
         "alpha_marked": _ALPHA,
@@ -674,7 +680,7 @@ def analyze(
         "reference": meta.get("reference"),
         "query": meta.get("query"),
     }
-    if raters < 2:
+    if pts["expert"].nunique() < 2:
         settings["agreement"] = "not computed: pointwise agreement needs at least two raters"
     props = _proportion_table(pts, by_list)
     props["quality"] = props["quality"].astype(str)
@@ -684,5 +690,41 @@ def analyze(
         proportions=props,
         agreement=ag,
         agreement_summary=ag_sum,
+        reliability=rel,
         settings=settings,
     )
+
+
+def _points_of(
+    ratings: pd.DataFrame | str | os.PathLike[str],
+    coverage: float,
+    z: float | None,
+    thresholds: Thresholds | None,
+) -> tuple[pd.DataFrame, dict, pd.DataFrame | None, bool]:
+    """The points of *ratings* (a path, ratings or points), their metadata, the ratings
+    table they came from (None when points were given) and whether it was read here."""
+    if isinstance(ratings, pd.DataFrame) and {"delta", "r", "quality"} <= set(ratings.columns):
+        return ratings, ratings.attrs.get("rrmap", {}), None, False
+    from_path = not isinstance(ratings, pd.DataFrame)
+    if not isinstance(ratings, pd.DataFrame) or "rrmap" not in ratings.attrs:
+        ratings = load_ratings(ratings)
+    pts = compute_points(ratings, coverage=coverage, z=z, thresholds=thresholds)
+    return pts, pts.attrs.get("rrmap", {}), ratings, from_path
+
+
+def _agreement_tables(
+    pts: pd.DataFrame, n_boot: int, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Pointwise agreement, its summary and the reliability (empty with one rater)."""
+    if pts["expert"].nunique() < 2:
+        return (
+            pd.DataFrame(),
+            pd.DataFrame(columns=["pattern", "detail", "count", "share"]),
+            pd.DataFrame(columns=list(RELIABILITY_COLUMNS)),
+        )
+    ag = agreement(pts)
+    ag_sum = agreement_summary(ag)
+    for col in ag.columns:
+        if isinstance(ag[col].dtype, pd.CategoricalDtype):
+            ag[col] = ag[col].astype(object)
+    return ag, ag_sum, reliability(pts, n_boot=n_boot, rng=seed)

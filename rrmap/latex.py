@@ -27,10 +27,15 @@ _LONG = 40  # rows past which a table becomes a longtable (breaks across pages)
 _HEADERS = {
     "energy": "$E$",
     "energy_p": "$p$ (energy)",
-    "chi2": r"$\chi^2$",
-    "chi2_dof": "dof",
-    "chi2_p": r"$p$ ($\chi^2$)",
+    "energy_effect": "$E$ share",
+    "zones_test": "zone test",
+    "zones": "statistic",
+    "zones_dof": "dof",
+    "zones_p": "$p$ (zones)",
+    "zones_effect": "$V$",
 }
+_ZONE_TESTS = {"chi2": r"$\chi^2$", "stuart_maxwell": "SM", "marginal_homogeneity": "MH"}
+_P_MARKS = {"monte_carlo": "MC", "exact": "exact", "permutation": "perm."}
 _METHODS = {"holm": "Holm", "fdr_bh": "BH"}
 
 
@@ -64,7 +69,7 @@ def _header(col: str) -> str:
         return _HEADERS[col]
     if "_p_" in col:
         kind, _, method = col.partition("_p_")
-        what = "energy" if kind == "energy" else r"$\chi^2$"
+        what = "energy" if kind == "energy" else "zones"
         return f"$p$ {_METHODS.get(method, _escape(method))} ({what})"
     return _escape(col)
 
@@ -116,6 +121,11 @@ def _groups(v: Any) -> str:
 def tests_latex(tests: pd.DataFrame, settings: Mapping[str, Any], *, result: Any = None) -> str:
     """Every test design as a booktabs table (the tables of ``report.md``).
 
+    With adjusted p-values the tables show those (in bold below 0.05) and
+    leave the raw ones to ``tests.csv``; a p-value not obtained the usual way
+    (permutation for energy, asymptotic for zone tests) carries a mark:
+    MC (Monte Carlo), exact, perm. (permutation).
+
     Parameters
     ----------
     tests : DataFrame
@@ -144,15 +154,17 @@ def tests_latex(tests: pd.DataFrame, settings: Mapping[str, Any], *, result: Any
 
     if result is None or result.tests is not tests:
         result = SimpleNamespace(tests=tests, settings=settings)
+    adjust = settings.get("p_adjust", "none")
     runs = (
         f"Energy tests on the ($\\Delta$, $R$) points, at most {settings['permutations']} "
-        f"permutations, seed {settings['seed']}; $\\chi^2$ tests on the quality levels"
-        + (" (Monte Carlo)" if settings.get("chi2_monte_carlo") else "")
-        + "."
+        f"permutations, seed {settings['seed']}; zone tests on the quality levels: "
+        r"$\chi^2$ (independent samples), SM = Stuart--Maxwell (two matched raters), "
+        "MH = within-key permutation test of marginal homogeneity (more matched raters). "
+        "$E$ share: between-group share of the energy dispersion; $V$: Cram\\'er's $V$."
     )
-    adjust = settings.get("p_adjust", "none")
     note = (
-        f" Adjusted p-values: {_METHODS.get(adjust, adjust)} within each family."
+        f" $p$-values adjusted ({_METHODS.get(adjust, adjust)}) within each family; raw ones "
+        "in tests.csv."
         if adjust != "none"
         else ""
     )
@@ -160,23 +172,52 @@ def tests_latex(tests: pd.DataFrame, settings: Mapping[str, Any], *, result: Any
     for head, intro, frame, first in design_frames(result):
         if frame.empty:
             continue
+        shown = _latex_frame(frame, adjust != "none")
         formatters: dict[str, Any] = {"n": lambda v: "" if pd.isna(v) else str(int(v))}
         formatters["groups"] = _groups
         formatters["note"] = _escape
-        for col in frame.columns:
-            if is_pvalue_column(col):
-                formatters[col] = latex_pvalue
-            elif col == "chi2_dof":
+        formatters["zones_test"] = lambda v: _ZONE_TESTS.get(v, _escape(v))
+        for col in shown.columns:
+            if col == "zones_dof":
                 formatters[col] = lambda v: "" if pd.isna(v) else str(int(v))
-            elif col in ("energy", "chi2"):
+            elif col in ("energy", "zones", "energy_effect", "zones_effect"):
                 formatters[col] = _number
+            elif col == "design":
+                formatters[col] = _escape
         caption = (
             f"{_escape(head)}. {_escape(intro)} {runs}{note} "
             "$p < 0.05$ in bold: evidence against identical distributions, not a verdict."
         )
         label = "tab:rrmap-" + "-".join(_slug(head).split())
-        parts.append(_styled(frame, formatters, caption, label, 1 if first == "groups" else 2))
+        parts.append(_styled(shown, formatters, caption, label, 1 if first == "groups" else 2))
     return "\n".join(parts)
+
+
+def _latex_frame(frame: pd.DataFrame, adjusted: bool) -> pd.DataFrame:
+    """A design frame as the LaTeX tables show it: p-values formatted with their marks
+    (the adjusted ones only, when there are any), the method columns folded in."""
+    out = pd.DataFrame(index=frame.index)
+    for col in frame.columns:
+        if col in ("energy_method", "zones_method"):
+            continue
+        if is_pvalue_column(col):
+            if adjusted and "_p_" not in col:
+                continue
+            kind = col.split("_p")[0]
+            usual = "permutation" if kind == "energy" else "asymptotic"
+            out[col] = [
+                latex_pvalue(v) + _p_mark(m, v, usual)
+                for v, m in zip(frame[col], frame[f"{kind}_method"], strict=True)
+            ]
+        else:
+            out[col] = frame[col]
+    return out
+
+
+def _p_mark(method: str, p: float, usual: str) -> str:
+    if pd.isna(p) or not method or method == usual:
+        return ""
+    return f"\\textsuperscript{{{_P_MARKS.get(method, _escape(method))}}}"
 
 
 _TESTS_PREAMBLE = "% rrmap tests; needs \\usepackage{booktabs} (and longtable for long tables)\n"

@@ -31,6 +31,7 @@ __all__ = [
     "overall_markdown",
     "render_report",
     "side_by_side",
+    "summary_lines",
 ]
 
 _ALPHA = 0.05
@@ -61,8 +62,15 @@ def format_pvalue(p: float, alpha: float = _ALPHA) -> str:
     return f"**{text}**" if p < alpha else text
 
 
+#: Short names of the zone tests in the report's tables.
+ZONE_TESTS = {"chi2": "χ²", "stuart_maxwell": "SM", "marginal_homogeneity": "MH"}
+
+#: How a p-value was obtained, as a suffix in the report (asymptotic ones have none).
+P_METHODS = {"monte_carlo": "MC", "exact": "exact", "permutation": "perm."}
+
+
 def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
-    """Energy and χ² rows of the same comparison on one row.
+    """The energy test and the zone test of the same comparison on one row.
 
     Parameters
     ----------
@@ -72,18 +80,22 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        ``by``, ``within``, ``groups``, ``n``, ``energy``, ``energy_p``,
-        ``chi2``, ``chi2_dof``, ``chi2_p``, the adjusted p-value columns if
-        any (``energy_p_<method>``, ``chi2_p_<method>``) and ``note``, in the
-        order of the tests table.
+        ``by``, ``within``, ``groups``, ``design``, ``n``; then ``energy``
+        (E), ``energy_p``, ``energy_p_<method>`` (adjusted, if any),
+        ``energy_effect`` (between-sample share of the energy dispersion),
+        ``energy_method``; then ``zones_test`` (``chi2``, ``stuart_maxwell``
+        or ``marginal_homogeneity``), ``zones`` (its statistic),
+        ``zones_dof``, ``zones_p``, ``zones_p_<method>``, ``zones_effect``
+        (Cramér's V), ``zones_method``; and ``note``, in the order of the
+        tests table.
 
     Examples
     --------
     >>> import rrmap
     >>> from rrmap.stats.designs import expert_effect
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
-    >>> list(side_by_side(expert_effect(pts, n_perm=9, rng=0)).columns)[:6]
-    ['by', 'within', 'groups', 'n', 'energy', 'energy_p']
+    >>> list(side_by_side(expert_effect(pts, n_perm=9, rng=0)).columns)[:7]
+    ['by', 'within', 'groups', 'design', 'n', 'energy', 'energy_p']
     """
     keys = ["by", "within", "groups"]
     adj = [c for c in tests.columns if c.startswith("pvalue_")]
@@ -92,26 +104,24 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
         joined = joined + "\x1f" + tests[k].astype(str)
     codes, uniques = pd.factorize(joined.to_numpy())
     first = np.unique(codes, return_index=True)[1]  # first row of each comparison
-    out = tests.iloc[first][[*keys, "n"]].reset_index(drop=True)
+    cols = [*keys, "design", "n"] if "design" in tests.columns else [*keys, "n"]
+    out = tests.iloc[first][cols].reset_index(drop=True)
+    if "design" not in out.columns:
+        out.insert(3, "design", "")
+    energy = (tests["test"] == "energy").to_numpy()
     notes = np.full((len(uniques), 2), "", dtype=object)
-    for i, kind in enumerate(("energy", "chi2")):
-        mask = (tests["test"] == kind).to_numpy()
-        at = codes[mask]
-        part = tests.loc[mask]
-        cols = {"statistic": kind}
-        if kind == "chi2":
-            cols["dof"] = "chi2_dof"
-        cols["pvalue"] = f"{kind}_p"
+    for i, (kind, mask) in enumerate((("energy", energy), ("zones", ~energy))):
+        at, part = codes[mask], tests.loc[mask]
+        if kind == "zones":
+            out["zones_test"] = _column(part.get("test"), at, len(uniques), text=True)
+        out[kind] = _column(part["statistic"], at, len(uniques))
+        if kind == "zones":
+            out["zones_dof"] = _column(part["dof"], at, len(uniques), integer=True)
+        out[f"{kind}_p"] = _column(part["pvalue"], at, len(uniques))
         for a in adj:
-            cols[a] = f"{kind}_p_{a.removeprefix('pvalue_')}"
-        for src, dst in cols.items():
-            if src == "dof":
-                col = pd.array([pd.NA] * len(uniques), dtype="Int64")
-                col[at] = pd.array(part[src], dtype="Int64")
-            else:
-                col = np.full(len(uniques), np.nan)
-                col[at] = part[src].to_numpy(dtype=float, na_value=np.nan)
-            out[dst] = col
+            out[f"{kind}_p_{a.removeprefix('pvalue_')}"] = _column(part[a], at, len(uniques))
+        out[f"{kind}_effect"] = _column(part.get("effect"), at, len(uniques))
+        out[f"{kind}_method"] = _column(part.get("p_method"), at, len(uniques), text=True)
         for j, v in zip(at, part["note"].to_numpy(), strict=True):
             if isinstance(v, str) and v:
                 notes[j, i] = f"{kind}: {v}"
@@ -119,9 +129,29 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _column(values: pd.Series | None, at: np.ndarray, n: int, *, integer: bool = False,
+            text: bool = False):  # fmt: skip
+    """*values* placed at rows *at* of a column of *n* rows (missing elsewhere)."""
+    if text:
+        col = np.full(n, "", dtype=object)
+        if values is not None:
+            col[at] = values.fillna("").astype(str).to_numpy()
+        return col
+    if integer:
+        col = pd.array([pd.NA] * n, dtype="Int64")
+        if values is not None:
+            col[at] = pd.array(values, dtype="Int64")
+        return col
+    col = np.full(n, np.nan)
+    if values is not None:
+        col[at] = values.to_numpy(dtype=float, na_value=np.nan)
+    return col
+
+
 def design_frame(tests: pd.DataFrame, first: str) -> pd.DataFrame:
     """One design's tests as a table of values: the compared option (or rater), groups,
-    n, then energy and χ² statistics and p-values side by side (adjusted ones too).
+    n, the design, then the energy and zone tests side by side: statistics, p-values
+    (adjusted ones too), effect sizes and how each p-value was obtained.
 
     Parameters
     ----------
@@ -134,17 +164,18 @@ def design_frame(tests: pd.DataFrame, first: str) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns *first* (unless ``"groups"``), ``groups``, ``n`` and, as
-        present, ``energy``, ``energy_p``, ``chi2``, ``chi2_dof``,
-        ``chi2_p``, ``<kind>_p_<method>`` and ``note``.
+        Columns *first* (unless ``"groups"``), ``groups``, ``n``, ``design``
+        (unless every test is independent) and the columns of
+        :func:`side_by_side` from ``energy`` on (``note`` only when a test has
+        one).
 
     Examples
     --------
     >>> import rrmap
     >>> from rrmap.stats.designs import expert_effect
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
-    >>> list(design_frame(expert_effect(pts, n_perm=9, rng=0), "groups").columns)[:4]
-    ['groups', 'n', 'energy', 'energy_p']
+    >>> list(design_frame(expert_effect(pts, n_perm=9, rng=0), "groups").columns)[:5]
+    ['groups', 'n', 'design', 'energy', 'energy_p']
     """
     return _design_frame_of(side_by_side(tests), first)
 
@@ -157,8 +188,10 @@ def _design_frame_of(wide: pd.DataFrame, first: str) -> pd.DataFrame:
         out[first] = [split_within(w)[1] if w != "all" else w for w in wide["within"]]
     out["groups"] = wide["groups"]
     out["n"] = wide["n"].astype("Int64")
+    if not wide["design"].isin(["independent", ""]).all():
+        out["design"] = wide["design"]
     for col in wide.columns:
-        if col not in ("by", "within", "groups", "n", "note"):
+        if col not in ("by", "within", "groups", "design", "n", "note"):
             out[col] = wide[col]
     if wide["note"].str.len().gt(0).any():
         out["note"] = wide["note"]
@@ -170,32 +203,52 @@ def is_pvalue_column(col: str) -> bool:
 
     Examples
     --------
-    >>> is_pvalue_column("energy_p"), is_pvalue_column("chi2_p_holm"), is_pvalue_column("chi2")
+    >>> is_pvalue_column("energy_p"), is_pvalue_column("zones_p_holm"), is_pvalue_column("zones")
     (True, True, False)
     """
     return col.endswith("_p") or "_p_" in col
 
 
 def _design_table(frame: pd.DataFrame, first: str) -> str:
-    """A markdown table of one design's :func:`design_frame`, p-values formatted,
-    significant ones in bold."""
+    """A markdown table of one design's :func:`design_frame`: p-values formatted (with
+    how they were obtained, when not asymptotic), the significant ones in bold — the
+    adjusted p-values when there are any, else the raw ones."""
     if frame.empty:
         return "_No tests._"
+    adjusted = any("_p_" in c for c in frame.columns)
     columns: dict[str, Any] = {}  # built whole, then one DataFrame
     for col in frame.columns:
-        if col in (first, "groups", "note"):
+        if col in (first, "groups", "design", "note"):
             columns[col] = frame[col].to_numpy()
+        elif col in ("energy_method", "zones_method"):
+            continue
         elif col == "n":
             columns["n"] = frame["n"].to_numpy(dtype=int)
+        elif col == "zones_test":
+            columns["zone test"] = [ZONE_TESTS.get(v, v) for v in frame[col]]
         elif is_pvalue_column(col):
-            columns[_label(col)] = [format_pvalue(v) for v in frame[col]]
-        elif col == "chi2_dof":
+            marked = "_p_" in col or not adjusted
+            method = frame[f"{col.split('_p')[0]}_method"]
+            usual = "permutation" if col.startswith("energy") else "asymptotic"
+            columns[_label(col)] = [
+                format_pvalue(v, _ALPHA if marked else -1.0) + _method_suffix(m, v, usual)
+                for v, m in zip(frame[col], method, strict=True)
+            ]
+        elif col == "zones_dof":
             columns["dof"] = ["" if pd.isna(v) else str(int(v)) for v in frame[col]]
         else:
             columns[_label(col)] = [
                 "" if np.isnan(v) else f"{v:.3g}" for v in frame[col].to_numpy(dtype=float)
             ]
     return markdown_table(pd.DataFrame(columns))
+
+
+def _method_suffix(method: str, p: float, usual: str) -> str:
+    """`` (MC)``, `` (exact)`` or `` (perm.)`` after a p-value obtained otherwise than
+    *usual* (permutation for energy tests, asymptotic for zone tests)."""
+    if pd.isna(p) or not method or method == usual:
+        return ""
+    return f" ({P_METHODS.get(method, method)})"
 
 
 def design_frames(result: AnalysisResult) -> list[tuple[str, str, pd.DataFrame, str]]:
@@ -282,12 +335,19 @@ def _design_masks(tests: pd.DataFrame, by: Sequence[str]) -> list[tuple[str, str
 
 
 def _label(col: str) -> str:
-    names = {"energy": "E", "energy_p": "p (energy)", "chi2": "χ²", "chi2_p": "p (χ²)"}
+    names = {
+        "energy": "E",
+        "energy_p": "p (energy)",
+        "energy_effect": "E share",
+        "zones": "statistic",
+        "zones_p": "p (zones)",
+        "zones_effect": "V",
+    }
     if col in names:
         return names[col]
     kind, _, method = col.partition("_p_")
     method = {"holm": "Holm", "fdr_bh": "BH"}.get(method, method)
-    return f"p {method} ({'energy' if kind == 'energy' else 'χ²'})"
+    return f"p {method} ({'energy' if kind == 'energy' else 'zones'})"
 
 
 def overall_markdown(tests: pd.DataFrame) -> str:
@@ -308,34 +368,93 @@ def overall_markdown(tests: pd.DataFrame) -> str:
     >>> from rrmap.stats.designs import expert_effect
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
     >>> print(overall_markdown(expert_effect(pts, n_perm=9, rng=0)).splitlines()[2])
-    | groups | n | E | p (energy) | χ² | dof | p (χ²) |
+    | groups | n | design | E | p (energy) | E share | zone test | statistic | dof | p (zones) | V |
     """
     part = tests[tests["within"] == "all"]
+    adjusted = any(c.startswith("pvalue_") for c in tests.columns)
+    which = "adjusted p < 0.05" if adjusted else "p < 0.05"
     return (
-        "Expert effect, overall (p < 0.05 in **bold**: evidence against identical "
-        "distributions, not a verdict)\n\n" + _design_table(design_frame(part, "groups"), "groups")
+        f"Expert effect, overall ({which} in **bold**: evidence against identical "
+        "distributions, not a verdict)\n\n"
+        + _design_table(design_frame(part, "groups"), "groups")
+        + "\n\n"
+        + LEGEND
     )
+
+
+#: What the columns of the design tables mean (report and terminal summary).
+LEGEND = (
+    "E: energy statistic of the (Δ, R) points; E share: between-group share of their energy "
+    "dispersion (0 = alike). Zone tests on the quality levels: χ² (independent samples), "
+    "SM = Stuart–Maxwell (two matched raters), MH = within-key permutation test of "
+    "marginal homogeneity (more matched raters); V: Cramér's V of the groups × zones table. "
+    "p-values are permutation p-values for energy and asymptotic for zones unless marked "
+    "(MC = Monte Carlo, exact, perm. = permutation)."
+)
 
 
 def _proportions_section(result: AnalysisResult) -> str:
     props = result.proportions
     overall = props[props["category"] == "all"]
-    wide = (
-        overall.groupby(["expert", "n", "quality"], sort=True, observed=True)["share"]
-        .mean()
-        .unstack("quality")
-        .reset_index()
-    )
-    wide.columns.name = None
-    table = pd.DataFrame({"rater": wide["expert"].astype(str), "n": wide["n"].astype(int)})
+    table = pd.DataFrame({"rater": overall["expert"].astype(str).unique()})
+    by_rater = overall.groupby(overall["expert"].astype(str), sort=False)
+    table["n"] = [int(g["n"].iloc[0]) for _, g in by_rater]
+    has_ci = "ci_low" in overall.columns
     for lv in QUALITY_LEVELS:
-        vals = wide[lv] if lv in wide.columns else pd.Series(0.0, index=wide.index)
-        table[lv] = [f"{100 * v:.0f} %" for v in vals]
+        cells = []
+        for _, g in by_rater:
+            row = g[g["quality"].astype(str) == lv]
+            if row.empty:
+                cells.append("")
+                continue
+            text = f"{100 * row['share'].iloc[0]:.0f} %"
+            if has_ci and pd.notna(row["ci_low"].iloc[0]):
+                text += f" [{100 * row['ci_low'].iloc[0]:.0f}, {100 * row['ci_high'].iloc[0]:.0f}]"
+            cells.append(text)
+        table[lv] = cells
     return (
         "## Quality proportions per rater\n\n"
-        "Share of each rater's points in each quality zone "
+        "Share of each rater's points in each quality zone, with its Wilson 95 % interval "
         "(per category option: `proportions.csv`).\n\n" + markdown_table(table)
     )
+
+
+def _reliability_section(result: AnalysisResult) -> str:
+    rel = getattr(result, "reliability", None)
+    head = "## Reliability\n\n"
+    if rel is None or rel.empty:
+        return head + "Not computed: reliability needs at least two raters."
+    names = {
+        "krippendorff_alpha": "Krippendorff's α",
+        "fleiss_kappa": "Fleiss' κ",
+        "cohens_kappa": "Cohen's κ",
+    }
+    table = pd.DataFrame(
+        {
+            "raters": rel["raters"].to_numpy(),
+            "measure": [names.get(m, m) for m in rel["measure"]],
+            "variable": rel["variable"].to_numpy(),
+            "value": [_num(v) for v in rel["value"]],
+            "95 % interval": [
+                "" if pd.isna(lo) else f"[{_num(lo)}, {_num(hi)}]"
+                for lo, hi in zip(rel["ci_low"], rel["ci_high"], strict=True)
+            ],
+            "keys": rel["n_units"].astype(int).to_numpy(),
+        }
+    )
+    boot = result.settings.get("bootstrap")
+    return head + (
+        "Agreement beyond chance between the raters on the same comparison keys: "
+        "Krippendorff's α on the zones (nominal) and on Δ and R (interval), Fleiss' κ "
+        "(all raters) and Cohen's κ (pairs) on the zones; 1 is perfect agreement, 0 what "
+        "chance alone gives, below 0 systematic disagreement. Intervals: percentile "
+        f"bootstrap over keys ({boot} resamples). Per rater set: `reliability.csv`.\n\n"
+        + markdown_table(table)
+    )
+
+
+def _num(v: float) -> str:
+    return "" if pd.isna(v) else f"{v:.3f}"
 
 
 def _agreement_section(result: AnalysisResult) -> str:
@@ -364,6 +483,7 @@ def _agreement_section(result: AnalysisResult) -> str:
 def _settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
     s = result.settings
     th = s.get("thresholds") or {}
+    mc = s.get("chi2_monte_carlo")
     lines = [
         "## Settings",
         "",
@@ -373,17 +493,24 @@ def _settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
             if s.get("input_sha256")
             else ""
         ),
-        f"- seed: {s['seed']}",
+        f"- seed: {s['seed']}"
+        + (f" ({s['seed_source']})" if s.get("seed_source", "given") != "given" else ""),
+        f"- design of the expert-effect tests: {s.get('design', 'independent')}",
         f"- permutations per energy test: at most {s['permutations']}"
         + (
             f" (sequential: a test stops once {s['stop_hits']} of them reached its statistic)"
             if s.get("stop_hits")
             else ""
         ),
-        "- χ² p-values: "
+        "- zone p-values: "
         + (
-            f"Monte Carlo with fixed margins, {s['chi2_monte_carlo']} draws"
-            if s.get("chi2_monte_carlo")
+            f"Monte Carlo (fixed margins) or permutation, {mc} draws at most, "
+            + (
+                "for every test"
+                if s.get("chi2_monte_carlo_all")
+                else "where the asymptotic χ² is unreliable (Cochran's rule)"
+            )
+            if mc
             else "asymptotic χ² distribution, no continuity correction"
         ),
         f"- p-value adjustment: {s['p_adjust']}"
@@ -398,6 +525,71 @@ def _settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
         f"- rrmap {s['rrmap_version']}",
     ]
     return "\n".join(lines)
+
+
+def summary_lines(result: AnalysisResult) -> list[str]:
+    """What ran and what passed, in sentences: the head of the report.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=999, rng=0)
+    >>> print(summary_lines(res)[0])  # doctest: +NORMALIZE_WHITESPACE
+    405 RRMap points from 3 raters (E1, E2, E3). 8 tests ran; 8 pass p < 0.05 after Holm
+    adjustment within families (8 on raw p-values).
+    """
+    s, tests = result.settings, result.tests
+    sig = result.significance()
+    raters = s["raters"]
+    ran = f"{sig['tests']} tests ran" + (f" ({sig['skipped']} skipped)" if sig["skipped"] else "")
+    passing = (
+        f"{sig['significant']} pass p < 0.05 after {_ADJUST[sig['adjustment']]} adjustment "
+        f"within families ({sig['significant_raw']} on raw p-values)"
+        if sig["adjustment"] != "none"
+        else f"{sig['significant']} have p < 0.05 (not adjusted for multiplicity)"
+    )
+    out = [
+        f"{s['n_points']} RRMap points from {len(raters)} rater{'s' if len(raters) != 1 else ''}"
+        f" ({', '.join(raters)}). {ran}; {passing}."
+    ]
+    expert = tests[(tests["by"] == "expert") & tests["pvalue"].notna()]
+    if "design" in tests.columns and len(expert):
+        matched = int((expert["design"] == "matched").sum())
+        out.append(
+            f"Expert-effect tests: {matched} of {len(expert)} matched (the raters rated the "
+            "same comparison keys: labels permuted within keys; zones by Stuart–Maxwell or a "
+            f"within-key permutation test), {len(expert) - matched} independent"
+            + (
+                f" (design '{s.get('design')}'"
+                + (
+                    "; where a rater lacks keys, the note says so)"
+                    if s.get("design") == "auto"
+                    else ")"
+                )
+                if len(expert) - matched
+                else ""
+            )
+            + "."
+        )
+    if "p_method" in tests.columns:
+        zones = tests[(tests["test"] != "energy") & tests["pvalue"].notna()]
+        counts = zones["p_method"].value_counts()
+        if len(zones):
+            out.append(
+                "Zone p-values: "
+                + ", ".join(f"{n} {_P_WORDS.get(m, m)}" for m, n in counts.items())
+                + "."
+            )
+    return out
+
+
+_ADJUST = {"holm": "Holm", "fdr_bh": "Benjamini–Hochberg"}
+_P_WORDS = {
+    "asymptotic": "asymptotic",
+    "monte_carlo": "Monte Carlo (Cochran's rule failed)",
+    "exact": "exact",
+    "permutation": "within-key permutation",
+}
 
 
 def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[str]] = ()) -> str:
@@ -419,36 +611,33 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
     >>> import rrmap
     >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
     >>> text = render_report(res)
-    >>> "## Expert effect, overall" in text, "## Settings" in text
-    (True, True)
+    >>> "## Expert effect, overall" in text, "## Reliability" in text, "## Settings" in text
+    (True, True, True)
     """
     s = result.settings
-    tests = result.tests
-    tested = tests["pvalue"].notna()
-    n_sig = int((tests.loc[tested, "pvalue"] < _ALPHA).sum())
-    parts = [
-        "# RRMap analysis report",
-        "",
-        f"{s['n_points']} RRMap points from {len(s['raters'])} rater(s) "
-        f"({', '.join(s['raters'])}); {len(tests)} tests, {int(tested.sum())} with a p-value, "
-        f"{n_sig} of them below 0.05.",
-        "",
-        "**How to read the p-values.** Energy tests compare the distributions of the "
-        "(Δ, R) points (location, spread and shape); χ² tests compare the proportions of "
-        "the four quality levels. A p-value below 0.05 (in **bold**) is evidence against "
-        "the hypothesis that the compared groups have identical distributions; it is not a "
-        "verdict, and a larger p-value does not show that they agree. Small groups "
-        "(e.g. 15 points) give little power. Pairwise tests are not adjusted for "
-        "multiplicity unless stated in the settings. Energy p-values come from at most "
+    adjusted = s.get("p_adjust", "none") != "none"
+    parts = ["# RRMap analysis report", "", *summary_lines(result), ""]
+    parts += [
+        "**How to read the tests.** Energy tests compare the distributions of the "
+        "(Δ, R) points (location, spread and shape); zone tests compare the proportions of "
+        "the four quality levels. A p-value below 0.05 (in **bold**"
+        + (", on the adjusted p-value" if adjusted else "")
+        + ") is evidence against the hypothesis that the compared groups have identical "
+        "distributions; it is not a verdict, and a larger p-value does not show that they "
+        "agree. Small groups (e.g. 15 points) give little power; the effect sizes say how "
+        "large a difference is. Energy p-values come from at most "
         f"{s['permutations']} permutations (the tests table's n_perm says how many; a "
         "clearly non-significant test stops early): the smallest possible is "
         f"1/{s['permutations'] + 1} ≈ {1 / (s['permutations'] + 1):.2g}.",
+        "",
+        LEGEND,
         "",
     ]
     for head, intro, frame, first in design_frames(result):
         parts += [f"## {head}", "", intro, "", _design_table(frame, first), ""]
     parts.pop()
     parts += ["", _proportions_section(result), "", _agreement_section(result)]
+    parts += ["", _reliability_section(result)]
     if figures:
         names = [os.fspath(f) for f in figures]
         parts += ["", "## Figures", ""]

@@ -10,7 +10,7 @@ import pandas as pd
 from rrmap.points import key_columns
 from rrmap.zones import QUALITY_DTYPE, QUALITY_LEVELS
 
-__all__ = ["agreement", "agreement_summary", "proportions"]
+__all__ = ["agreement", "agreement_summary", "proportions", "wilson_interval"]
 
 
 def proportions(points: pd.DataFrame, by: str | None = None, *, wide: bool = False) -> pd.DataFrame:
@@ -29,8 +29,10 @@ def proportions(points: pd.DataFrame, by: str | None = None, *, wide: bool = Fal
     Returns
     -------
     DataFrame
-        Tidy: ``expert`` [, ``by``], ``quality``, ``count``, ``n``, ``share``;
-        all four levels always present (zero counts included).
+        Tidy: ``expert`` [, ``by``], ``quality``, ``count``, ``n``, ``share``,
+        ``ci_low``, ``ci_high`` (the Wilson 95 % interval of the share,
+        :func:`wilson_interval`); all four levels always present (zero counts
+        included).
 
     Examples
     --------
@@ -89,7 +91,53 @@ def _level_counts(points: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
     n = counts.reshape(-1, n_q).sum(axis=1)
     table["n"] = np.repeat(n, n_q).astype(np.int64)
     table["share"] = table["count"] / table["n"]
+    table["ci_low"], table["ci_high"] = wilson_interval(
+        table["count"].to_numpy(), table["n"].to_numpy()
+    )
     return table
+
+
+def wilson_interval(
+    count: np.ndarray, n: np.ndarray, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of the proportions ``count / n``.
+
+    ``(p̂ + z²/2n ± z·sqrt(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n)`` with
+    ``z = Φ⁻¹(1 − (1 − level)/2)``, as statsmodels'
+    ``proportion_confint(method="wilson")``. Unlike the Wald interval it stays
+    inside [0, 1] and is not empty at 0 or n counts, which small zone shares
+    often are.
+
+    Parameters
+    ----------
+    count, n : array_like of int
+        Successes and trials (``n > 0``; NaN where ``n == 0``).
+    level : float, default 0.95
+
+    Returns
+    -------
+    low, high : ndarray
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(np.array([0, 5]), np.array([20, 20]))
+    >>> low.round(4).tolist(), high.round(4).tolist()
+    ([0.0, 0.1119], [0.1611, 0.4687])
+    """
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+    count = np.asarray(count, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = count / n
+        denom = 1.0 + z * z / n
+        centre = (p + z * z / (2.0 * n)) / denom
+        half = z * np.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
+    # at 0 and n the bounds are exactly 0 and 1 (the formula leaves rounding residue)
+    low = np.where(count == 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+    high = np.where(count == n, 1.0, np.clip(centre + half, 0.0, 1.0))
+    return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
 
 
 def agreement(points: pd.DataFrame) -> pd.DataFrame:

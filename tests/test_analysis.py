@@ -50,7 +50,10 @@ def test_tests_equal_run_designs(result):
 
 def test_proportions_table(result):
     props = result.proportions
-    assert list(props.columns) == ["expert", "category", "option", "quality", "count", "n", "share"]
+    assert list(props.columns) == [
+        "expert", "category", "option", "quality", "count", "n", "share", "ci_low", "ci_high"
+    ]  # fmt: skip
+    assert ((props.ci_low <= props.share) & (props.share <= props.ci_high)).all()
     sums = props.groupby(["expert", "category", "option"])["share"].sum()
     np.testing.assert_allclose(sums, 1.0)
     overall = props[props.category == "all"].reset_index(drop=True)
@@ -94,7 +97,12 @@ def test_seed_is_recorded_and_reproduces(path):
     b = analyze(path, by=[], n_perm=19, rng=seed)
     pd.testing.assert_frame_equal(a.tests, b.tests)
     c = analyze(path, by=[], n_perm=19, rng=np.random.default_rng(0))
-    assert c.settings["seed"] == "generator supplied by the caller"
+    # a generator gives the run a seed, drawn from it and recorded: the run can be repeated
+    assert c.settings["seed"] == int(np.random.default_rng(0).integers(2**63))
+    assert c.settings["seed_source"] == "drawn from the generator supplied by the caller"
+    d = analyze(path, by=[], n_perm=19, rng=c.settings["seed"])
+    pd.testing.assert_frame_equal(c.tests, d.tests)
+    assert a.settings["seed_source"] == "drawn from the operating system's entropy"
 
 
 def test_repr_forms(result):
@@ -103,8 +111,10 @@ def test_repr_forms(result):
     assert "405 points, 3 raters, by modality, criterion_group" in text
     assert "seed 7, 49 permutations" in text
     assert "E1|E2|E3" in text
+    assert "tests (" in text and "after Holm adjustment" in text
     md = result._repr_markdown_()
-    assert "| groups | n | E | p (energy) | χ² | dof | p (χ²) |" in md
+    head = "| groups | n | design | E | p (energy) | p Holm (energy) | E share | zone test |"
+    assert head in md
     html = result._repr_html_()
     assert html.startswith("<p><b>rrmap analysis") and "<table" in html
 
@@ -115,8 +125,11 @@ def test_overall(result):
     t = result.tests
     e = t[(t.test == "energy") & (t.within == "all")]
     np.testing.assert_allclose(ov.energy_p, e.pvalue)
-    c = t[(t.test == "chi2") & (t.within == "all")]
-    np.testing.assert_allclose(ov.chi2, c.statistic)
+    c = t[(t.test != "energy") & (t.within == "all")]
+    np.testing.assert_allclose(ov.zones, c.statistic)
+    assert ov.zones_test.tolist() == ["marginal_homogeneity"] + ["stuart_maxwell"] * 3
+    np.testing.assert_allclose(ov.energy_effect, e.effect)
+    np.testing.assert_allclose(ov.zones_effect, c.effect)
 
 
 def test_write_folder(result, tmp_path):
@@ -124,7 +137,7 @@ def test_write_folder(result, tmp_path):
     written = result.write(out, figures=False)
     assert [p.name for p in written] == list(OUTPUT_FILES)
     tests = pd.read_csv(out / "tests.csv", keep_default_na=False, na_values=[""])
-    assert list(tests.columns[:9]) == list(TESTS_COLUMNS)
+    assert list(tests.columns[: len(TESTS_COLUMNS)]) == list(TESTS_COLUMNS)
     assert len(tests) == len(result.tests)
     np.testing.assert_allclose(tests.pvalue, result.tests.pvalue)
     assert tests.loc[tests.test == "energy", "dof"].isna().all()
@@ -132,6 +145,8 @@ def test_write_folder(result, tmp_path):
     assert set(pts.quality) <= set(rrmap.QUALITY_LEVELS)
     assert len(pd.read_csv(out / "agreement.csv")) == 135
     assert len(pd.read_csv(out / "proportions.csv")) == len(result.proportions)
+    rel = pd.read_csv(out / "reliability.csv")
+    pd.testing.assert_frame_equal(rel, result.reliability, check_dtype=False)
     data = json.loads((out / "results.json").read_text())
     assert data["settings"]["seed"] == 7
     assert data["settings"]["permutations"] == 49
@@ -176,25 +191,37 @@ def test_write_without_plotting_module(result, tmp_path, monkeypatch):
     assert "Figures" not in (tmp_path / "report.md").read_text()
 
 
-def test_report_marks_significant_pvalues(result):
+def test_report_marks_significant_pvalues(result, path):
     text = result.report()
     t = result.tests
-    row = t[(t.test == "chi2") & (t.within == "all")].iloc[0]
-    assert row.pvalue < 0.05
-    assert f"**{row.pvalue:.3g}**" in text
+    row = t[(t.test != "energy") & (t.within == "all")].iloc[1]
+    assert row.pvalue_holm < 0.05
+    assert f"**{row.pvalue_holm:.3g}**" in text
+    # the marks follow the adjusted p-values; the raw ones are shown plain
     per = t[(t.test == "energy") & t.within.str.startswith("modality=")]
     for _, r in per.iterrows():
         opt = r.within.split("=", 1)[1]
         groups = r.groups.replace("|", "\\|")
-        p = f"**{r.pvalue:.3g}**" if r.pvalue < 0.05 else f"{r.pvalue:.3g}"
-        assert f"| {opt} | {groups} | {r.n} | {r.statistic:.3g} | {p} |" in text
-    assert (per.pvalue >= 0.05).any() and (per.pvalue < 0.05).any()
+        adj = f"**{r.pvalue_holm:.3g}**" if r.pvalue_holm < 0.05 else f"{r.pvalue_holm:.3g}"
+        cells = (
+            f"| {opt} | {groups} | {r.n} | matched | {r.statistic:.3g} | {r.pvalue:.3g} | {adj} |"
+        )
+        assert cells in text
+    # B = 49: raw p-values of 0.02 pass 0.05 but their Holm-adjusted ones do not
+    assert ((per.pvalue < 0.05) & (per.pvalue_holm >= 0.05)).any()
+    # without adjustment, the raw p-values are marked
+    raw = analyze(path, by=["modality"], n_perm=49, rng=7, p_adjust="none").report()
+    first = t[(t.test == "energy") & (t.within == "all")].iloc[0]
+    assert (
+        f"| E1\\|E2\\|E3 | 405 | matched | {first.statistic:.3g} | **{first.pvalue:.3g}** |" in raw
+    )
     for heading in (
         "## Expert effect, overall",
         "## Expert effect per modality",
         "## Effect of criterion_group per rater",
         "## Quality proportions per rater",
         "## Pointwise agreement",
+        "## Reliability",
         "## Settings",
     ):
         assert heading in text
@@ -225,7 +252,8 @@ def test_p_adjust_column(path):
     assert "pvalue_fdr_bh" in res.tests.columns
     text = res.report()
     assert "p-value adjustment: fdr_bh" in text
-    assert "| p BH (energy) |" in text and "| p BH (χ²) |" in text
+    assert "| p BH (energy) |" in text and "| p BH (zones) |" in text
+    assert "after Benjamini–Hochberg adjustment within families" in text
 
 
 @pytest.mark.parametrize(

@@ -53,15 +53,40 @@ def test_tests_tables_hold_every_test_and_bold_the_significant(result):
     rows = _rows(tex)
     energy = result.tests[result.tests.test == "energy"]
     assert len(rows) == len(energy)  # one row per compared group set, energy and χ² side by side
+    # the tables show the adjusted p-values (raw ones stay in tests.csv), bold below 0.05
     bold = sum(cell.startswith(("\\textbf", "$\\mathbf")) for row in rows for cell in row)
-    pcols = [c for c in result.tests.columns if c.startswith("pvalue")]
-    assert bold == int((result.tests[pcols] < 0.05).sum().sum())
-    assert "199 permutations, seed 7" in tex and "Holm" in tex
+    assert bold == int((result.tests["pvalue_holm"] < 0.05).sum())
+    assert bold < int((result.tests["pvalue"] < 0.05).sum())
+    assert "199 permutations, seed 7" in tex and "adjusted (Holm)" in tex
     assert "\\label{tab:rrmap-expert-effect-overall}" in tex
     first = rows[0]
     row = result.tests[(result.tests.within == "all") & (result.tests.groups == "E1|E2|E3")]
     e = row[row.test == "energy"].iloc[0]
-    assert first[:3] == ["E1, E2, E3", "405", f"{e.statistic:.3g}"]
+    z = row[row.test != "energy"].iloc[0]
+    assert first[:5] == [
+        "E1, E2, E3",
+        "405",
+        "matched",
+        f"{e.statistic:.3g}",
+        latex_pvalue(e.pvalue_holm),
+    ]
+    assert first[5:] == [
+        f"{e.effect:.3g}",
+        "MH",
+        f"{z.statistic:.3g}",
+        "",
+        latex_pvalue(z.pvalue_holm) + "\\textsuperscript{perm.}",
+        f"{z.effect:.3g}",
+    ]
+    # the study's tests: raw p-values, χ² zone tests
+    study = rrmap.analyze(
+        rrmap.datasets.load_example_ratings(), by=["modality"], n_perm=199, rng=7,
+        p_adjust="none", design="independent", chi2_n_perm=0,
+    )  # fmt: skip
+    rows = _rows(render_tests(study.tests, study.settings))
+    bold = sum(cell.startswith(("\\textbf", "$\\mathbf")) for row in rows for cell in row)
+    assert bold == int((study.tests["pvalue"] < 0.05).sum())
+    assert all("$\\chi^2$" in row and "matched" not in row for row in rows)
 
 
 def test_long_tables_break_across_pages(result):

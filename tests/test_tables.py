@@ -1,9 +1,10 @@
 import numpy as np
 import pandas as pd
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 
 import rrmap
-from rrmap.tables import agreement, agreement_summary, proportions
+from rrmap.tables import agreement, agreement_summary, proportions, wilson_interval
 
 
 def _pts(rows):
@@ -65,6 +66,9 @@ def _groupby_reference(points, groups):
     counts["n"] = counts.groupby(groups)["count"].transform("sum")
     counts["share"] = counts["count"] / counts["n"]
     counts["quality"] = counts["quality"].astype(rrmap.zones.QUALITY_DTYPE)
+    # Wilson intervals by statsmodels, one share at a time
+    low, high = proportion_confint(counts["count"], counts["n"], alpha=0.05, method="wilson")
+    counts["ci_low"], counts["ci_high"] = np.asarray(low, float), np.asarray(high, float)
     return counts.sort_values([*groups, "quality"]).reset_index(drop=True)
 
 
@@ -94,7 +98,22 @@ def test_proportions_equal_pandas_groupby(kind, seed):
         }
     )
     for groups, by in ((["expert"], None), (["expert", "cat"], "cat")):
-        pd.testing.assert_frame_equal(proportions(pts, by), _groupby_reference(pts, groups))
+        pd.testing.assert_frame_equal(
+            proportions(pts, by), _groupby_reference(pts, groups), check_exact=False, rtol=1e-12
+        )
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 15, 135, 10_000])
+def test_wilson_intervals_equal_statsmodels_at_every_count(n):
+    count = np.arange(n + 1)
+    low, high = wilson_interval(count, np.full(n + 1, n))
+    ref_low, ref_high = proportion_confint(count, n, alpha=0.05, method="wilson")
+    np.testing.assert_allclose(low, ref_low, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(high, ref_high, rtol=1e-12, atol=1e-15)
+    assert low[0] == 0.0 and high[-1] == 1.0  # exact at the ends
+    assert ((low <= count / n) & (count / n <= high)).all()
+    nan_low, nan_high = wilson_interval(np.array([0]), np.array([0]))
+    assert np.isnan(nan_low[0]) and np.isnan(nan_high[0])
 
 
 def test_agreement_patterns_on_a_hand_made_case():

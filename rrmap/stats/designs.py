@@ -276,7 +276,7 @@ def expert_effect(
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
     >>> res = expert_effect(pts, n_perm=199, rng=0)
     >>> res.groupby("test").size().to_dict()
-    {'chi2': 4, 'energy': 4}
+    {'energy': 4, 'marginal_homogeneity': 1, 'stuart_maxwell': 3}
     """
     return compare_groups(
         points,

@@ -67,6 +67,12 @@ class MatchedTestResult:
     effect, effect_corrected : float
         Cramér's V of the rater × zone table and its bias-corrected version
         (:func:`rrmap.stats.chi2.cramers_v`).
+
+    Examples
+    --------
+    >>> res = stuart_maxwell_test([[10, 6], [1, 10]])
+    >>> res.p_method, res.n_discordant, res.pvalue
+    ('exact', 7, 0.125)
     """
 
     statistic: float

@@ -48,7 +48,7 @@ def test_end_to_end_matches_the_library(runner, tmp_path):
     res = _run(runner, "--permutations", "49", "--seed", "3", "--out", str(out), "--no-figures")
     assert res.exit_code == 0, res.output
     tables = ["tests", "points", "proportions", "agreement"]
-    csv = [f"{t}.csv" for t in tables]
+    csv = [f"{t}.csv" for t in [*tables, "reliability"]]
     tex = [f"{t}.tex" for t in tables if t != "points"]
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [*csv, *tex, "results.json", "report.md"]
@@ -58,8 +58,9 @@ def test_end_to_end_matches_the_library(runner, tmp_path):
     assert [r["pvalue"] for r in back] == [None if np.isnan(p) else p for p in ref_pvalues(out)]
     ref = rrmap.analyze(EXAMPLE, n_perm=49, rng=3)
     tests = pd.read_csv(out / "tests.csv", keep_default_na=False, na_values=[""])
-    assert list(tests.columns[:9]) == list(TESTS_COLUMNS)
+    assert list(tests.columns[: len(TESTS_COLUMNS)]) == list(TESTS_COLUMNS)
     assert len(tests) == len(ref.tests) == 504
+    assert "pvalue_holm" in tests.columns  # Holm by default
     np.testing.assert_allclose(tests.pvalue, ref.tests.pvalue)
     np.testing.assert_allclose(tests.statistic, ref.tests.statistic)
     settings = json.loads((out / "results.json").read_text())["settings"]
@@ -80,7 +81,7 @@ def test_quiet_silences_stderr(runner, tmp_path):
         "--by",
         "modality",
         "--permutations",
-        "19",
+        "99",
         "--out",
         str(tmp_path),
         "-q",
@@ -120,7 +121,8 @@ def test_refuses_to_overwrite(runner, tmp_path):
     assert res.exit_code == 1
     assert res.stderr.strip() == (
         f"Error: {tmp_path} already holds tests.csv, points.csv, proportions.csv, "
-        "agreement.csv, tests.tex, proportions.tex, agreement.tex, results.json, report.md; "
+        "agreement.csv, reliability.csv, tests.tex, proportions.tex, agreement.tex, results.json, "
+        "report.md; "
         "use --force to overwrite"
     )
     assert _run(runner, *args, "--force").exit_code == 0
@@ -150,7 +152,36 @@ def test_missing_file(runner, tmp_path):
 def test_bad_p_adjust_choice(runner, tmp_path):
     res = _run(runner, "--p-adjust", "bonferroni", "--out", str(tmp_path))
     assert res.exit_code == 2
-    assert "'bonferroni' is not one of 'none', 'holm', 'fdr_bh'" in res.stderr
+    assert "'bonferroni' is not one of 'holm', 'fdr_bh', 'none'" in res.stderr
+
+
+def test_the_study_tests_one_option_away(runner, tmp_path):
+    """--design independent --p-adjust none --chi2-monte-carlo 0: the published study's tests."""
+    args = ["--by", "modality", "--permutations", "199", "--seed", "5", "--no-figures", "-q"]
+    study = ["--design", "independent", "--p-adjust", "none", "--chi2-monte-carlo", "0"]
+    res = _run(runner, *args, *study, "--out", str(tmp_path / "study"))
+    assert res.exit_code == 0, res.output
+    tests = pd.read_csv(tmp_path / "study" / "tests.csv", keep_default_na=False, na_values=[""])
+    assert set(tests.test) == {"energy", "chi2"} and set(tests.design) == {"independent"}
+    assert set(tests.loc[tests.test == "chi2", "p_method"]) == {"asymptotic"}
+    assert not any(c.startswith("pvalue_") for c in tests.columns)
+    ref = rrmap.analyze(EXAMPLE, by=["modality"], n_perm=199, rng=5, design="independent",
+                        p_adjust="none", chi2_n_perm=0)  # fmt: skip
+    np.testing.assert_array_equal(tests.pvalue, ref.tests.pvalue)
+    settings = json.loads((tmp_path / "study" / "results.json").read_text())["settings"]
+    assert (settings["design"], settings["p_adjust"], settings["chi2_monte_carlo"]) == (
+        "independent",
+        "none",
+        0,
+    )
+    # the defaults: matched, Holm, Monte Carlo where Cochran's rule fails, all recorded
+    assert _run(runner, *args, "--out", str(tmp_path / "new")).exit_code == 0
+    new = pd.read_csv(tmp_path / "new" / "tests.csv", keep_default_na=False, na_values=[""])
+    assert set(new.loc[new.by == "expert", "design"]) == {"matched"}
+    assert {"stuart_maxwell", "marginal_homogeneity"} <= set(new.test)
+    report = (tmp_path / "new" / "report.md").read_text()
+    assert "after Holm adjustment within families" in report
+    assert "- design of the expert-effect tests: auto" in report
 
 
 def test_ratings_options_reach_the_analysis(runner, tmp_path):
