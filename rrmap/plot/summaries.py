@@ -21,12 +21,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from rrmap.errors import InputError
 from rrmap.plot._sizing import Footer, fit_with_footer, freeze_ticks, legend_ncols, new_figure
 from rrmap.plot._style import QUALITY_COLORS, option_label, parse_width, title, typography
-from rrmap.tables import agreement, proportions
+from rrmap.tables import agreement, proportions, wilson_interval
 from rrmap.zones import QUALITY_LEVELS
 
 __all__ = ["plot_agreement", "plot_proportions"]
@@ -40,11 +41,18 @@ def _text_color(fill: str) -> str:
     return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.25 else "white"
 
 
-def _quality_legend(footer: Footer, width: float, levels: list[str] | None = None) -> None:
-    handles = [
+def _quality_legend(
+    footer: Footer, width: float, levels: list[str] | None = None, intervals: bool = False
+) -> None:
+    handles: list[Any] = [
         Patch(facecolor=QUALITY_COLORS[q], edgecolor="black", linewidth=0.4, label=q)
         for q in (levels or QUALITY_LEVELS)
     ]
+    if intervals:
+        handles.append(
+            Line2D([], [], color="black", linewidth=0.6, marker="|", markersize=4,
+                   markeredgewidth=0.6, label="95 % interval")
+        )  # fmt: skip
     size = float(mpl.rcParams["legend.fontsize"])
     footer.legend(
         handles=handles,
@@ -55,10 +63,12 @@ def _quality_legend(footer: Footer, width: float, levels: list[str] | None = Non
 
 def _stacked_bars(ax: Any, shares: pd.DataFrame, names: list[str]) -> None:
     """Horizontal bars (top to bottom in *names* order), segments per quality level,
-    labelled with their percentage when wide enough to hold it."""
+    labelled with their percentage when wide enough to hold it, and a whisker at each
+    boundary between two levels: the Wilson 95 % interval of the share up to it."""
     size = float(mpl.rcParams["xtick.labelsize"])
     y = np.arange(len(names))[::-1]
     left = np.zeros(len(names))
+    _boundary_intervals(ax, shares, y)
     for q in QUALITY_LEVELS:
         vals = shares[q].to_numpy(dtype=float) * 100.0
         ax.barh(
@@ -93,6 +103,31 @@ def _stacked_bars(ax: Any, shares: pd.DataFrame, names: list[str]) -> None:
         ax.spines[side].set_visible(False)
 
 
+def _boundary_intervals(ax: Any, shares: pd.DataFrame, y: np.ndarray) -> None:
+    """Whiskers at the boundaries between quality levels of each bar: the Wilson 95 %
+    interval of the share of points up to the boundary (excellent; excellent + fair;
+    everything but bad), drawn in the lower part of the bar, clear of the percentages."""
+    n = shares["n"].to_numpy(dtype=float)
+    counts = np.column_stack([shares[q].to_numpy(dtype=float) for q in QUALITY_LEVELS]) * n[:, None]
+    cumulative = np.rint(np.cumsum(counts, axis=1)[:, :-1])  # the three inner boundaries
+    low, high = wilson_interval(cumulative, np.repeat(n[:, None], 3, axis=1))
+    share = cumulative / np.where(n > 0, n, np.nan)[:, None]
+    rows = np.repeat(y[:, None] - 0.25, 3, axis=1)
+    ok = np.isfinite(share) & (n[:, None] > 0)
+    ax.errorbar(
+        (100 * share)[ok],
+        rows[ok],
+        xerr=np.vstack([(100 * (share - low))[ok], (100 * (high - share))[ok]]),
+        fmt="none",
+        ecolor="black",
+        elinewidth=0.6,
+        capsize=1.2,
+        capthick=0.6,
+        zorder=3,
+        gid="rrmap.intervals",
+    )
+
+
 def plot_proportions(
     points: pd.DataFrame,
     by: str | None = None,
@@ -104,8 +139,11 @@ def plot_proportions(
 
     Each bar splits 100 % of a rater's points into excellent, fair,
     stereotype and bad, in the quality colours of every rrmap figure;
-    segments of 10 % or more carry their percentage. The numbers are those
-    of :func:`rrmap.proportions`.
+    segments of 10 % or more carry their percentage. A whisker at each
+    boundary between two levels spans the Wilson 95 % interval of the share
+    of points up to that boundary (:func:`rrmap.tables.wilson_interval`):
+    how far the boundary could move with another sample of the same size.
+    The numbers are those of :func:`rrmap.proportions`.
 
     Parameters
     ----------
@@ -155,7 +193,7 @@ def plot_proportions(
         if by is not None:
             fig.suptitle(title(by, points, labels), fontsize=typ["axes.titlesize"])
         footer = Footer(fig)
-        _quality_legend(footer, w)
+        _quality_legend(footer, w, intervals=True)
         freeze_ticks(fig, typ["xtick.labelsize"])
         fit_with_footer(fig, axes[:1], None, nrows, footer, panel_height=_BAR * n_bars + 0.1)
     return fig

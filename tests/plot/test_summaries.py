@@ -44,7 +44,29 @@ def test_proportion_bars_are_the_shares(pts):
         q = patch.get_gid().rsplit(".", 1)[1]
         assert to_hex(patch.get_facecolor()) == QUALITY_COLORS[q].lower()
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert legend == list(QUALITY_LEVELS)
+    assert legend == [*QUALITY_LEVELS, "95 % interval"]
+
+
+def test_proportion_whiskers_are_the_wilson_intervals_of_the_boundaries(pts):
+    """At each boundary between two levels, the Wilson 95 % interval of the share up to it."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    fig = plot_proportions(pts)
+    ax = fig.axes[0]
+    (lines,) = [c for c in ax.collections if c.get_gid() == "rrmap.intervals"]
+    segments = lines.get_segments()  # one horizontal whisker per boundary
+    tab = proportions(pts, wide=True)
+    y = {f"{e} (n = {n})": t for e, n, t in zip(tab.expert, tab.n, range(len(tab)))}
+    assert len(segments) == 3 * len(tab)
+    ticks = dict(zip([t.get_text() for t in ax.get_yticklabels()], ax.get_yticks(), strict=True))
+    for name in y:
+        row = tab.iloc[y[name]]
+        counts = (row[list(QUALITY_LEVELS)].to_numpy(float) * row.n).round().cumsum()[:3]
+        low, high = proportion_confint(counts, row.n, alpha=0.05, method="wilson")
+        mine = sorted(
+            (seg[0][0], seg[1][0]) for seg in segments if abs(seg[0][1] - (ticks[name] - 0.25)) < 1e-9
+        )
+        np.testing.assert_allclose(mine, sorted(zip(100 * low, 100 * high)), rtol=1e-9)
 
 
 def test_proportion_bars_per_option(pts):
