@@ -255,10 +255,10 @@ def _sm_statistics(
 ) -> np.ndarray:
     """Stuart–Maxwell statistics of tables whose discordant pair (a_l, b_l) has x_l keys
     in cell (a_l, b_l) and t_l − x_l in (b_l, a_l); x has shape (c, pairs)."""
-    diff = 2 * x - t  # n_ab − n_ba
-    d = np.zeros((len(x), r))
-    np.add.at(d.T, a, diff.T)
-    np.add.at(d.T, b, -diff.T)
+    incidence = np.zeros((len(t), r))  # pair l adds to zone a_l and takes from zone b_l
+    incidence[np.arange(len(t)), a] = 1.0
+    incidence[np.arange(len(t)), b] = -1.0
+    d = (2 * x - t) @ incidence  # n_ab − n_ba of each pair, summed into each zone
     return np.einsum("ci,ij,cj->c", d, m, d)
 
 
@@ -346,7 +346,7 @@ def marginal_homogeneity_test(
     n_lv = obs.shape[1]
 
     def simulate(c: int) -> np.ndarray:
-        labels = source.draw(c, gen).reshape(c, k, n_inf)  # [b, g, j]: zone of rater labels
+        labels = source.draw(c, gen).reshape(c, k, n_inf).astype(np.intp)  # [b, g, j]
         # relabelling b gives rater labels[b, g, j] the zone that rater g gave key j
         cell = np.arange(c)[:, None, None] * (k * n_lv) + labels * n_lv + zi.T[None, :, :]
         counts = np.bincount(cell.ravel(), minlength=c * k * n_lv).reshape(c, k, n_lv)
