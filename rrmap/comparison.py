@@ -7,8 +7,9 @@ from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["bhattacharyya", "compare", "compare_bounds", "compare_intervals"]
 
-#: Largest power of ten tried when reading bounds as exact decimals.
-_MAX_DECIMALS = 6
+#: Largest power of ten tried when reading bounds as exact decimals (the scaled
+#: integers must also stay below 2⁵², which bounds the digits in practice).
+_MAX_DECIMALS = 15
 
 
 def bhattacharyya(delta: ArrayLike, r: ArrayLike) -> NDArray[np.float64]:
@@ -74,13 +75,15 @@ def compare(
     return delta, r, bhattacharyya(delta, r)
 
 
-def _decimal_integers(bounds: list[np.ndarray]) -> list[np.ndarray]:
-    """Each comparison's four bounds as exact integers ``x · 10^d``, d ≤ 6 as small as possible.
+def _decimal_integers(bounds: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each comparison's four bounds as exact integers ``x · 10^d``, d as small as possible,
+    and which comparisons were scaled.
 
-    Ratings are written in decimals (``40``, ``40.5``): scaled to integers,
-    widths and sums are exact, so Δ and R, which do not change when all
-    four bounds are scaled alike, are computed with one rounding each.
-    Comparisons whose bounds are not short decimals keep their values.
+    Ratings are written in decimals (``40``, ``40.5``, ``48.5151261``): scaled to
+    integers (below 2⁵², so exact in a double), widths and sums are exact, so
+    Δ and R, which do not change when all four bounds are scaled alike, are
+    computed with one rounding each. Comparisons whose bounds are not such
+    decimals keep their values (and are flagged False).
     """
     out = [b.astype(float, copy=True) for b in bounds]
     todo = np.ones(out[0].shape, dtype=bool)
@@ -96,7 +99,7 @@ def _decimal_integers(bounds: list[np.ndarray]) -> list[np.ndarray]:
         for o, r in zip(out, rounded, strict=True):
             o[fits] = r[fits]
         todo &= ~fits
-    return out
+    return out, ~todo
 
 
 def compare_bounds(
@@ -110,10 +113,10 @@ def compare_bounds(
 
     ``R = (b₂ − a₂) / (b₁ − a₁)`` and ``Δ = z · ((a₂ + b₂) − (a₁ + b₁)) / (b₁ − a₁)``,
     the same as :func:`compare` on the Gaussians of the intervals, but
-    computed from exact widths and sums: bounds written with up to six
-    decimals are scaled to integers first. An integer or one-decimal R of
-    exactly 3/2 is then exactly ``1.5``, never ``1.5000000000000002``, so
-    the zone boundaries (docs/method.md) are met exactly.
+    computed from exact widths and sums: bounds written as decimals (up to 15
+    decimals, the scaled integers below 2⁵²) are scaled to integers first. An
+    integer or one-decimal R of exactly 3/2 is then exactly ``1.5``, never
+    ``1.5000000000000002``.
 
     Parameters
     ----------
@@ -132,14 +135,23 @@ def compare_bounds(
     >>> float(d[0]), float(r[0])
     (0.0, 1.5)
     """
+    delta, r, bc, *_ = _compare_scaled(low_ref, high_ref, low_query, high_query, z)
+    return delta, r, bc
+
+
+def _compare_scaled(
+    low_ref: ArrayLike, high_ref: ArrayLike, low_query: ArrayLike, high_query: ArrayLike, z: float
+) -> tuple[NDArray[np.float64], ...]:
+    """:func:`compare_bounds`, which comparisons were computed from exact integers, and
+    their widths (the exact integers where scaled)."""
     arrays = np.broadcast_arrays(
         *(np.asarray(v, dtype=float) for v in (low_ref, high_ref, low_query, high_query))
     )
-    a1, b1, a2, b2 = _decimal_integers(list(arrays))
+    (a1, b1, a2, b2), scaled = _decimal_integers(list(arrays))
     w1 = b1 - a1
     r = (b2 - a2) / w1
     delta = z * ((a2 + b2) - (a1 + b1)) / w1
-    return delta, r, bhattacharyya(delta, r)
+    return delta, r, bhattacharyya(delta, r), scaled, w1, b2 - a2
 
 
 def compare_intervals(

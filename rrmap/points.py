@@ -152,7 +152,7 @@ def points(
     import pandas as pd
 
     from rrmap.ratings import load_ratings
-    from rrmap.zones import Thresholds, classify
+    from rrmap.zones import Thresholds, classify_bounds
 
     if not isinstance(ratings, pd.DataFrame) or "rrmap" not in ratings.attrs:
         ratings = load_ratings(ratings)
@@ -174,7 +174,10 @@ def points(
         out[col] = merged[col].to_numpy()
     out["m_ref"], out["s_ref"], out["m_query"], out["s_query"] = m1, s1, m2, s2
     out["delta"], out["r"], out["bc"] = delta, r, bc
-    out["quality"] = classify(delta, r, bc, th)
+    # from the bounds, so that points on a zone boundary are decided exactly
+    out["quality"] = classify_bounds(
+        merged["low_ref"], merged["high_ref"], merged["low_query"], merged["high_query"], zz, th
+    )
     out["line_ref"] = merged["line_ref"].to_numpy()
     out["line_query"] = merged["line_query"].to_numpy()
     meta.update(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from decimal import Context, Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -11,7 +13,14 @@ from numpy.typing import ArrayLike
 from rrmap.comparison import bhattacharyya
 from rrmap.errors import InputError
 
-__all__ = ["BOUNDARY_TOLERANCE", "QUALITY_DTYPE", "QUALITY_LEVELS", "Thresholds", "classify"]
+__all__ = [
+    "BOUNDARY_TOLERANCE",
+    "QUALITY_DTYPE",
+    "QUALITY_LEVELS",
+    "Thresholds",
+    "classify",
+    "classify_bounds",
+]
 
 #: The four quality levels, in the order of the paper's tables.
 QUALITY_LEVELS: tuple[str, ...] = ("excellent", "fair", "stereotype", "bad")
@@ -19,9 +28,14 @@ QUALITY_LEVELS: tuple[str, ...] = ("excellent", "fair", "stereotype", "bad")
 #: Ordered categorical dtype of the ``quality`` column.
 QUALITY_DTYPE = pd.CategoricalDtype(list(QUALITY_LEVELS), ordered=True)
 
-#: Values within this relative distance of a threshold count as on it (4 ulps):
-#: rounding in Δ, R or the threshold itself never moves a point across a boundary.
+#: For :func:`classify` (Δ, R and BC given as doubles): values within this relative
+#: distance of a threshold count as on it (4 ulps). :func:`classify_bounds` needs no
+#: tolerance: it decides points near a threshold in exact arithmetic.
 BOUNDARY_TOLERANCE: float = 4 * float(np.finfo(float).eps)
+
+#: :func:`classify_bounds` re-decides exactly every point whose double Δ, R or BC lies
+#: within this relative distance of a threshold (far above their rounding errors).
+NEAR: float = 1e-9
 
 
 @dataclass(frozen=True)
@@ -109,10 +123,12 @@ def classify(
 ) -> pd.Categorical:
     """Classify RRMap points into excellent / fair / stereotype / bad.
 
-    Boundaries are met exactly: a value within :data:`BOUNDARY_TOLERANCE`
-    (4 ulps, relative) of a threshold counts as equal to it, so R = 3/2 is
-    fair and |Δ| = 2 is not in the Δ band even where floating-point rounding
-    puts the computed value a hair off (docs/method.md).
+    From doubles alone a point on a boundary cannot be told from one a hair
+    off it, so a value within :data:`BOUNDARY_TOLERANCE` (4 ulps, relative) of
+    a threshold counts as equal to it: R = 3/2 is fair and |Δ| = 2 is not in
+    the Δ band even where rounding puts the computed value a hair off. From
+    interval bounds, :func:`classify_bounds` (what :func:`rrmap.points` uses)
+    decides exactly instead (docs/method.md).
 
     Parameters
     ----------
@@ -155,3 +171,122 @@ def classify(
     codes[band & below] = 2  # stereotype
     codes[b > th.excellent_bc * (1 + tol)] = 0  # excellent wins over everything
     return pd.Categorical.from_codes(codes.ravel(), dtype=QUALITY_DTYPE)
+
+
+def _intended(x: float) -> Fraction:
+    """The value a number given as a double stands for: the simplest fraction with a
+    denominator up to 10⁶ that rounds to it (2/3 for 0.666…, 49/25 for 1.96), else the
+    double's own exact value (an irrational quantile's closest double)."""
+    f = Fraction(x).limit_denominator(10**6)
+    return f if float(f) == x else Fraction(x)
+
+
+def _decimal(x: float) -> Fraction:
+    """The decimal a rating was written as: the shortest one that reads back as *x*."""
+    return Fraction(repr(float(x)))
+
+
+def _exact_zone(bounds: tuple[float, ...], z: Fraction, th: dict[str, Fraction]) -> int:
+    """The zone code of one comparison, Δ and R in exact rationals, BC to 60 digits."""
+    a1, b1, a2, b2 = (_decimal(v) for v in bounds)
+    w1, w2 = b1 - a1, b2 - a2
+    delta = z * ((a2 + b2) - (a1 + b1)) / w1
+    r = w2 / w1
+    with localcontext(Context(prec=60)):
+        dd = Decimal(delta.numerator) / Decimal(delta.denominator)
+        rr = Decimal(r.numerator) / Decimal(r.denominator)
+        q = 1 + rr * rr
+        bc = (2 * rr / q).sqrt() * (-(dd * dd) / (4 * q)).exp()
+        eb = th["excellent_bc"]
+        # BC never equals a rational threshold for rational Δ ≠ 0 (exp of a nonzero
+        # rational is transcendental) nor at Δ = 0 for the default 0.98; 60 digits decide
+        if bc > Decimal(eb.numerator) / Decimal(eb.denominator):
+            return 0
+    if abs(delta) < th["delta_bound"]:
+        if r < th["stereotype_r"]:
+            return 2
+        if r <= th["fair_r"]:
+            return 1
+    return 3
+
+
+def classify_bounds(
+    low_ref: ArrayLike,
+    high_ref: ArrayLike,
+    low_query: ArrayLike,
+    high_query: ArrayLike,
+    z: float,
+    thresholds: Thresholds | None = None,
+) -> pd.Categorical:
+    """Quality zones straight from the interval bounds, decided exactly on the boundaries.
+
+    Δ, R and BC are computed in doubles (:func:`rrmap.compare_bounds`) and
+    compared with the thresholds without tolerance. A point whose Δ, R or BC
+    lies within a relative 10⁻⁹ of a threshold, or whose bounds are not
+    decimals of up to 15 places, is decided again in exact arithmetic: each
+    bound is the decimal it was written as (the shortest one that reads back
+    as the same double), Δ and R exact rationals, BC to 60 digits, z and the
+    thresholds the values they stand for (1.96 is 49/25, 2/3 is 2/3: the
+    simplest fraction that rounds to the double, else the double itself). So
+    ``48.5151261, 48.5152927`` against ``48.5152111, 48.5153777`` has Δ = 2
+    exactly with z = 1.96 and is not in the Δ band, and
+    ``0, 19.641293`` against ``10.021252, 29.662545`` (Δ = 2 − 1.5·10⁻¹⁵ with the
+    exact z) is.
+
+    Parameters
+    ----------
+    low_ref, high_ref, low_query, high_query : array_like
+        Interval bounds (broadcast together).
+    z : float
+        The standard-normal quantile of the coverage.
+    thresholds : Thresholds, optional
+        Zone thresholds (paper defaults).
+
+    Returns
+    -------
+    pandas.Categorical
+
+    Examples
+    --------
+    >>> list(classify_bounds([48.5151261], [48.5152927], [48.5152111], [48.5153777], z=1.96))
+    ['bad']
+    >>> list(classify_bounds([0.0], [19.641293], [10.021252], [29.662545], z=1.959963984540054))
+    ['fair']
+    """
+    from rrmap.comparison import _compare_scaled
+
+    th = thresholds or Thresholds()
+    bounds = np.broadcast_arrays(
+        *(np.asarray(v, dtype=float) for v in (low_ref, high_ref, low_query, high_query))
+    )
+    d, rr, b, scaled, w1, w2 = (np.ravel(a) for a in _compare_scaled(*bounds, z))
+    _check_points(d, rr, b)
+    band = np.abs(d) < th.delta_bound
+    below = rr < th.stereotype_r
+    within = ~below & (rr <= th.fair_r)
+    excellent = b > th.excellent_bc
+    slow = ~scaled | (np.abs(np.abs(d) - th.delta_bound) <= NEAR * th.delta_bound)
+    slow |= np.abs(b - th.excellent_bc) <= NEAR * th.excellent_bc
+    exact = {k: _intended(v) for k, v in th.to_dict().items()}
+    for name in ("stereotype_r", "fair_r"):  # R on its own threshold: common, so vectorised
+        t, f = getattr(th, name), exact[name]
+        near = (np.abs(rr - t) <= NEAR * t) & ~slow
+        # W₂·q against p·W₁ with integer widths: exact in doubles below 2⁵³
+        ok = near & (np.maximum(w1, w2) * max(f.numerator, f.denominator) < 2.0**53)
+        slow |= near & ~ok
+        left, right = w2[ok] * f.denominator, f.numerator * w1[ok]
+        if name == "stereotype_r":
+            below[ok] = left < right
+            within[ok] = ~below[ok] & (rr[ok] <= th.fair_r)
+        else:
+            within[ok] = ~below[ok] & (left <= right)
+    codes = np.full(d.shape, 3, dtype=np.int8)
+    codes[band & within] = 1
+    codes[band & below] = 2
+    codes[excellent] = 0
+    if slow.any():
+        zz = _intended(z)
+        flat = [np.ravel(a) for a in bounds]
+        for i in np.flatnonzero(slow):
+            codes[i] = _exact_zone(tuple(a[i] for a in flat), zz, exact)
+    return pd.Categorical.from_codes(codes, dtype=QUALITY_DTYPE)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import rrmap
 from rrmap.comparison import compare_bounds
 from rrmap.errors import InputError
-from rrmap.zones import Thresholds, classify
+from rrmap.zones import Thresholds, classify, classify_bounds
 
 # z settings: the paper's 1.96 (exactly 49/25 to its users) and the exact quantile,
 # taken as the rational value of the double rrmap uses
@@ -52,9 +52,14 @@ def exact_zone(a1: F, b1: F, a2: F, b2: F, z: F, delta_bound: F) -> str:
 
 
 def rrmap_zones(bounds: np.ndarray, z: float, delta_bound: float) -> list[str]:
-    """rrmap's zones for rows (a1, b1, a2, b2) given as doubles, as a file would give them."""
+    """rrmap's zones for rows (a1, b1, a2, b2) given as doubles, as a file would give them,
+    both ways: from the bounds (exact) and from the doubles Δ, R, BC (4-ulp tolerance),
+    which agree on whole numbers and one decimal."""
+    th = Thresholds(delta_bound=delta_bound)
+    exact = list(classify_bounds(*bounds.T, z=z, thresholds=th))
     d, r, bc = compare_bounds(bounds[:, 0], bounds[:, 1], bounds[:, 2], bounds[:, 3], z=z)
-    return list(classify(d, r, bc, Thresholds(delta_bound=delta_bound)))
+    assert list(classify(d, r, bc, th)) == exact
+    return exact
 
 
 def all_integer_pairs(top: int) -> np.ndarray:
@@ -111,12 +116,15 @@ def edge_pairs(decimals: int):
     return build()
 
 
-def check_pairs(pairs, zname, bname):
+def check_pairs(pairs, zname, bname, tolerant=True):
     z, zf = Z_SETTINGS[zname]
     bound, bf = BOUNDS[bname]
     # the doubles a CSV gives: float("40.5") is the double nearest to 81/2
     rows = np.array([[float(v) for v in p] for p in pairs])
-    got = rrmap_zones(rows, z, bound)
+    if tolerant:
+        got = rrmap_zones(rows, z, bound)
+    else:
+        got = list(classify_bounds(*rows.T, z=z, thresholds=Thresholds(delta_bound=bound)))
     want = [exact_zone(*p, zf, bf) for p in pairs]
     assert got == want, [(p, g, w) for p, g, w in zip(pairs, got, want, strict=True) if g != w]
 
@@ -138,6 +146,42 @@ def test_one_decimal_ratings_on_the_edges(pairs):
     for zname in Z_SETTINGS:
         for bname in BOUNDS:
             check_pairs(pairs, zname, bname)
+
+
+@given(st.lists(edge_pairs(7), min_size=1, max_size=40))
+@example([(F("48.5151261"), F("48.5152927"), F("48.5152111"), F("48.5153777"))])  # Δ = 2, z 1.96
+@example([(F(0), F("19.641293"), F("10.021252"), F("29.662545"))])  # Δ = 2 − 1.5e-15, exact z
+def test_seven_decimal_ratings_on_the_edges(pairs):
+    """Bounds with seven decimals, steered onto the edges: decided from the bounds, exactly
+    (from the doubles Δ and R alone, with a tolerance, some of these cannot be)."""
+    for zname in Z_SETTINGS:
+        for bname in BOUNDS:
+            check_pairs(pairs, zname, bname, tolerant=False)
+
+
+def test_seven_decimal_cases_reported():
+    rows = np.array([[48.5151261, 48.5152927, 48.5152111, 48.5153777]])
+    assert list(classify_bounds(*rows.T, z=1.96)) == ["bad"]  # exactly on |Δ| = 2
+    d, r, bc = compare_bounds(*rows.T, z=1.96)
+    assert d[0] == pytest.approx(2, rel=1e-12)
+    # off the boundary by 1.5e-15: inside the band, though within 4 ulps of 2
+    rows = np.array([[0.0, 19.641293, 10.021252, 29.662545]])
+    assert list(classify_bounds(*rows.T, z=rrmap.Z_95)) == ["fair"]
+    d, r, bc = compare_bounds(*rows.T, z=rrmap.Z_95)
+    assert list(classify(d, r, bc)) == ["bad"]  # the tolerance of classify cannot tell
+
+
+def test_many_decimals_and_not_decimals_are_decided_exactly():
+    """Bounds the decimal scaling cannot make integers (16+ significant digits) still get
+    the exact zone of the decimals they were written as."""
+    pairs = [
+        (F("0.1"), F("0.30000000000000004"), F("0.15"), F("0.45")),
+        (F("1e-7"), F("3.0000001e-7"), F("2e-7"), F("5e-7")),
+        (F("12.345678901234"), F("42.345678901234"), F("17.345678901234"), F("62.345678901234")),
+    ]
+    for zname in Z_SETTINGS:
+        for bname in BOUNDS:
+            check_pairs(pairs, zname, bname, tolerant=False)
 
 
 def test_the_reported_cases_through_points():
@@ -163,6 +207,12 @@ def test_the_reported_cases_through_points():
         assert pts["quality"].iloc[0] == zone, name
     d, r, _ = rrmap.compare_intervals((40, 60), (35, 65))
     assert (d, r) == (0.0, 1.5)
+    # seven decimals through a file: on |Δ| = 2 exactly
+    df = pd.DataFrame(
+        {"expert": ["E1", "E1"], "origin": ["real", "generated"], "item": ["x", "x"],
+         "low rating": [48.5151261, 48.5152111], "high rating": [48.5152927, 48.5153777]}
+    )  # fmt: skip
+    assert rrmap.points(rrmap.load_ratings(df), z=1.96)["quality"].iloc[0] == "bad"
 
 
 def test_exhaustive_grid_through_points_matches_compare_bounds():
