@@ -79,9 +79,9 @@ def _alpha_interval(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, int]:
     return _alpha(n, w @ inside, between), int(keep.sum())
 
 
-def _alpha_nominal(z: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, int]:
+def _alpha_nominal(z: np.ndarray, w: np.ndarray, levels: int = _N_Q) -> tuple[np.ndarray, int]:
     """Krippendorff's nominal α of codes *z* (units × raters, −1 missing) per weight row."""
-    counts = np.stack([(z == c).sum(axis=1) for c in range(_N_Q)], axis=1)  # units × levels
+    counts = np.stack([(z == c).sum(axis=1) for c in range(levels)], axis=1)  # units × levels
     m = counts.sum(axis=1)
     keep = m >= 2
     if keep.sum() == 0:
