@@ -35,7 +35,8 @@ _HEADERS = {
     "zones_effect": "$V$",
 }
 _ZONE_TESTS = {"chi2": r"$\chi^2$", "stuart_maxwell": "SM", "marginal_homogeneity": "MH"}
-_P_MARKS = {"monte_carlo": "MC", "exact": "exact", "permutation": "perm."}
+#: Marks of p-values not obtained the usual way (explained in every caption).
+_P_MARKS = {"monte_carlo": r"$^{\dagger}$", "exact": r"$^{\ddagger}$", "permutation": r"$^{\ast}$"}
 _METHODS = {"holm": "Holm", "fdr_bh": "BH"}
 
 
@@ -74,11 +75,30 @@ def _header(col: str) -> str:
     return _escape(col)
 
 
+def _grouped_header(col: str) -> tuple[str, str]:
+    """(group, name) of a tests-table column: energy and zone columns under their test,
+    p-values as "$p$" (the caption says whether adjusted)."""
+    kind = "energy" if col.startswith("energy") else "zones" if col.startswith("zones") else ""
+    if not kind:
+        return "", _header(col)
+    if col.startswith(f"{kind}_p"):
+        return kind, "$p$"
+    names = {"energy": "$E$", "energy_effect": "share", "zones_test": "test",
+             "zones": "stat.", "zones_dof": "dof", "zones_effect": "$V$"}  # fmt: skip
+    return kind, names.get(col, _escape(col))
+
+
 def _styled(
-    table: pd.DataFrame, formatters: Mapping[str, Any], caption: str, label: str, text: int
+    table: pd.DataFrame,
+    formatters: Mapping[str, Any],
+    caption: str,
+    label: str,
+    text: int,
+    grouped: bool = False,
 ) -> str:
     """*table* through pandas' Styler: booktabs rules, caption, label, no index; the first
-    *text* columns are names (left-aligned, escaped), the others numbers."""
+    *text* columns are names (left-aligned, escaped), the others numbers. With *grouped*,
+    a second header row groups the columns of each test (:func:`_grouped_header`)."""
     fmt = {c: _escape for c in table.columns[:text]} | dict(formatters)
     # cells formatted here rather than through Styler.format: a formatter per cell makes
     # every to_latex deep-copy one function per cell; the text comes out the same
@@ -90,15 +110,23 @@ def _styled(
             for col in table.columns
         }
     )
-    sty = shown.style.hide(axis="index")
-    sty = sty.relabel_index([_header(c) for c in table.columns], axis=1)
-    align = "l" * text + "r" * (len(table.columns) - text)
+    if grouped:
+        shown.columns = pd.MultiIndex.from_tuples([_grouped_header(c) for c in table.columns])
+        sty = shown.style.hide(axis="index")
+    else:
+        sty = shown.style.hide(axis="index")
+        sty = sty.relabel_index([_header(c) for c in table.columns], axis=1)
+    align = "".join(
+        "l" if i < text or c in ("design", "zones_test") else "r"
+        for i, c in enumerate(table.columns)
+    )
     long = len(table) > _LONG
     return sty.to_latex(
         hrules=True,
         caption=caption,
         label=label,
         column_format=align,
+        multicol_align="c",
         position="htbp" if not long else None,
         position_float="centering" if not long else None,
         environment="longtable" if long else None,
@@ -160,13 +188,15 @@ def tests_latex(tests: pd.DataFrame, settings: Mapping[str, Any], *, result: Any
         f"permutations, seed {settings['seed']}; zone tests on the quality levels: "
         r"$\chi^2$ (independent samples), SM = Stuart--Maxwell (two matched raters), "
         "MH = within-key permutation test of marginal homogeneity (more matched raters). "
-        "$E$ share: between-group share of the energy dispersion; $V$: Cram\\'er's $V$."
+        "$E$ share: between-group share of the energy dispersion; $V$: Cram\\'er's $V$. "
+        "$p$-values are permutation ones (energy) and asymptotic (zones) unless marked: "
+        "$^{\\dagger}$ Monte Carlo, $^{\\ddagger}$ exact, $^{\\ast}$ within-key permutation."
     )
     note = (
-        f" $p$-values adjusted ({_METHODS.get(adjust, adjust)}) within each family; raw ones "
+        f" $p$: adjusted ({_METHODS.get(adjust, adjust)}) within each family; raw $p$-values "
         "in tests.csv."
         if adjust != "none"
-        else ""
+        else " $p$: not adjusted for multiple tests."
     )
     parts = [_TESTS_PREAMBLE]
     for head, intro, frame, first in design_frames(result):
@@ -189,7 +219,9 @@ def tests_latex(tests: pd.DataFrame, settings: Mapping[str, Any], *, result: Any
             "$p < 0.05$ in bold: evidence against identical distributions, not a verdict."
         )
         label = "tab:rrmap-" + "-".join(_slug(head).split())
-        parts.append(_styled(shown, formatters, caption, label, 1 if first == "groups" else 2))
+        parts.append(
+            _styled(shown, formatters, caption, label, 1 if first == "groups" else 2, grouped=True)
+        )
     return "\n".join(parts)
 
 
@@ -217,7 +249,7 @@ def _latex_frame(frame: pd.DataFrame, adjusted: bool) -> pd.DataFrame:
 def _p_mark(method: str, p: float, usual: str) -> str:
     if pd.isna(p) or not method or method == usual:
         return ""
-    return f"\\textsuperscript{{{_P_MARKS.get(method, _escape(method))}}}"
+    return _P_MARKS.get(method, f"\\textsuperscript{{{_escape(method)}}}")
 
 
 _TESTS_PREAMBLE = "% rrmap tests; needs \\usepackage{booktabs} (and longtable for long tables)\n"

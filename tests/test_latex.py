@@ -75,7 +75,7 @@ def test_tests_tables_hold_every_test_and_bold_the_significant(result):
         "MH",
         f"{z.statistic:.3g}",
         "",
-        latex_pvalue(z.pvalue_holm) + "\\textsuperscript{perm.}",
+        latex_pvalue(z.pvalue_holm) + "$^{\\ast}$",
         f"{z.effect:.3g}",
     ]
     # the study's tests: raw p-values, χ² zone tests
