@@ -346,3 +346,18 @@ def test_permutation_warning_in_python():
             tests=["energy"],
             rng=0,
         )
+
+
+def test_benjamini_hochberg_needs_only_p_below_alpha(runner, tmp_path):
+    """BH can reject a whole family whose p-values are all ≤ 0.05: with B = 99 (smallest
+    p 0.01) no warning, and the strongest families pass (the bound is α, not α/m)."""
+    args = ["--by", "criterion", "--permutations", "99", "--p-adjust", "fdr_bh"]
+    res = _run(runner, *args, "--out", str(tmp_path), "-q", "--no-figures")
+    assert res.exit_code == 0 and res.stderr == ""
+    tests = pd.read_csv(tmp_path / "tests.csv", keep_default_na=False, na_values=[""])
+    energy = tests[tests.test == "energy"]
+    assert (energy.pvalue_fdr_bh < 0.05).any()
+    # and below 1/(B + 1) ≤ α it warns
+    res = _run(runner, *args[:2], "--permutations", "9", *args[4:], "--out", str(tmp_path / "b"),
+               "-q", "--no-figures")  # fmt: skip
+    assert "needs p ≤ 0.05" in res.stderr and "use at least 19 permutations" in res.stderr
