@@ -49,9 +49,10 @@ class Chi2TestResult:
         Total count.
     n_perm : int
         Monte Carlo tables drawn (0: asymptotic p-value only; fewer than
-        asked when a sequential test stopped early).
+        asked when a sequential test stopped early), or tables enumerated
+        for an exact p-value.
     p_method : str
-        ``"monte_carlo"`` or ``"asymptotic"``.
+        ``"exact"``, ``"monte_carlo"`` or ``"asymptotic"``.
     effect : float
         Cramér's V, ``sqrt(X² / (n (min(r, c) − 1)))`` (:func:`cramers_v`).
     effect_corrected : float
@@ -133,6 +134,7 @@ def chi2_test(
     n_perm: int = 0,
     rng: int | np.random.Generator | None = None,
     stop_hits: int | None = None,
+    exact: bool = True,
 ) -> Chi2TestResult:
     """Pearson χ² test of independence on a contingency table.
 
@@ -152,6 +154,11 @@ def chi2_test(
     stop_hits : int, optional
         Sequential Monte Carlo p-value (Besag & Clifford): stop once this many
         tables reached X²_obs, with ``p = h / L`` (as the energy tests).
+    exact : bool, default True
+        With ``n_perm > 0``, a table of two rows whose fixed-margin tables
+        number at most :data:`EXACT_TABLES` gets the exact p-value instead of
+        a Monte Carlo one: every such table enumerated with its hypergeometric
+        probability, ``p = P(X² ≥ X²_obs)`` (``p_method = "exact"``).
 
     Returns
     -------
@@ -194,15 +201,19 @@ def chi2_test(
     stat, p_asym, dof, expected = _pearson(obs)
     n_perm = int(n_perm)
     pvalue, drawn = float(p_asym), 0
-    if n_perm > 0:
+    method = "asymptotic"
+    rows, cols = obs.sum(axis=1).astype(np.int64), obs.sum(axis=0).astype(np.int64)
+    if n_perm > 0 and exact and _two_row_tables(rows, cols) <= EXACT_TABLES:
+        pvalue, drawn, method = _exact_two_rows(rows, cols, expected, stat)
+    elif n_perm > 0:
         gen = np.random.default_rng(rng)
-        rows, cols = obs.sum(axis=1).astype(np.int64), obs.sum(axis=0).astype(np.int64)
 
         def simulate(c: int) -> np.ndarray:
             tabs = random_tables(rows, cols, c, gen)
             return (((tabs - expected) ** 2) / expected).sum(axis=(1, 2))
 
         pvalue, drawn = sequential_pvalue(simulate, stat, n_perm, stop_hits or None)
+        method = "monte_carlo"
     v, v_corrected = cramers_v(obs)
     return Chi2TestResult(
         statistic=float(stat),
@@ -213,12 +224,56 @@ def chi2_test(
         n_perm=drawn,
         min_expected=float(expected.min()),
         share_expected_below_5=float((expected < 5).mean()),
-        p_method="monte_carlo" if n_perm > 0 else "asymptotic",
+        p_method=method,
         effect=v,
         effect_corrected=v_corrected,
         dropped_rows=dropped_rows,
         dropped_columns=dropped_cols,
     )
+
+
+#: Largest number of two-row tables with fixed margins enumerated for an exact p-value.
+EXACT_TABLES = 200_000
+
+
+def _two_row_tables(rows: np.ndarray, cols: np.ndarray) -> float:
+    """How many candidate tables the exact enumeration of a two-row table would visit
+    (infinite for more rows)."""
+    if len(rows) != 2:
+        return float("inf")
+    return float(np.prod([min(int(c), int(rows[0])) + 1 for c in cols[:-1]], dtype=float))
+
+
+def _exact_two_rows(
+    rows: np.ndarray, cols: np.ndarray, expected: np.ndarray, stat: float
+) -> tuple[float, int, str]:
+    """Exact P(X² ≥ X²_obs) over every two-row table with the margins *rows*, *cols*.
+
+    The first row's counts x_j (the second's follow) have the multivariate
+    hypergeometric probability ``∏ C(col_j, x_j) / C(n, row_1)``: the law of the
+    table when the quality labels are shuffled over the pooled points.
+    """
+    n1, n = int(rows[0]), int(cols.sum())
+    grids = np.meshgrid(*[np.arange(min(int(c), n1) + 1) for c in cols[:-1]], indexing="ij")
+    first = np.stack([g.ravel() for g in grids], axis=1)
+    last = n1 - first.sum(axis=1)
+    ok = (last >= 0) & (last <= cols[-1])
+    first = np.column_stack([first[ok], last[ok]])
+    logfact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+    logp = (
+        (logfact[cols] - logfact[first] - logfact[cols - first]).sum(axis=1)
+        - logfact[n]
+        + logfact[n1]
+        + logfact[n - n1]
+    )
+    tables = np.stack([first, cols - first], axis=1)
+    stats = (((tables - expected) ** 2) / expected).sum(axis=(1, 2))
+    reach = stats >= stat - _REL_TOL_EXACT * max(1.0, abs(stat))
+    prob = np.exp(logp)
+    return float(min(1.0, prob[reach].sum() / prob.sum())), len(first), "exact"
+
+
+_REL_TOL_EXACT = 1e-12
 
 
 def fails_cochran(expected: np.ndarray) -> bool:

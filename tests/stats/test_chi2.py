@@ -74,7 +74,7 @@ def test_dataframe_labels_reported():
 
 def test_monte_carlo_pvalue_matches_scipy_permutation_test():
     table = np.array([[6, 2, 1, 0], [1, 3, 2, 4]])
-    res = chi2_test(table, n_perm=4000, rng=0)
+    res = chi2_test(table, n_perm=4000, rng=0, exact=False)
     # reference: scipy's permutation test on the same statistic (quality labels permuted)
     rows = np.repeat([0, 1], table.sum(axis=1))
     cols = np.concatenate([np.repeat(np.arange(4), table[i]) for i in range(2)])
@@ -101,10 +101,41 @@ def test_monte_carlo_pvalue_matches_scipy_permutation_test():
     )
 
 
+@pytest.mark.parametrize(
+    "table", [[[3, 1, 0, 2], [1, 2, 2, 0]], [[4, 0, 1], [0, 3, 2]], [[2, 2, 2, 1], [2, 2, 2, 1]]]
+)
+def test_exact_two_row_pvalue_is_the_enumeration_of_every_relabelling(table):
+    """Every assignment of the pooled points to the two rows, counted one by one."""
+    from itertools import combinations
+
+    t = np.array(table)
+    res = chi2_test(t, n_perm=999, rng=0)
+    assert res.p_method == "exact"
+    cols = np.concatenate([np.repeat(j, t[:, j].sum()) for j in range(t.shape[1])])
+    n, n1 = len(cols), int(t[0].sum())
+    keep = t.sum(axis=0) > 0
+    expected = stats.contingency.expected_freq(t[:, keep])
+    obs = stats.chi2_contingency(t[:, keep], correction=False).statistic
+    hits = total = 0
+    for first in combinations(range(n), n1):
+        row = np.ones(n, dtype=int)
+        row[list(first)] = 0
+        tab = np.zeros(t.shape)
+        np.add.at(tab, (row, cols), 1)
+        x2 = (((tab[:, keep] - expected) ** 2) / expected).sum()
+        hits += x2 >= obs - 1e-9
+        total += 1
+    assert res.pvalue == pytest.approx(hits / total, rel=1e-12)
+    # the Monte Carlo p-value of the same table agrees within its error
+    mc = chi2_test(t, n_perm=20_000, rng=1, exact=False)
+    assert mc.p_method == "monte_carlo"
+    assert abs(mc.pvalue - res.pvalue) < 5 * np.sqrt(res.pvalue * (1 - res.pvalue) / 20_000) + 1e-4
+
+
 def test_monte_carlo_is_seeded_and_fixed_margin():
     table = [[5, 1, 2], [1, 6, 2]]
-    a = chi2_test(table, n_perm=500, rng=3)
-    b = chi2_test(table, n_perm=500, rng=3)
+    a = chi2_test(table, n_perm=500, rng=3, exact=False)
+    b = chi2_test(table, n_perm=500, rng=3, exact=False)
     assert a == b
     from rrmap.stats._montecarlo import random_tables
 

@@ -311,10 +311,24 @@ def test_progress_bar_on_stderr(pts, capsys):
 def test_chi2_monte_carlo_in_designs(pts):
     kw = dict(tests=["chi2"], rng=0, design="independent")
     res = compare_groups(pts, "expert", chi2_n_perm=199, chi2_mc_all=True, **kw)
-    assert (res.n_perm == 199).all() and set(res.p_method) == {"monte_carlo"}
-    assert ((res.pvalue >= 1 / 200) & (res.pvalue <= 1)).all()
+    # the three raters: Monte Carlo; a pair (two rows): every table enumerated, exact, where
+    # there are at most EXACT_TABLES of them
+    from rrmap.stats.chi2 import EXACT_TABLES, _two_row_tables
+
+    sizes = []
+    for groups in res.groups:
+        sub = pts[pts.expert.isin(groups.split("|"))]
+        tab = rrmap.stats.contingency_table(sub.expert, sub.quality).to_numpy()
+        tab = tab[:, tab.sum(axis=0) > 0]
+        sizes.append(_two_row_tables(tab.sum(axis=1), tab.sum(axis=0)))
+    want = ["exact" if s <= EXACT_TABLES else "monte_carlo" for s in sizes]
+    assert res.p_method.tolist() == want and want[0] == "monte_carlo" and "exact" in want
+    exact = res.p_method == "exact"
+    assert (res.n_perm[~exact] == 199).all() and (res.n_perm[exact] > 10_000).all()
+    assert ((res.pvalue > 0) & (res.pvalue <= 1)).all()
     # the raters differ strongly: no Monte Carlo table reaches the observed X²
     assert res.pvalue.iloc[0] == pytest.approx(1 / 200)
+    assert (res.pvalue[exact] < 1e-6).all()
     asym = compare_groups(pts, "expert", chi2_n_perm=0, **kw)
     np.testing.assert_allclose(res.statistic, asym.statistic)
     assert set(asym.p_method) == {"asymptotic"} and asym.n_perm.isna().all()
@@ -324,7 +338,9 @@ def test_chi2_monte_carlo_in_designs(pts):
     per_rater = compare_groups(pts[pts.expert == "E1"], "movement", chi2_n_perm=199, **kw)
     fails = (per_rater.share_expected_below_5 > 0.2) | (per_rater.min_expected < 1)
     assert fails.any()
-    assert (per_rater.p_method == np.where(fails, "monte_carlo", "asymptotic")).all()
+    pair = per_rater.groups.str.count(r"\|") == 1
+    want = np.where(fails, np.where(pair, "exact", "monte_carlo"), "asymptotic")
+    assert (per_rater.p_method == want).all()
 
 
 def _two_families_one_label():
