@@ -56,7 +56,7 @@ def test_proportion_whiskers_are_the_wilson_intervals_of_the_boundaries(pts):
     (lines,) = [c for c in ax.collections if c.get_gid() == "rrmap.intervals"]
     segments = lines.get_segments()  # one horizontal whisker per boundary
     tab = proportions(pts, wide=True)
-    y = {f"{e} (n = {n})": t for e, n, t in zip(tab.expert, tab.n, range(len(tab)))}
+    y = {f"{e} (n = {n})": t for e, n, t in zip(tab.expert, tab.n, range(len(tab)), strict=True)}
     assert len(segments) == 3 * len(tab)
     ticks = dict(zip([t.get_text() for t in ax.get_yticklabels()], ax.get_yticks(), strict=True))
     for name in y:
@@ -64,9 +64,11 @@ def test_proportion_whiskers_are_the_wilson_intervals_of_the_boundaries(pts):
         counts = (row[list(QUALITY_LEVELS)].to_numpy(float) * row.n).round().cumsum()[:3]
         low, high = proportion_confint(counts, row.n, alpha=0.05, method="wilson")
         mine = sorted(
-            (seg[0][0], seg[1][0]) for seg in segments if abs(seg[0][1] - (ticks[name] - 0.25)) < 1e-9
+            (seg[0][0], seg[1][0])
+            for seg in segments
+            if abs(seg[0][1] - (ticks[name] - 0.25)) < 1e-9
         )
-        np.testing.assert_allclose(mine, sorted(zip(100 * low, 100 * high)), rtol=1e-9)
+        np.testing.assert_allclose(mine, sorted(zip(100 * low, 100 * high, strict=True)), rtol=1e-9)
 
 
 def test_proportion_bars_per_option(pts):
