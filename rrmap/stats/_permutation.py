@@ -50,6 +50,7 @@ from rrmap.stats._relabellings import (
     BlockShuffles,
     Shuffles,
 )
+from rrmap.stats._ties import settle, tie_tolerance
 
 #: Memory budget of one chunk of relabellings (bytes) when no chunk size is given.
 DEFAULT_CHUNK_BYTES = 32 * 2**20
@@ -376,7 +377,11 @@ def single_precision_statistics(
 
 
 def screened_statistics(
-    dist: _Stacked, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray
+    dist: _Stacked,
+    labels: np.ndarray,
+    sizes: np.ndarray,
+    threshold: np.ndarray,
+    near: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """E of each test under each relabelling, exact on the side of *threshold* it falls.
 
@@ -391,6 +396,9 @@ def screened_statistics(
         As in :func:`single_precision_statistics`.
     threshold : ndarray, shape (T,)
         ``E_obs − τ`` of each test.
+    near : ndarray, shape (T,), optional
+        A second threshold decided the same way (``E_obs − τ_tie``: the band
+        between the two is settled exactly, :mod:`rrmap.stats._ties`).
 
     Returns
     -------
@@ -401,6 +409,8 @@ def screened_statistics(
     stats, bound = single_precision_statistics(dist, labels, sizes)
     # decided: clearly on one side; NaN or inf (float32 overflow) is never decided
     decided = np.abs(stats - threshold[:, None]) > bound
+    if near is not None:
+        decided &= np.abs(stats - near[:, None]) > bound
     redo = ~decided.all(axis=0)
     if redo.any():
         stats[:, redo] = statistics(*block_sums(dist, labels[redo], sizes), sizes)
@@ -465,17 +475,26 @@ class _Progress:
 SCREEN_GIVE_UP = 0.5
 
 
-def _chunk(dist, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray):
-    """E of the active tests under *labels*, screened in single precision when *dist* allows.
+def _chunk(dist, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray, near: np.ndarray):
+    """E of the active tests under *labels*, screened in single precision when *dist* allows,
+    with the relabellings in the band ``[threshold, near)`` settled exactly (they count as
+    reaching ``E_obs`` or as falling short of it).
 
     Returns the statistics and the distances to use next (without the
     single-precision copy once screening stopped paying).
     """
     if dist.d32 is None:
-        return statistics(*block_sums(dist, labels, sizes), sizes), dist
-    stats, share = screened_statistics(dist, labels, sizes, threshold)
-    if share > SCREEN_GIVE_UP:
-        dist = dist.unscreened()
+        stats = statistics(*block_sums(dist, labels, sizes), sizes)
+    else:
+        stats, share = screened_statistics(dist, labels, sizes, threshold, near)
+        if share > SCREEN_GIVE_UP:
+            dist = dist.unscreened()
+    band = (stats >= threshold[:, None]) & (stats < near[:, None])
+    if band.any() and isinstance(dist, _Stacked):  # row blocks hold no distance matrix
+        base = np.repeat(np.arange(len(sizes)), sizes)
+        for t, b in zip(*np.nonzero(band), strict=True):
+            reach = settle(dist.d[t], base, labels[b : b + 1], sizes)[0]
+            stats[t, b] = np.inf if reach else -np.inf
     return stats, dist
 
 
@@ -534,10 +553,12 @@ def run_batch(
     upper, diag = block_sums(dist, source.base[None, :], sizes)
     observed = statistics(upper, diag, sizes)[:, 0]
     share = dispersion_share(diag[:, 0], dist.total, sizes)
-    tau = tolerance(observed, term_scale(upper[:, 0], diag[:, 0], sizes), m)
+    scale = term_scale(upper[:, 0], diag[:, 0], sizes)
+    tau = tolerance(observed, scale, m)
     first = min(n_perm, cap if not stop_hits else min(cap, max(2 * stop_hits, 32)))
     threshold = observed - tau
-    stats, dist = _chunk(dist, source.draw(first, rng), sizes, threshold)
+    near = observed - np.minimum(tie_tolerance(scale, m), tau)
+    stats, dist = _chunk(dist, source.draw(first, rng), sizes, threshold, near)
     state = _Progress(
         observed=observed,
         tau=tau,
@@ -555,7 +576,8 @@ def run_batch(
         if not keep.all():
             dist = dist.subset(keep)
         c = min(2 * c if stop_hits else cap, cap, n_perm - done)
-        stats, dist = _chunk(dist, source.draw(c, rng), sizes, threshold[state.active])
+        act = state.active
+        stats, dist = _chunk(dist, source.draw(c, rng), sizes, threshold[act], near[act])
     rest = state.active
     if source.total is not None:
         state.pvalue[rest] = state.hits[rest] / float(source.total)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from exact_energy import exact_pvalue, reported_design, within_mc_error
 
-from rrmap.stats.energy import energy_test, energy_tests
+from rrmap.stats.energy import energy_test, energy_tests, pairwise_distances
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
@@ -102,3 +102,73 @@ def test_the_exact_reference_itself():
     stats = np.array([e(c) for c in combinations(range(5), 3)])
     brute = np.mean(stats >= obs - 1e-9)
     assert exact_pvalue([a, b]) == pytest.approx(brute)
+
+
+class _EveryRelabelling:
+    """Every split of m points into the groups of *sizes* (two groups), in a fixed order:
+    a relabelling source for ``run_batch`` whose p-value is then exact."""
+
+    def __init__(self, sizes):
+        from itertools import combinations
+
+        m = int(sum(sizes))
+        self.base = np.repeat([0, 1], sizes)
+        rows = []
+        for first in combinations(range(m), int(sizes[0])):
+            lab = np.ones(m, dtype=np.intp)
+            lab[list(first)] = 0
+            rows.append(lab)
+        self.rows = np.array(rows)
+        self.total = len(rows)
+        self.done = 0
+
+    def draw(self, c, rng=None):
+        out = self.rows[self.done : self.done + c]
+        self.done += c
+        return out
+
+
+def _decimal_energy_pvalue(x: np.ndarray, n1: int) -> float:
+    """P(E_b ≥ E_obs) over every split, E in 60-digit decimals (ties: within 1e-40)."""
+    from decimal import Decimal, localcontext
+    from itertools import combinations
+
+    with localcontext() as ctx:
+        ctx.prec = 60
+        pts = [[Decimal(int(v)) for v in p] for p in x]
+        m = len(pts)
+        d = [[((pts[i][0] - pts[j][0]) ** 2 + (pts[i][1] - pts[j][1]) ** 2).sqrt()
+              for j in range(m)] for i in range(m)]  # fmt: skip
+
+        def energy(a):
+            b = [i for i in range(m) if i not in a]
+            na, nb = len(a), len(b)
+            mab = sum(d[i][j] for i in a for j in b) / (na * nb)
+            maa = sum(d[i][j] for i in a for j in a) / (na * na)
+            mbb = sum(d[i][j] for i in b for j in b) / (nb * nb)
+            return Decimal(na * nb) / (na + nb) * (2 * mab - maa - mbb)
+
+        obs = energy(list(range(n1)))
+        tie = Decimal(10) ** -40
+        hits = [energy(list(c)) >= obs - tie for c in combinations(range(m), n1)]
+    return sum(hits) / len(hits)
+
+
+def test_multi_scale_near_ties_are_decided_from_the_distances_compared():
+    """Six and six lattice points plus an outlier at 10⁹: τ (2.1e-4, set by the outlier's
+    distances) would count two relabellings 8.6e-5 below E_obs as ties; they are not."""
+    from rrmap.stats._permutation import _Stacked, order_groups, run_batch
+
+    lattice = [[2, 0], [1, 3], [0, 3], [2, 1], [3, 3], [1, 2], [3, 2], [1, 3], [3, 0], [2, 3],
+               [0, 1], [2, 1]]  # fmt: skip
+    x = np.vstack([lattice, [[10**9, 0]]]).astype(float)  # groups: 6 | 6 + the outlier
+    codes = np.repeat([0, 1], [6, 7])
+    order, sizes = order_groups(codes, 2)
+    d = pairwise_distances(x[order])[None]
+    exact = _decimal_energy_pvalue(x[order], int(sizes[0]))
+    for screen in (False, True):
+        src = _EveryRelabelling(sizes)
+        res = run_batch(_Stacked(d, screen=screen), sizes, 0, None, source=src)[0]
+        assert res.n_perm == 1716
+        assert res.pvalue == exact  # 0.8788…: 1508 of 1716
+    assert exact == 1508 / 1716
