@@ -22,7 +22,9 @@ Up to :data:`SCREEN_MAX_N` points a chunk is first evaluated in single
 precision with a rigorous rounding bound; only relabellings within that
 bound of the threshold ``E_obs − τ`` are evaluated again in double
 precision (:func:`screened_statistics`), so every relabelling is counted
-exactly as in double precision.
+exactly as in double precision. Relabellings between ``E_obs − τ`` and
+``E_obs − τ_tie`` are settled from the distances of the points that changed
+group (:mod:`rrmap.stats._ties`).
 
 Sequential p-values (Besag & Clifford, 1991): with ``stop_hits = h`` a
 test stops at the ``L``-th relabelling once ``h`` statistics have reached
