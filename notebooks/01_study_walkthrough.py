@@ -149,34 +149,52 @@ fig = plot_agreement(pts, width="7in")
 #
 # - the **energy test** compares the 2-D distributions of points (Δ, R) — location, spread and
 #   shape — with a permutation p-value;
-# - the **χ² test** compares the quality proportions (the four zones).
+# - a **zone test** compares the quality proportions (the four zones): Pearson's χ² for
+#   independent samples, and, for raters who rated the same comparisons, a test of marginal
+#   homogeneity (Stuart–Maxwell for two raters, a within-comparison permutation test for more).
 #
 # Designs: the *expert effect overall* (all raters, then each pair), the *expert effect per
 # option* (the same within each movement, modality...), and the *category effect per expert*
-# (for each rater, do the options of a category differ?).
+# (for each rater, do the options of a category differ?). Here every rater rated every
+# comparison, so the expert-effect tests are *matched*: the rater labels are permuted within
+# each comparison, not across all of them (`design="independent"` runs the paper's tests).
 #
-# The paper uses 5000 permutations; this notebook uses 199 to run in seconds, so the smallest
-# possible energy p-value here is 1/200 = 0.005. The seed is recorded with the results.
+# The paper uses 5000 permutations; this notebook uses 499 to run in seconds, so the smallest
+# possible energy p-value here is 1/500 = 0.002. The seed is recorded with the results.
 
 # %%
-res = rrmap.analyze(ratings, by=["movement", "modality"], n_perm=199, rng=0)
+res = rrmap.analyze(ratings, by=["movement", "modality"], n_perm=499, rng=0)
 display(res)
 
 # %% [markdown]
 # **How to read a p-value.** A small p (say < 0.05) is evidence against the hypothesis that
 # the groups' points come from one and the same distribution — here, that E1, E2 and E3 put
-# the comparisons in the same places of the map. It is not the size of the difference (look at
-# the proportions and the maps for that), not the probability that the hypothesis is true,
-# and, with hundreds of tests, some small p-values are expected by chance alone (use
-# `p_adjust="holm"` or `"fdr_bh"` to adjust within each family of a k-sample test and its
-# pairs). A large p is not proof of agreement: small groups (27 points per movement and rater
-# here) leave tests little power.
+# the comparisons in the same places of the map. It is not the size of the difference (the
+# `effect` column says that: the between-group share of the energy dispersion, or Cramér's V
+# of the zones), not the probability that the hypothesis is true, and, with hundreds of tests,
+# some small p-values are expected by chance alone: `pvalue_holm` adjusts within each family
+# of a k-sample test and its pairs (the default; `p_adjust="none"` as in the paper). A large p
+# is not proof of agreement: small groups (27 points per movement and rater here) leave tests
+# little power.
 #
 # The full table has one row per test:
 
 # %%
 print(len(res.tests), "tests")
-res.tests[["test", "by", "within", "groups", "n", "statistic", "dof", "pvalue"]].head(8)
+res.tests[
+    [
+        "test",
+        "by",
+        "within",
+        "groups",
+        "design",
+        "n",
+        "statistic",
+        "pvalue",
+        "pvalue_holm",
+        "effect",
+    ]
+].head(8)
 
 # %% [markdown]
 # For example, the expert effect within each movement (energy tests, all three raters):
@@ -189,16 +207,27 @@ mask = (
     & tests.within.str.startswith("movement=")
     & (tests.groups == "E1|E2|E3")
 )
-tests.loc[mask, ["within", "n", "statistic", "pvalue"]]
+tests.loc[mask, ["within", "n", "statistic", "pvalue", "pvalue_holm", "effect"]]
 
 # %% [markdown]
 # and the movement effect for each rater (all options at once, χ² on the zone proportions —
-# `dof` is the degrees of freedom after dropping empty zones; `min_expected` warns when the
-# asymptotic p-value is shaky):
+# `dof` is the degrees of freedom after dropping empty zones; `min_expected` says why the
+# asymptotic p-value was replaced, `p_method` by what):
 
 # %%
 mask = (tests.test == "chi2") & (tests.by == "movement") & ~tests.groups.str.count(r"\|").eq(1)
-tests.loc[mask, ["within", "groups", "n", "statistic", "dof", "pvalue", "min_expected"]]
+tests.loc[
+    mask,
+    ["within", "groups", "n", "statistic", "dof", "pvalue", "p_method", "effect", "min_expected"],
+]
+
+# %% [markdown]
+# How far do the raters agree beyond chance? Krippendorff's α of the zones (nominal) and of
+# Δ and R (interval), Fleiss' and Cohen's κ, with bootstrap intervals over the comparisons
+# (the example's raters were simulated independently: α ≈ 0):
+
+# %%
+display(res.reliability)
 
 # %% [markdown]
 # ## 6. Figures
