@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from rrmap.comparison import compare_bounds
+from rrmap.comparison import _compare_scaled
 from rrmap.gaussian import interval_to_gaussian, z_value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -152,7 +152,7 @@ def points(
     import pandas as pd
 
     from rrmap.ratings import load_ratings
-    from rrmap.zones import Thresholds, classify_bounds
+    from rrmap.zones import Thresholds, _classify_compared
 
     if not isinstance(ratings, pd.DataFrame) or "rrmap" not in ratings.attrs:
         ratings = load_ratings(ratings)
@@ -166,18 +166,18 @@ def points(
     merged = _pair_rows(ratings, keys, ref, qry)
     m1, s1 = interval_to_gaussian(merged["low_ref"], merged["high_ref"], z=zz)
     m2, s2 = interval_to_gaussian(merged["low_query"], merged["high_query"], z=zz)
-    delta, r, bc = compare_bounds(
-        merged["low_ref"], merged["high_ref"], merged["low_query"], merged["high_query"], z=zz
-    )
+    bounds = [
+        merged[c].to_numpy(dtype=float) for c in ("low_ref", "high_ref", "low_query", "high_query")
+    ]
+    compared = _compare_scaled(*bounds, zz)  # Δ, R, BC once, for the columns and the zones
+    delta, r, bc = compared[:3]
     out = merged[keys].reset_index(drop=True)
     for col in ("low_ref", "high_ref", "low_query", "high_query"):
         out[col] = merged[col].to_numpy()
     out["m_ref"], out["s_ref"], out["m_query"], out["s_query"] = m1, s1, m2, s2
     out["delta"], out["r"], out["bc"] = delta, r, bc
     # from the bounds, so that points on a zone boundary are decided exactly
-    out["quality"] = classify_bounds(
-        merged["low_ref"], merged["high_ref"], merged["low_query"], merged["high_query"], zz, th
-    )
+    out["quality"] = _classify_compared(bounds, zz, th, compared)
     out["line_ref"] = merged["line_ref"].to_numpy()
     out["line_query"] = merged["line_query"].to_numpy()
     meta.update(

@@ -255,11 +255,19 @@ def classify_bounds(
     """
     from rrmap.comparison import _compare_scaled
 
-    th = thresholds or Thresholds()
     bounds = np.broadcast_arrays(
         *(np.asarray(v, dtype=float) for v in (low_ref, high_ref, low_query, high_query))
     )
-    d, rr, b, scaled, w1, w2 = (np.ravel(a) for a in _compare_scaled(*bounds, z))
+    return _classify_compared(bounds, z, thresholds, _compare_scaled(*bounds, z))
+
+
+def _classify_compared(
+    bounds: list[np.ndarray], z: float, thresholds: Thresholds | None, compared: tuple
+) -> pd.Categorical:
+    """:func:`classify_bounds` from the output of ``comparison._compare_scaled`` on
+    *bounds* (Δ, R, BC, which were scaled exactly, widths), computed once by the caller."""
+    th = thresholds or Thresholds()
+    d, rr, b, scaled, w1, w2 = (np.ravel(a) for a in compared)
     _check_points(d, rr, b)
     band = np.abs(d) < th.delta_bound
     below = rr < th.stereotype_r
