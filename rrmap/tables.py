@@ -7,6 +7,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from rrmap.gaussian import z_value
 from rrmap.points import key_columns
 from rrmap.zones import QUALITY_DTYPE, QUALITY_LEVELS
 
@@ -103,7 +104,7 @@ def wilson_interval(
     """Wilson score interval of the proportions ``count / n``.
 
     ``(p̂ + z²/2n ± z·sqrt(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n)`` with
-    ``z = Φ⁻¹(1 − (1 − level)/2)``, as statsmodels'
+    ``z = Φ⁻¹(1 − (1 − level)/2)`` (:func:`rrmap.z_value`), as statsmodels'
     ``proportion_confint(method="wilson")``. Unlike the Wald interval it stays
     inside [0, 1] and is not empty at 0 or n counts, which small zone shares
     often are.
@@ -124,9 +125,7 @@ def wilson_interval(
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.0, 0.1119], [0.1611, 0.4687])
     """
-    from statistics import NormalDist
-
-    z = NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+    z = z_value(level)  # the quantile rated intervals use too: Φ⁻¹(1 − (1 − level)/2)
     count = np.asarray(count, dtype=float)
     n = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
