@@ -30,7 +30,7 @@ from rrmap._streams import Streams
 from rrmap.errors import InputError
 from rrmap.stats import _permutation as _engine
 from rrmap.stats._relabellings import enumeration_size
-from rrmap.stats.chi2 import _pearson, chi2_test, fails_cochran
+from rrmap.stats.chi2 import chi2_test
 from rrmap.stats.energy import _energy_streams, _group_sets, _skip_reason
 from rrmap.stats.matched import marginal_homogeneity_test, stuart_maxwell_test
 from rrmap.zones import QUALITY_LEVELS
@@ -301,21 +301,20 @@ def _chi2_row(
     if len(levels) < 2:
         row["note"] = _join(row["note"], f"all points in one quality level ({levels[0]}): no test")
         return row
-    expected = _pearson(tab[:, tab.sum(axis=0) > 0].astype(float))[3]
-    monte_carlo = settings.chi2_n_perm > 0 and (settings.chi2_mc_all or fails_cochran(expected))
     gen = streams.generator("chi2", by, within, "independent", *plan.labels)
     res = chi2_test(
         tab,
-        n_perm=settings.chi2_n_perm if monte_carlo else 0,
+        n_perm=settings.chi2_n_perm,
         rng=gen,
         stop_hits=settings.stop_hits,
+        cochran=not settings.chi2_mc_all,
     )
     row.update(
         statistic=res.statistic,
         dof=res.dof,
         pvalue=res.pvalue,
         p_method=res.p_method,
-        n_perm=res.n_perm if monte_carlo else pd.NA,
+        n_perm=res.n_perm if res.p_method != "asymptotic" else pd.NA,
         effect=res.effect,
         effect_corrected=res.effect_corrected,
         min_expected=res.min_expected,

@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from rrmap.errors import InputError
-from rrmap.stats._montecarlo import random_tables, sequential_pvalue
+from rrmap.stats._montecarlo import REL_TOL, random_tables, sequential_pvalue
 from rrmap.zones import QUALITY_LEVELS
 
 __all__ = [
@@ -135,6 +135,7 @@ def chi2_test(
     rng: int | np.random.Generator | None = None,
     stop_hits: int | None = None,
     exact: bool = True,
+    cochran: bool = False,
 ) -> Chi2TestResult:
     """Pearson χ² test of independence on a contingency table.
 
@@ -159,6 +160,10 @@ def chi2_test(
         number at most :data:`EXACT_TABLES` gets the exact p-value instead of
         a Monte Carlo one: every such table enumerated with its hypergeometric
         probability, ``p = P(X² ≥ X²_obs)`` (``p_method = "exact"``).
+    cochran : bool, default False
+        With ``n_perm > 0``, only a table that fails Cochran's rule
+        (:func:`fails_cochran`) gets the exact or Monte Carlo p-value; the
+        others keep the asymptotic one (what the designs do by default).
 
     Returns
     -------
@@ -203,8 +208,11 @@ def chi2_test(
     pvalue, drawn = float(p_asym), 0
     method = "asymptotic"
     rows, cols = obs.sum(axis=1).astype(np.int64), obs.sum(axis=0).astype(np.int64)
+    if cochran and not fails_cochran(expected):
+        n_perm = 0
     if n_perm > 0 and exact and _two_row_tables(rows, cols) <= EXACT_TABLES:
-        pvalue, drawn, method = _exact_two_rows(rows, cols, expected, stat)
+        pvalue, drawn = _exact_two_rows(rows, cols, expected, stat)
+        method = "exact"
     elif n_perm > 0:
         gen = np.random.default_rng(rng)
 
@@ -214,7 +222,7 @@ def chi2_test(
 
         pvalue, drawn = sequential_pvalue(simulate, stat, n_perm, stop_hits or None)
         method = "monte_carlo"
-    v, v_corrected = cramers_v(obs)
+    v, v_corrected = _cramers_v_of(stat, obs.sum(), *obs.shape)
     return Chi2TestResult(
         statistic=float(stat),
         dof=int(dof),
@@ -246,7 +254,7 @@ def _two_row_tables(rows: np.ndarray, cols: np.ndarray) -> float:
 
 def _exact_two_rows(
     rows: np.ndarray, cols: np.ndarray, expected: np.ndarray, stat: float
-) -> tuple[float, int, str]:
+) -> tuple[float, int]:
     """Exact P(X² ≥ X²_obs) over every two-row table with the margins *rows*, *cols*.
 
     The first row's counts x_j (the second's follow) have the multivariate
@@ -268,19 +276,16 @@ def _exact_two_rows(
     )
     tables = np.stack([first, cols - first], axis=1)
     stats = (((tables - expected) ** 2) / expected).sum(axis=(1, 2))
-    reach = stats >= stat - _REL_TOL_EXACT * max(1.0, abs(stat))
+    reach = stats >= stat - REL_TOL * max(1.0, abs(stat))
     prob = np.exp(logp)
-    return float(min(1.0, prob[reach].sum() / prob.sum())), len(first), "exact"
-
-
-_REL_TOL_EXACT = 1e-12
+    return float(min(1.0, prob[reach].sum() / prob.sum())), len(first)
 
 
 def fails_cochran(expected: np.ndarray) -> bool:
     """Cochran's rule fails: more than 20 % of the expected counts below 5, or any below 1.
 
     Then the asymptotic χ² p-value is unreliable (Cochran, 1954); the designs
-    use a Monte Carlo p-value instead (docs/tests.md).
+    use the exact or Monte Carlo fixed-margin p-value instead (docs/tests.md).
 
     Examples
     --------
@@ -318,10 +323,15 @@ def cramers_v(table: ArrayLike) -> tuple[float, float]:
     obs = np.asarray(table, dtype=float)
     obs = obs[obs.sum(axis=1) > 0][:, obs.sum(axis=0) > 0]
     r, c = obs.shape if obs.ndim == 2 else (0, 0)
-    n = obs.sum()
+    if r < 2 or c < 2 or obs.sum() < 2:
+        return float("nan"), float("nan")
+    return _cramers_v_of(_pearson(obs)[0], obs.sum(), r, c)
+
+
+def _cramers_v_of(stat: float, n: float, r: int, c: int) -> tuple[float, float]:
+    """:func:`cramers_v` from X² of an r × c table of n counts without empty rows or columns."""
     if r < 2 or c < 2 or n < 2:
         return float("nan"), float("nan")
-    stat = _pearson(obs)[0]
     phi2 = stat / n
     v = float(np.sqrt(phi2 / (min(r, c) - 1)))
     phi2c = max(0.0, phi2 - (r - 1) * (c - 1) / (n - 1))

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 from rrmap.errors import InputError
 from rrmap.stats._montecarlo import REL_TOL, sequential_pvalue
 from rrmap.stats._relabellings import BlockEnumeration, BlockShuffles, enumeration_size
-from rrmap.stats.chi2 import _pearson, chi2_sf, cramers_v
+from rrmap.stats.chi2 import _cramers_v_of, _pearson, chi2_sf, cramers_v
 
 __all__ = [
     "MatchedTestResult",
@@ -337,7 +337,7 @@ def marginal_homogeneity_test(
     fixed = _rater_table(z[np.setdiff1d(np.arange(n_keys), informative)], levels)[:, present]
     zi = np.searchsorted(np.flatnonzero(present), z[informative])  # codes among present levels
     n_inf = len(informative)
-    v, vc = cramers_v(obs)
+    v, vc = _cramers_v_of(stat, obs.sum(), *obs.shape)
     if n_perm <= 0:
         return MatchedTestResult(stat, None, np.nan, "", n_keys, n_inf, 0, v, vc)
     total = enumeration_size(k, n_inf, n_perm)

@@ -266,3 +266,12 @@ def test_chi2_survival_edges():
     assert chi2_sf(2.0, 2) == pytest.approx(np.exp(-1.0), rel=1e-15)  # e^{-x/2} for two dof
     with pytest.raises(ValueError, match="dof must be a whole number >= 1"):
         chi2_sf(1.0, 0)
+
+
+def test_cochran_option_replaces_only_unreliable_asymptotic_pvalues():
+    large = [[40, 30, 25, 20], [35, 30, 30, 25]]  # every expected count far above 5
+    small = [[3, 1, 0, 2], [1, 2, 2, 0]]
+    assert chi2_test(large, n_perm=99, rng=0, cochran=True).p_method == "asymptotic"
+    assert chi2_test(large, n_perm=99, rng=0).p_method == "exact"
+    res = chi2_test(small, n_perm=99, rng=0, cochran=True)
+    assert res.p_method == "exact" and res.pvalue == chi2_test(small, n_perm=99, rng=0).pvalue
