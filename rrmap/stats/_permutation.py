@@ -494,9 +494,10 @@ def _chunk(dist, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray, n
     band = (stats >= threshold[:, None]) & (stats < near[:, None])
     if band.any() and isinstance(dist, _Stacked):  # row blocks hold no distance matrix
         base = np.repeat(np.arange(len(sizes)), sizes)
-        for t, b in zip(*np.nonzero(band), strict=True):
-            reach = settle(dist.d[t], base, labels[b : b + 1], sizes)[0]
-            stats[t, b] = np.inf if reach else -np.inf
+        for t in np.flatnonzero(band.any(axis=1)):  # one call per test: its pairs set up once
+            cols = np.flatnonzero(band[t])
+            reach = settle(dist.d[t], base, labels[cols], sizes)
+            stats[t, cols] = np.where(reach, np.inf, -np.inf)
     return stats, dist
 
 
