@@ -24,14 +24,13 @@ __all__ = ["agreement_latex", "latex_pvalue", "proportions_latex", "tests_latex"
 
 _ALPHA = 0.05
 _LONG = 40  # rows past which a table becomes a longtable (breaks across pages)
-_HEADERS = {
+#: Column names under the "energy" and "zones" headers of the design tables.
+_TEST_HEADERS = {
     "energy": "$E$",
-    "energy_p": "$p$ (energy)",
-    "energy_effect": "$E$ share",
-    "zones_test": "zone test",
-    "zones": "statistic",
+    "energy_effect": "share",
+    "zones_test": "test",
+    "zones": "stat.",
     "zones_dof": "dof",
-    "zones_p": "$p$ (zones)",
     "zones_effect": "$V$",
 }
 _ZONE_TESTS = {"chi2": r"$\chi^2$", "stuart_maxwell": "SM", "marginal_homogeneity": "MH"}
@@ -65,27 +64,15 @@ def _escape(text: Any) -> str:
     return _escape_latex(str(text)).replace("|", r"\textbar{}")
 
 
-def _header(col: str) -> str:
-    if col in _HEADERS:
-        return _HEADERS[col]
-    if "_p_" in col:
-        kind, _, method = col.partition("_p_")
-        what = "energy" if kind == "energy" else "zones"
-        return f"$p$ {_METHODS.get(method, _escape(method))} ({what})"
-    return _escape(col)
-
-
 def _grouped_header(col: str) -> tuple[str, str]:
     """(group, name) of a tests-table column: energy and zone columns under their test,
     p-values as "$p$" (the caption says whether adjusted)."""
     kind = "energy" if col.startswith("energy") else "zones" if col.startswith("zones") else ""
     if not kind:
-        return "", _header(col)
+        return "", _escape(col)
     if col.startswith(f"{kind}_p"):
         return kind, "$p$"
-    names = {"energy": "$E$", "energy_effect": "share", "zones_test": "test",
-             "zones": "stat.", "zones_dof": "dof", "zones_effect": "$V$"}  # fmt: skip
-    return kind, names.get(col, _escape(col))
+    return kind, _TEST_HEADERS.get(col, _escape(col))
 
 
 def _styled(
@@ -115,7 +102,7 @@ def _styled(
         sty = shown.style.hide(axis="index")
     else:
         sty = shown.style.hide(axis="index")
-        sty = sty.relabel_index([_header(c) for c in table.columns], axis=1)
+        sty = sty.relabel_index([_escape(c) for c in table.columns], axis=1)
     align = "".join(
         "l" if i < text or c in ("design", "zones_test") else "r"
         for i, c in enumerate(table.columns)
