@@ -43,6 +43,7 @@ import pandas as pd
 from rrmap._streams import Streams
 from rrmap.errors import InputError
 from rrmap.points import key_columns
+from rrmap.ratings import _key_codes
 from rrmap.zones import QUALITY_LEVELS
 
 __all__ = ["RELIABILITY_COLUMNS", "reliability"]
@@ -142,10 +143,7 @@ def _wide(points: pd.DataFrame, raters: list[str]) -> tuple[np.ndarray, np.ndarr
             "reliability needs the comparison keys (category columns) of the points; "
             f"columns: {list(points.columns)}"
         )
-    unit = np.zeros(len(points), dtype=np.int64)
-    for col in keys:
-        c = pd.factorize(points[col].astype(str).to_numpy(dtype=object))[0]
-        unit = np.unique(unit * (int(c.max(initial=0)) + 1) + c, return_inverse=True)[1]
+    unit = _key_codes({c: points[c] for c in keys})  # one unit per comparison key
     rater = pd.Index(raters).get_indexer(points["expert"].astype(str))
     dup = pd.Series(unit * len(raters) + rater).duplicated()
     if dup.any():

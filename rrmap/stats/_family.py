@@ -28,6 +28,7 @@ import pandas as pd
 
 from rrmap._streams import Streams
 from rrmap.errors import InputError
+from rrmap.ratings import _key_codes
 from rrmap.stats import _permutation as _engine
 from rrmap.stats._relabellings import enumeration_size
 from rrmap.stats.chi2 import chi2_test
@@ -85,14 +86,8 @@ def columns(points: pd.DataFrame, groups: Iterable[str], keys: list[str] | None)
         labels = points[col].astype(str).to_numpy(dtype=object)
         names[col] = sorted(set(labels))
         codes[col] = pd.Index(names[col]).get_indexer(labels)
-    key_codes = None
-    if keys:
-        key_codes = np.zeros(len(points), dtype=np.int64)
-        for col in keys:
-            c = pd.factorize(points[col].astype(str).to_numpy(dtype=object))[0]
-            key_codes = np.unique(key_codes * (int(c.max(initial=0)) + 1) + c, return_inverse=True)[
-                1
-            ]
+    # one number per comparison key, as the ratings' pairing numbers them
+    key_codes = _key_codes({c: points[c] for c in keys}) if keys else None
     xy = points[["delta", "r"]].to_numpy(dtype=float)
     return Columns(xy, quality.astype(np.intp), codes, names, key_codes)
 
