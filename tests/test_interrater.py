@@ -143,3 +143,14 @@ def test_errors(pts):
     bare.attrs = {}
     with pytest.raises(InputError, match="comparison keys"):
         rrmap.reliability(bare)
+
+
+def test_a_rater_twice_on_one_key_is_an_error(pts):
+    twice = pd.concat([pts, pts.iloc[[5]]])
+    twice.attrs = pts.attrs
+    with pytest.raises(
+        InputError, match=r"a rater has two points for one comparison key \(rows \[405\]\)"
+    ):
+        rrmap.reliability(twice)
+    with pytest.raises(InputError, match=r"level must lie in \(0, 1\), got 1.5"):
+        rrmap.reliability(pts, level=1.5)

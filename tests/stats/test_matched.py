@@ -294,3 +294,30 @@ def test_zone_tests_of_matched_raters_use_the_paired_zones():
     assert res.loc["E1|E2|E3", "test"] == "marginal_homogeneity"
     assert res.loc["E1|E2|E3", "statistic"] == pytest.approx(mh.statistic, rel=1e-12)
     assert res.loc["E1|E2|E3", "effect"] == pytest.approx(mh.effect, rel=1e-12)
+
+
+def test_bad_inputs_name_what_is_wrong():
+    from rrmap.stats import run_designs
+
+    pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    with pytest.raises(
+        InputError,
+        match=r"design must be one of \['auto', 'matched', 'independent'\], got 'paired'",
+    ):
+        compare_groups(pts, "expert", n_perm=9, design="paired")
+    with pytest.raises(InputError, match="design must be one of"):
+        run_designs(pts, n_perm=9, design="paired")
+    with pytest.raises(InputError, match="design must be one of"):
+        rrmap.analyze(pts, by=[], n_perm=9, design="paired")
+    with pytest.raises(InputError, match="table counts must be finite non-negative integers"):
+        stuart_maxwell_test([[1.5, 2], [0, 3]])
+    with pytest.raises(InputError, match="method must be auto, asymptotic or exact, got 'mc'"):
+        stuart_maxwell_test([[1, 2], [0, 3]], method="mc")
+    with pytest.raises(
+        InputError, match=r"zones must be a \(keys × raters\) matrix with ≥ 2 raters"
+    ):
+        marginal_homogeneity_test([0, 1, 2])
+    with pytest.raises(InputError, match="zones must be non-negative integer level codes"):
+        marginal_homogeneity_test([[0, -1], [1, 1]])
+    with pytest.raises(InputError, match="zone codes must be below n_levels = 2"):
+        marginal_homogeneity_test([[0, 2], [1, 1]], n_levels=2)
