@@ -185,9 +185,9 @@ class AnalysisResult:
         return side_by_side(self.tests[self.tests["within"] == "all"])
 
     def __repr__(self) -> str:
-        ov = self.overall()
-        body = ov.to_string(index=False) if len(ov) else "(no tests)"
-        return f"{self._headline()}\n\nExpert effect, overall:\n{body}"
+        from rrmap.report import overall_text
+
+        return f"{self._headline()}\n\nExpert effect, overall:\n{overall_text(self.tests)}"
 
     def _repr_markdown_(self) -> str:
         from rrmap.report import overall_markdown
@@ -197,13 +197,9 @@ class AnalysisResult:
     def _repr_html_(self) -> str:
         import html
 
-        ov = self.overall()
-        return (
-            f"<p><b>{html.escape(self._headline())}</b></p>"
-            "<p>Expert effect, overall (p &lt; 0.05 is evidence against identical "
-            "distributions, not a verdict):</p>"
-            + ov.to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="")
-        )
+        from rrmap.report import overall_html
+
+        return f"<p><b>{html.escape(self._headline())}</b></p>" + overall_html(self.tests)
 
     # -- output ------------------------------------------------------------------
     def report(self, figures: Sequence[str | os.PathLike[str]] = ()) -> str:

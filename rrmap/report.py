@@ -9,7 +9,7 @@ pointwise agreement and the settings that reproduce the run.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,7 +28,9 @@ __all__ = [
     "design_sections",
     "format_pvalue",
     "is_pvalue_column",
+    "overall_html",
     "overall_markdown",
+    "overall_text",
     "render_report",
     "side_by_side",
     "summary_lines",
@@ -210,28 +212,37 @@ def is_pvalue_column(col: str) -> bool:
 
 
 def _design_table(frame: pd.DataFrame, first: str) -> str:
-    """A markdown table of one design's :func:`design_frame`: p-values formatted (with
-    how they were obtained, when not asymptotic), the significant ones in bold — the
-    adjusted p-values when there are any, else the raw ones."""
+    """A markdown table of one design's :func:`design_frame` (:func:`_display_frame`)."""
     if frame.empty:
         return "_No tests._"
+    return markdown_table(_display_frame(frame, first, lambda t: f"**{t}**"))
+
+
+def _display_frame(
+    frame: pd.DataFrame, first: str, bold: Callable[[str], str], text: Callable[[Any], Any] = str
+) -> pd.DataFrame:
+    """One design's :func:`design_frame` as the report shows it: p-values formatted (with
+    how they were obtained, when not as usual), the significant ones through *bold* — the
+    adjusted p-values when there are any, else the raw ones; names through *text* (an
+    escaping for the output format)."""
     adjusted = any("_p_" in c for c in frame.columns)
     columns: dict[str, Any] = {}  # built whole, then one DataFrame
     for col in frame.columns:
         if col in (first, "groups", "design", "note"):
-            columns[col] = frame[col].to_numpy()
+            columns[col] = [text(v) for v in frame[col]]
         elif col in ("energy_method", "zones_method"):
             continue
         elif col == "n":
             columns["n"] = frame["n"].to_numpy(dtype=int)
         elif col == "zones_test":
-            columns["zone test"] = [ZONE_TESTS.get(v, v) for v in frame[col]]
+            columns["zone test"] = [text(ZONE_TESTS.get(v, v)) for v in frame[col]]
         elif is_pvalue_column(col):
             marked = "_p_" in col or not adjusted
             method = frame[f"{col.split('_p')[0]}_method"]
             usual = "permutation" if col.startswith("energy") else "asymptotic"
             columns[_label(col)] = [
-                format_pvalue(v, _ALPHA if marked else -1.0) + _method_suffix(m, v, usual)
+                (bold(format_pvalue(v, -1.0)) if marked and v < _ALPHA else format_pvalue(v, -1.0))
+                + _method_suffix(m, v, usual)
                 for v, m in zip(frame[col], method, strict=True)
             ]
         elif col == "zones_dof":
@@ -240,7 +251,7 @@ def _design_table(frame: pd.DataFrame, first: str) -> str:
             columns[_label(col)] = [
                 "" if np.isnan(v) else f"{v:.3g}" for v in frame[col].to_numpy(dtype=float)
             ]
-    return markdown_table(pd.DataFrame(columns))
+    return pd.DataFrame(columns)
 
 
 def _method_suffix(method: str, p: float, usual: str) -> str:
@@ -379,6 +390,56 @@ def overall_markdown(tests: pd.DataFrame) -> str:
         + _design_table(design_frame(part, "groups"), "groups")
         + "\n\n"
         + LEGEND
+    )
+
+
+def overall_text(tests: pd.DataFrame) -> str:
+    """The expert effect overall (design 1) as plain text, significant p-values marked ``*``.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.stats.designs import expert_effect
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> print(overall_text(expert_effect(pts, n_perm=99, rng=0)).splitlines()[0].split()[:4])
+    ['groups', 'n', 'design', 'E']
+    """
+    frame = design_frame(tests[tests["within"] == "all"], "groups")
+    if frame.empty:
+        return "(no tests)"
+    adjusted = any(c.startswith("pvalue_") for c in tests.columns)
+    which = "adjusted p" if adjusted else "p"
+    shown = _display_frame(frame, "groups", lambda t: f"{t}*")
+    return shown.to_string(index=False) + f"\n* {which} < 0.05"
+
+
+def overall_html(tests: pd.DataFrame) -> str:
+    """The expert effect overall (design 1) as an HTML table with its legend, as Jupyter
+    shows an analysis: the report's columns, names escaped, significant p-values in bold.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.stats.designs import expert_effect
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> html = overall_html(expert_effect(pts, n_perm=99, rng=0))
+    >>> html.count("<tr"), "<b>0.01</b>" in html
+    (5, True)
+    """
+    import html
+
+    part = tests[tests["within"] == "all"]
+    frame = design_frame(part, "groups")
+    if frame.empty:
+        return "<p>No tests.</p>"
+    shown = _display_frame(frame, "groups", lambda t: f"<b>{t}</b>", html.escape)
+    adjusted = any(c.startswith("pvalue_") for c in tests.columns)
+    which = "adjusted p &lt; 0.05" if adjusted else "p &lt; 0.05"
+    return (
+        f"<p>Expert effect, overall ({which} in <b>bold</b>: evidence against identical "
+        "distributions, not a verdict)</p>"
+        + shown.to_html(index=False, escape=False)
+        + f"<p><small>{html.escape(LEGEND)}</small></p>"
     )
 
 
