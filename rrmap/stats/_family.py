@@ -32,7 +32,7 @@ from rrmap.ratings import _key_codes
 from rrmap.stats import _permutation as _engine
 from rrmap.stats._relabellings import enumeration_size
 from rrmap.stats.chi2 import chi2_test
-from rrmap.stats.energy import _energy_streams, _group_sets, _skip_reason
+from rrmap.stats.energy import DEFAULT_STOP_HITS, _energy_streams, _group_sets, _skip_reason
 from rrmap.stats.matched import marginal_homogeneity_test, stuart_maxwell_test
 from rrmap.zones import QUALITY_LEVELS
 
@@ -100,7 +100,7 @@ class Settings:
     n_perm: int
     chi2_n_perm: int
     pairwise: bool = True
-    stop_hits: int | None = 100
+    stop_hits: int | None = DEFAULT_STOP_HITS
     design: str = "auto"
     chi2_mc_all: bool = False
 
