@@ -287,30 +287,42 @@ class AnalysisResult:
         *,
         width: float | str | None = None,
         dpi: int = 300,
+        raw_csv: bool = False,
     ) -> list[Path]:
         """Write the tables (CSV and LaTeX), ``results.json`` and ``report.md`` to *folder*.
 
         Files: ``tests.csv``, ``points.csv``, ``proportions.csv``,
-        ``agreement.csv``, the same tables as booktabs LaTeX (``tests.tex``,
-        ``proportions.tex``, ``agreement.tex``), ``results.json`` (all tables
-        and the settings) and ``report.md``. With ``figures=True`` and the
-        plotting module available, the analysis figures are written too, into
-        ``folder/figures/`` (see :func:`rrmap.plot.save_analysis_figures`),
-        and linked from the report.
+        ``agreement.csv``, ``reliability.csv``, the same tables as booktabs
+        LaTeX (``tests.tex``, ``proportions.tex``, ``agreement.tex``),
+        ``results.json`` (all tables and the settings) and ``report.md``. With
+        ``figures=True`` and the plotting module available, the analysis
+        figures are written too, into ``folder/figures/`` (see
+        :func:`rrmap.plot.save_analysis_figures`), and linked from the report.
+
+        The folder is written all-or-nothing: everything goes into a
+        temporary folder beside it, which then replaces *folder* as a whole.
+        An error, a kill or a full disk leaves an earlier result untouched; an
+        overwrite never leaves a file of the earlier run behind. A second
+        process writing the same folder meanwhile is refused.
 
         Parameters
         ----------
         folder : path
-            Created if missing.
+            Created if missing. If it exists, it may hold only files an
+            analysis writes.
         force : bool, default False
-            Overwrite existing output files (otherwise an
-            :class:`~rrmap.errors.InputError` names them).
+            Replace an earlier result (otherwise an
+            :class:`~rrmap.errors.InputError` names its files).
         figures : bool, default True
             Also write the figures.
         width : float or str, optional
             Printed width of the figures (``"3.5in"``, ``"180mm"``), default 7 in.
         dpi : int, default 300
             Resolution of the PNG figures.
+        raw_csv : bool, default False
+            Write text cells as they are. By default a cell a spreadsheet would
+            run as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or
+            a carriage return) gets a leading ``'`` in the CSV files.
 
         Returns
         -------
@@ -325,6 +337,8 @@ class AnalysisResult:
         ...     [p.name for p in res.write(tmp, figures=False)][:5]
         ['tests.csv', 'points.csv', 'proportions.csv', 'agreement.csv', 'reliability.csv']
         """
+        from rrmap._atomic import staged_folder
+
         folder = Path(folder)
         if folder.exists() and not folder.is_dir():
             raise InputError(f"{folder} exists and is not a folder")
@@ -336,36 +350,46 @@ class AnalysisResult:
             )
         if figures:
             try:
-                from rrmap.plot import parse_width
+                from rrmap.plot import check_figure_size, parse_width
             except ImportError:  # no plotting: the figures are left out (see _write_figures)
                 pass
-            else:
-                parse_width(width, 7.0)  # a bad width fails before anything is written
-        folder.mkdir(parents=True, exist_ok=True)
-        written: list[Path] = []
+            else:  # a bad width or resolution fails before anything is written
+                check_figure_size(parse_width(width, 7.0), dpi)
+        with staged_folder(folder, replace=_is_output) as stage:
+            names = self._write_files(stage, figures, width, dpi, raw_csv)
+        final = folder.resolve() if folder.is_symlink() else folder
+        return [final / name for name in names]
+
+    def _write_files(
+        self, stage: Path, figures: bool, width: float | str | None, dpi: int, raw_csv: bool
+    ) -> list[str]:
+        """Every output into *stage*; their names relative to it, in order."""
+        from rrmap._escape import spreadsheet_safe
+
+        written: list[str] = []
 
         def _put(name: str, text: str) -> None:
-            path = folder / name
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
+            (stage / name).write_text(text, encoding="utf-8", newline="")
+            written.append(name)
 
-        _put("tests.csv", self.tests.to_csv(index=False))
-        _put(
-            "points.csv",
-            self.points.assign(quality=self.points["quality"].astype(str)).to_csv(index=False),
-        )
-        _put("proportions.csv", self.proportions.to_csv(index=False))
-        _put("agreement.csv", self.agreement.to_csv(index=False))
-        _put("reliability.csv", self.reliability.to_csv(index=False))
+        def _csv(name: str, frame: pd.DataFrame) -> None:
+            _put(name, (frame if raw_csv else spreadsheet_safe(frame)).to_csv(index=False))
+
+        _csv("tests.csv", self.tests)
+        _csv("points.csv", self.points.assign(quality=self.points["quality"].astype(str)))
+        _csv("proportions.csv", self.proportions)
+        _csv("agreement.csv", self.agreement)
+        _csv("reliability.csv", self.reliability)
         for table in ("tests", "proportions", "agreement"):
             _put(f"{table}.tex", self.latex(table))
-        fig_paths = self._write_figures(folder / "figures", width, dpi) if figures else []
-        fig_names = [p.relative_to(folder).as_posix() for p in fig_paths]  # figures/<name>
+        fig_paths = self._write_figures(stage / "figures", width, dpi) if figures else []
+        fig_names = [Path(p).relative_to(stage).as_posix() for p in fig_paths]  # figures/<name>
         payload = self.to_dict()
         payload["figures"] = fig_names
+        payload["csv_cells"] = "raw" if raw_csv else "spreadsheet-safe"
         _put("results.json", json_text(payload))
         _put("report.md", self.report(figures=fig_names))
-        return written + fig_paths
+        return written[:-2] + fig_names + written[-2:]
 
     def _write_figures(self, folder: Path, width: float | str | None, dpi: int) -> list[Path]:
         try:
@@ -408,6 +432,13 @@ def load_result(path: str | os.PathLike[str]) -> AnalysisResult:
         default = list(RELIABILITY_COLUMNS) if name == "reliability" else []
         frames[name] = frames[name].reindex(columns=list(records[0]) if records else default)
     return AnalysisResult(**frames, settings=data["settings"])
+
+
+def _is_output(path: Path) -> bool:
+    """Whether *path*, in a results folder, is a file an analysis writes."""
+    if path.name == "figures":
+        return path.is_dir() and not path.is_symlink()
+    return path.name in OUTPUT_FILES
 
 
 def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:

@@ -163,6 +163,7 @@ def test_results_json_is_the_indented_json_one_record_per_line(result, tmp_path)
     text = (tmp_path / "results.json").read_text(encoding="utf-8")
     payload = result.to_dict()
     payload["figures"] = []
+    payload["csv_cells"] = "spreadsheet-safe"
     standard = json.dumps(payload, indent=1, ensure_ascii=False, default=str)
     assert json.loads(text) == json.loads(standard)
     lines = text.splitlines()

@@ -34,7 +34,14 @@ from __future__ import annotations
 import lazy_loader as _lazy
 
 from rrmap.plot._geometry import DEFAULT_XLIM, DEFAULT_YLIM
-from rrmap.plot._style import MARKERS, OKABE_ITO, QUALITY_COLORS, QUALITY_MARKERS, parse_width
+from rrmap.plot._style import (
+    MARKERS,
+    OKABE_ITO,
+    QUALITY_COLORS,
+    QUALITY_MARKERS,
+    check_figure_size,
+    parse_width,
+)
 from rrmap.plot.export import save, save_analysis_figures
 from rrmap.plot.intervals import example_interval_pairs, plot_interval_examples
 from rrmap.plot.layouts import plot_rrmap_by_rater, plot_rrmap_grid, zone_key
@@ -52,6 +59,7 @@ __all__ = [
     "QUALITY_MARKERS",
     "PanelArtists",
     "background_cmap",
+    "check_figure_size",
     "example_interval_pairs",
     "ggrrmap",
     "interactive_rrmap",

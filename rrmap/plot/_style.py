@@ -72,6 +72,37 @@ def parse_width(width: float | str | None, default: float) -> float:
     return value
 
 
+#: Largest raster a figure is drawn at, in pixels across (16,384: 7 in at 2,340 dpi).
+MAX_PIXELS_WIDE = 16_384
+
+
+def check_figure_size(width: float, dpi: int) -> None:
+    """Refuse a resolution whose raster would not fit in memory, before anything is drawn.
+
+    Parameters
+    ----------
+    width : float
+        Printed width in inches.
+    dpi : int
+        Resolution of raster outputs.
+
+    Examples
+    --------
+    >>> check_figure_size(7.0, 600)
+    >>> check_figure_size(7.0, 20000)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: dpi 20000 at 7 in is 140000 pixels across; at most 16384 ...
+    """
+    if dpi < 1:
+        raise InputError(f"dpi {dpi}: give a positive resolution")
+    if width * dpi > MAX_PIXELS_WIDE:
+        raise InputError(
+            f"dpi {dpi} at {width:g} in is {width * dpi:.0f} pixels across; at most "
+            f"{MAX_PIXELS_WIDE} (dpi up to {int(MAX_PIXELS_WIDE // width)} at this width)"
+        )
+
+
 def typography(width: float, min_size: float = 6.0) -> dict[str, Any]:
     """Matplotlib settings for a figure printed *width* inches wide.
 

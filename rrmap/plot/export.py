@@ -18,8 +18,10 @@ import matplotlib as mpl
 import pandas as pd
 from matplotlib.figure import Figure
 
+from rrmap._atomic import atomic_path
 from rrmap.errors import InputError
 from rrmap.plot._sizing import TEXT_AS_TEXT
+from rrmap.plot._style import check_figure_size
 
 __all__ = ["save", "save_analysis_figures"]
 
@@ -94,8 +96,9 @@ def save(
             "per panel); draw with background='contour' for a small vector EPS, or save as PDF"
         )
     # the figure is laid out for its size: a tight bounding box would change the width
-    with mpl.rc_context({**TEXT_AS_TEXT, "savefig.bbox": "standard"}):
-        fig.savefig(path, dpi=dpi)
+    check_figure_size(fig.get_figwidth(), dpi)
+    with mpl.rc_context({**TEXT_AS_TEXT, "savefig.bbox": "standard"}), atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=dpi, format=fmt or None)
     return path
 
 
@@ -107,8 +110,9 @@ def _save_ggplot(p: Any, path: Path, dpi: int, width: Any, height: Any) -> Path:
         if width is None or height is None:
             raise InputError("give both width and height to save a ggplot at a new size")
         size = {"width": parse_width(width, 7.0), "height": parse_width(height, 5.0), "units": "in"}
-    with mpl.rc_context(TEXT_AS_TEXT):
-        p.save(path, dpi=dpi, verbose=False, **size)
+    check_figure_size(size.get("width", 7.0), dpi)
+    with mpl.rc_context(TEXT_AS_TEXT), atomic_path(path) as tmp:
+        p.save(tmp, format=path.suffix.lstrip(".").lower() or None, dpi=dpi, verbose=False, **size)
     return path
 
 
