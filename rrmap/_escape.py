@@ -69,8 +69,11 @@ def latex_text(value: object) -> str:
 
 
 #: CommonMark lets any ASCII punctuation be escaped with a backslash; these are the ones
-#: that start emphasis, links, code, HTML, tables, math (GitHub) or entities.
-_MARKDOWN_RE = re.compile(r"([\\`*_\[\]<>|#~!&$()])")
+#: that start emphasis, links and images (``[``), code, HTML, table cells, strikethrough,
+#: math (GitHub) or entities anywhere in a line.
+_MARKDOWN_RE = re.compile(r"([\\`*\[\]<>|~&$])")
+#: An underscore inside a word (``criterion_group``) cannot start or end emphasis.
+_UNDERSCORE_RE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
 
 def markdown_text(value: object) -> str:
@@ -79,9 +82,12 @@ def markdown_text(value: object) -> str:
     Examples
     --------
     >>> print(markdown_text("**x** <script> [l](u) a|b"))
-    \*\*x\*\* \<script\> \[l\]\(u\) a\|b
+    \*\*x\*\* \<script\> \[l\](u) a\|b
+    >>> print(markdown_text("_x_ criterion_group"))
+    \_x\_ criterion_group
     """
-    return _MARKDOWN_RE.sub(r"\\\1", _controls_to_space(str(value)))
+    text = _MARKDOWN_RE.sub(r"\\\1", _controls_to_space(str(value)))
+    return _UNDERSCORE_RE.sub(r"\\_", text)
 
 
 def plain_figure_text(value: object) -> str:

@@ -1,27 +1,52 @@
-"""Render DataFrames as GitHub-flavoured markdown tables (no extra dependency)."""
+"""Render DataFrames as GitHub-flavoured markdown tables (no extra dependency).
+
+Text cells and column names are escaped (:func:`rrmap._escape.markdown_text`), so a
+label shows its characters: ``**x**``, ``<script>``, ``[l](u)`` or ``a|b`` are
+neither markup nor a new cell.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from rrmap._escape import markdown_text
 
-def _cell(value: object, floatfmt: str) -> str:
+
+def _cell(value: object, floatfmt: str, escape: bool) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return ""
     if isinstance(value, float | np.floating):
         return format(float(value), floatfmt)
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    if escape:
+        return markdown_text(value)
+    return " ".join(str(value).splitlines())
 
 
-def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
-    """Return *df* as a markdown table (numbers right-aligned)."""
-    cols = [str(c) for c in df.columns]
+def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g", *, escape: bool = True) -> str:
+    """Return *df* as a markdown table (numbers right-aligned).
+
+        With ``escape=False`` the cells are already Markdown (their labels escaped
+        by the caller, ``|`` included; markup such as ``**bold**`` kept); only line
+        breaks are replaced. Column names are always escaped.
+
+        Examples
+        --------
+        >>> import pandas as pd
+
+    from rrmap._escape import markdown_text
+        >>> print(markdown_table(pd.DataFrame({"rater": ["**x**", "a|b"], "n": [1, 2]})))
+        | rater | n |
+        |---|---:|
+        | \\*\\*x\\*\\* | 1 |
+        | a\\|b | 2 |
+    """
+    cols = [markdown_text(c) for c in df.columns]
     numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]
     lines = [
         "| " + " | ".join(cols) + " |",
         "|" + "|".join("---:" if n else "---" for n in numeric) + "|",
     ]
     for row in df.itertuples(index=False, name=None):
-        lines.append("| " + " | ".join(_cell(v, floatfmt) for v in row) + " |")
+        lines.append("| " + " | ".join(_cell(v, floatfmt, escape) for v in row) + " |")
     return "\n".join(lines)

@@ -190,9 +190,10 @@ class AnalysisResult:
         return f"{self._headline()}\n\nExpert effect, overall:\n{overall_text(self.tests)}"
 
     def _repr_markdown_(self) -> str:
+        from rrmap._escape import markdown_text
         from rrmap.report import overall_markdown
 
-        return f"**{self._headline()}**\n\n" + overall_markdown(self.tests)
+        return f"**{markdown_text(self._headline())}**\n\n" + overall_markdown(self.tests)
 
     def _repr_html_(self) -> str:
         import html
@@ -658,6 +659,7 @@ def analyze(
         raise InputError(f"design must be one of {list(DESIGNS)}, got {design!r}")
     pts, meta, source_df, from_path = _points_of(ratings, coverage, z, thresholds)
     by_list = _check_by(pts, by)
+    _check_size(pts, by_list, n_boot)
     seed, seed_source = _seed(rng)
     if "energy" in tests:
         _warn_if_too_few_permutations(pts, by_list, n_perm, p_adjust)
@@ -737,6 +739,23 @@ def _points_of(
         ratings = load_ratings(ratings)
     pts = compute_points(ratings, coverage=coverage, z=z, thresholds=thresholds)
     return pts, pts.attrs.get("rrmap", {}), ratings, from_path
+
+
+def _check_size(pts: pd.DataFrame, by: Sequence[str], n_boot: int) -> None:
+    """Refuse an analysis past :data:`rrmap.limits.MAX_TESTS` before any test runs."""
+    from rrmap.limits import MAX_BOOTSTRAP, MAX_TESTS, check_count, planned_tests
+
+    check_count("n_boot", n_boot, MAX_BOOTSTRAP)
+    n_raters = int(pts["expert"].nunique())
+    options = [int(pts[c].nunique()) for c in by]
+    planned = planned_tests(n_raters, options)
+    if planned > MAX_TESTS:
+        sizes = ", ".join(f"{c}: {o} options" for c, o in zip(by, options, strict=True))
+        raise InputError(
+            f"{n_raters} raters ({sizes or 'no categories'}) make {planned} tests, above the "
+            f"limit of {MAX_TESTS} (rrmap.limits): test fewer categories (--by) or compare "
+            "fewer raters at once"
+        )
 
 
 def _agreement_tables(

@@ -40,8 +40,10 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from rrmap._escape import join_groups
 from rrmap._streams import Streams
 from rrmap.errors import InputError
+from rrmap.limits import MAX_BOOTSTRAP, check_count
 from rrmap.points import key_columns
 from rrmap.ratings import _key_codes
 from rrmap.zones import QUALITY_LEVELS
@@ -205,8 +207,7 @@ def reliability(
     for col in ("expert", "delta", "r", "quality"):
         if col not in points.columns:
             raise InputError(f"points table lacks column {col!r}")
-    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 0:
-        raise InputError(f"n_boot must be a non-negative integer, got {n_boot!r}")
+    n_boot = check_count("n_boot", n_boot, MAX_BOOTSTRAP)
     if not 0 < level < 1:
         raise InputError(f"level must lie in (0, 1), got {level!r}")
     raters = sorted(points["expert"].astype(str).unique())
@@ -224,7 +225,7 @@ def reliability(
     sets = [tuple(range(len(raters))), *combinations(range(len(raters)), 2)]
     for s in dict.fromkeys(sets):
         cols = list(s)
-        name = "|".join(raters[i] for i in cols)
+        name = join_groups(raters[i] for i in cols)
         found = [
             ("krippendorff_alpha", "zone", *_alpha_nominal(zone[:, cols], weights)),
             ("krippendorff_alpha", "delta", *_alpha_interval(delta[:, cols], weights)),

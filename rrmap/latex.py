@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from rrmap._escape import latex_text, split_groups
 from rrmap.report import design_frames, is_pvalue_column
 from rrmap.zones import QUALITY_LEVELS
 
@@ -58,10 +59,8 @@ def latex_pvalue(p: float, alpha: float = _ALPHA) -> str:
 
 
 def _escape(text: Any) -> str:
-    """Plain text made safe for LaTeX (pandas' own escaping, plus ``|``)."""
-    from pandas.io.formats.style_render import _escape_latex
-
-    return _escape_latex(str(text)).replace("|", r"\textbar{}")
+    """Plain text made safe for LaTeX (:func:`rrmap._escape.latex_text`)."""
+    return latex_text(text)
 
 
 def _grouped_header(col: str) -> tuple[str, str]:
@@ -102,7 +101,10 @@ def _styled(
         sty = shown.style.hide(axis="index")
     else:
         sty = shown.style.hide(axis="index")
-        sty = sty.relabel_index([_escape(c) for c in table.columns], axis=1)
+        # relabel_index reads each label as a format string: braces doubled
+        sty = sty.relabel_index(
+            [_escape(c).replace("{", "{{").replace("}", "}}") for c in table.columns], axis=1
+        )
     align = "".join(
         "l" if i < text or c in ("design", "zones_test") else "r"
         for i, c in enumerate(table.columns)
@@ -130,7 +132,9 @@ def _number(v: Any) -> str:
 
 
 def _groups(v: Any) -> str:
-    return _escape(", ".join(str(v).split("|")))
+    """The compared groups as a list; a label holding a comma or ``|`` is quoted."""
+    labels = split_groups(str(v))
+    return _escape(", ".join(f"“{g}”" if "," in g or "|" in g else g for g in labels))
 
 
 def tests_latex(tests: pd.DataFrame, settings: Mapping[str, Any], *, result: Any = None) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from rrmap._escape import markdown_text
 from rrmap._markdown import markdown_table
 from rrmap.stats.designs import split_within
 from rrmap.zones import QUALITY_LEVELS
@@ -215,7 +216,9 @@ def _design_table(frame: pd.DataFrame, first: str) -> str:
     """A markdown table of one design's :func:`design_frame` (:func:`_display_frame`)."""
     if frame.empty:
         return "_No tests._"
-    return markdown_table(_display_frame(frame, first, lambda t: f"**{t}**"))
+    shown = _display_frame(frame, first, lambda t: f"**{t}**", markdown_text)
+    shown.columns = [markdown_text(c) for c in shown.columns]
+    return markdown_table(shown, escape=False)
 
 
 def _display_frame(
@@ -521,7 +524,7 @@ def _num(v: float) -> str:
 def _agreement_section(result: AnalysisResult) -> str:
     if result.agreement.empty:
         note = result.settings.get("agreement", "no pointwise agreement table")
-        return f"## Pointwise agreement\n\n{note}."
+        return f"## Pointwise agreement\n\n{markdown_text(note)}."
     s = result.agreement_summary.copy()
     s = s[(s["count"] > 0) | (s["detail"] == "")]
     table = pd.DataFrame(
@@ -548,7 +551,7 @@ def _settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
     lines = [
         "## Settings",
         "",
-        f"- input: `{s.get('input')}`"
+        f"- input: {markdown_text(s.get('input'))}"
         + (
             f" (SHA-256 of the {s['input_hashed']}: `{s['input_sha256']}`)"
             if s.get("input_sha256")
@@ -580,7 +583,7 @@ def _settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
             if s["p_adjust"] != "none"
             else ""
         ),
-        f"- categories tested: {', '.join(s['by']) or '(none)'}",
+        f"- categories tested: {', '.join(markdown_text(c) for c in s['by']) or '(none)'}",
         f"- z: {s.get('z')}, coverage: {s.get('coverage')}",
         "- zone thresholds: " + ", ".join(f"{k} = {v:.6g}" for k, v in th.items()),
         f"- rrmap {s['rrmap_version']}",
@@ -588,8 +591,9 @@ def _settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def summary_lines(result: AnalysisResult) -> list[str]:
-    """What ran and what passed, in sentences: the head of the report.
+def summary_lines(result: AnalysisResult, text: Callable[[Any], str] = str) -> list[str]:
+    """What ran and what passed, in sentences: the head of the report (rater names
+    through *text*, an escaping for the output format).
 
     Examples
     --------
@@ -611,7 +615,7 @@ def summary_lines(result: AnalysisResult) -> list[str]:
     )
     out = [
         f"{s['n_points']} RRMap points from {len(raters)} rater{'s' if len(raters) != 1 else ''}"
-        f" ({', '.join(raters)}). {ran}; {passing}."
+        f" ({', '.join(text(r) for r in raters)}). {ran}; {passing}."
     ]
     expert = tests[(tests["by"] == "expert") & tests["pvalue"].notna()]
     if "design" in tests.columns and len(expert):
@@ -677,7 +681,7 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
     """
     s = result.settings
     adjusted = s.get("p_adjust", "none") != "none"
-    parts = ["# RRMap analysis report", "", *summary_lines(result), ""]
+    parts = ["# RRMap analysis report", "", *summary_lines(result, markdown_text), ""]
     parts += [
         "**How to read the tests.** Energy tests compare the distributions of the "
         "(Δ, R) points (location, spread and shape); zone tests compare the proportions of "
@@ -695,7 +699,8 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
         "",
     ]
     for head, intro, frame, first in design_frames(result):
-        parts += [f"## {head}", "", intro, "", _design_table(frame, first), ""]
+        parts += [f"## {markdown_text(head)}", "", markdown_text(intro), ""]
+        parts += [_design_table(frame, first), ""]
     parts.pop()
     parts += ["", _proportions_section(result), "", _agreement_section(result)]
     parts += ["", _reliability_section(result)]

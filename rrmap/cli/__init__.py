@@ -13,15 +13,17 @@ all share (help options, the overwrite guard) is in :mod:`rrmap.cli.common`.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 
 import click
 
+from rrmap._escape import message_text
 from rrmap._version import __version__
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 
-__all__ = ["CONTEXT_SETTINGS", "main", "refuse_overwrite"]
+__all__ = ["CONTEXT_SETTINGS", "error_line", "main", "refuse_overwrite"]
 
 # Arrow (pandas' string columns) keeps freed memory in its own allocator by default; the
 # command line hands it back to the system, which lowers the peak of large files by about
@@ -63,7 +65,9 @@ class _Group(click.Group):
     """The main group: sub-commands loaded lazily, user errors as one line and exit code 1.
 
     rrmap reports bad input as ``ValueError`` (:class:`InputError` and the
-    parameter checks) or as an ``OSError`` about a file. Set the environment
+    parameter checks) or as an ``OSError`` about a file; a full or read-only
+    disk, a memory limit or too deep an input is one line too
+    (:func:`error_line`), and so is any other failure. Set the environment
     variable ``RRMAP_DEBUG=1`` to see the traceback instead.
     """
 
@@ -91,18 +95,68 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # every failure is one line; RRMAP_DEBUG=1 shows the traceback
             if os.environ.get("RRMAP_DEBUG"):
                 raise
-            raise click.ClickException(_one_line(exc)) from None
+            raise click.ClickException(error_line(exc)) from None
 
 
-def _one_line(exc: BaseException) -> str:
-    text = (
-        str(exc)
-        if not isinstance(exc, OSError) or not exc.filename
-        else (f"{exc.filename}: {exc.strerror or exc}")
-    )
+#: What to do about an OS error, by ``errno``.
+_OS_ADVICE = {
+    errno.ENOSPC: "no space left on the device: free some space or write elsewhere",
+    errno.EDQUOT: "disk quota exceeded: free some space or write elsewhere",
+    errno.EROFS: "read-only file system: write elsewhere (--out, -o)",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EMFILE: "too many open files: raise the limit (ulimit -n) or use fewer --jobs",
+    errno.ENFILE: "too many open files on the system: try again later",
+    errno.ENAMETOOLONG: "file name too long",
+    errno.ENOENT: "no such file or folder",
+    errno.EISDIR: "is a folder",
+    errno.ENOTDIR: "not a folder",
+}
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line ``rrmap`` prints for *exc* (after ``Error:``): what failed and what to do.
+
+    Parameters
+    ----------
+    exc : BaseException
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import errno
+    >>> error_line(OSError(errno.ENOSPC, "No space left on device", "out/points.csv"))
+    'out/points.csv: no space left on the device: free some space or write elsewhere'
+    >>> error_line(MemoryError()).split(":")[0]
+    'out of memory'
+    """
+    if isinstance(exc, OSError):
+        what = _OS_ADVICE.get(exc.errno or -1) or (exc.strerror or str(exc) or type(exc).__name__)
+        text = f"{message_text(exc.filename)}: {what}" if exc.filename else what
+    elif isinstance(exc, MemoryError):
+        text = (
+            "out of memory: reduce the input (fewer raters, categories or rows) or the number "
+            "of permutations/draws"
+        )
+    elif isinstance(exc, RecursionError):
+        text = "input nested too deeply to read (a JSON or text structure without end?)"
+    elif isinstance(exc, OverflowError):
+        text = f"a number is too large: {message_text(exc, 500)}"
+    elif isinstance(exc, ValueError):
+        text = message_text(exc, 20_000)
+    else:
+        text = (
+            f"unexpected {type(exc).__name__}: {message_text(exc, 300)} "
+            "(set RRMAP_DEBUG=1 to see the traceback; please report it)"
+        )
     return " ".join(text.split())
 
 

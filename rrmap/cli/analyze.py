@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from rrmap.cli._options import check_jobs, ratings_from_options, ratings_options
-from rrmap.cli.common import CONTEXT_SETTINGS
+from rrmap.cli.common import CONTEXT_SETTINGS, raw_csv_option
+from rrmap.limits import MAX_BOOTSTRAP, MAX_MONTE_CARLO, MAX_PERMUTATIONS
 
 
 @click.command("analyze", context_settings=CONTEXT_SETTINGS)
@@ -22,7 +23,7 @@ from rrmap.cli.common import CONTEXT_SETTINGS
 )
 @click.option(
     "--permutations",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, MAX_PERMUTATIONS),
     default=5000,
     help="Maximum permutations per energy test (B).",
 )
@@ -65,7 +66,7 @@ from rrmap.cli.common import CONTEXT_SETTINGS
 @click.option(
     "--chi2-monte-carlo",
     "chi2_draws",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, MAX_MONTE_CARLO),
     default=5000,
     show_default=True,
     help="Monte Carlo draws for zone tests whose asymptotic χ² p-value is unreliable "
@@ -81,7 +82,7 @@ from rrmap.cli.common import CONTEXT_SETTINGS
 @click.option(
     "--bootstrap",
     "n_boot",
-    type=click.IntRange(min=0),
+    type=click.IntRange(0, MAX_BOOTSTRAP),
     default=1000,
     show_default=True,
     help="Bootstrap resamples of the reliability intervals (Krippendorff's α, κ).",
@@ -105,6 +106,7 @@ from rrmap.cli.common import CONTEXT_SETTINGS
     "--dpi", type=click.IntRange(min=10), default=300, show_default=True, help="PNG resolution."
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or file list on stderr.")
+@raw_csv_option
 @ratings_options
 def analyze_command(
     ratings: Path,
@@ -124,6 +126,7 @@ def analyze_command(
     width: str,
     dpi: int,
     quiet: bool,
+    raw_csv: bool,
     **opts,
 ) -> None:
     """Test expert and category effects in RATINGS and write tables and a report.
@@ -136,7 +139,9 @@ def analyze_command(
     are Holm-adjusted within families. Writes to OUT the tables as CSV and
     as booktabs LaTeX (tests, proportions, agreement), reliability.csv,
     results.json, report.md and the figures (PDF and PNG, laid out for
-    --width), and prints a summary. p < 0.05 is marked as evidence, not a
+    --width), and prints a summary. OUT is replaced as a whole when the run
+    succeeds (a failed or killed run leaves an earlier result untouched) and
+    locked while it runs. p < 0.05 is marked as evidence, not a
     verdict. The study's own tests: --design independent --p-adjust none
     --chi2-monte-carlo 0.
     """
@@ -151,9 +156,9 @@ def analyze_command(
             f"{out} already holds {', '.join(existing)}; use --force to overwrite"
         )
     if not no_figures:
-        from rrmap.plot import parse_width
+        from rrmap.plot import check_figure_size, parse_width
 
-        parse_width(width, 7.0)  # a bad --width fails before the tests run
+        check_figure_size(parse_width(width, 7.0), dpi)  # fails before the tests run
     df, settings = ratings_from_options(ratings, opts, quiet=quiet)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PermutationWarning)
@@ -183,7 +188,9 @@ def analyze_command(
     result.settings.update(
         input=str(ratings), input_sha256=file_sha256(ratings), input_hashed="file"
     )
-    written = result.write(out, force=force, figures=not no_figures, width=width, dpi=dpi)
+    written = result.write(
+        out, force=force, figures=not no_figures, width=width, dpi=dpi, raw_csv=raw_csv
+    )
     click.echo(result._repr_markdown_())
     if not quiet:
         for path in written:

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import click
 
+from rrmap._atomic import atomic_path, write_text
+from rrmap._escape import spreadsheet_safe
 from rrmap._markdown import markdown_table
 from rrmap._writing import write_csv, write_parquet
 from rrmap.cli._options import ratings_from_options, ratings_options
-from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
+from rrmap.cli.common import CONTEXT_SETTINGS, raw_csv_option, refuse_overwrite
 from rrmap.points import points
 
 
@@ -32,10 +34,14 @@ from rrmap.points import points
     "Parquet needs the 'parquet' extra (pyarrow) and an OUTPUT file.",
 )
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+@raw_csv_option
 def points_command(
-    ratings: Path, output: Path | None, fmt: str | None, force: bool, **opts
+    ratings: Path, output: Path | None, fmt: str | None, force: bool, raw_csv: bool, **opts
 ) -> None:
-    """Compute one RRMap point (Δ, R, BC, quality) per reference/query pair in RATINGS."""
+    """Compute one RRMap point (Δ, R, BC, quality) per reference/query pair in RATINGS.
+
+    OUTPUT is written all-or-nothing (a temporary file renamed into place).
+    """
     fmt = fmt or _format_of(output)
     if fmt == "parquet" and output is None:
         raise click.UsageError("Parquet is a binary format: give an OUTPUT file (-o)")
@@ -44,13 +50,19 @@ def points_command(
     df, settings = ratings_from_options(ratings, opts)
     pts = points(df, **settings)
     if fmt == "parquet":
-        write_parquet(pts, output)
+        with atomic_path(output) as tmp:
+            write_parquet(pts, tmp)
     elif fmt == "csv":
-        write_csv(pts, output if output is not None else sys.stdout)
+        table = pts if raw_csv else spreadsheet_safe(pts)
+        if output is None:
+            write_csv(table, sys.stdout)
+        else:
+            with atomic_path(output) as tmp:
+                write_csv(table, tmp)
     elif output is None:
         sys.stdout.write(_render(pts, fmt))
     else:
-        output.write_text(_render(pts, fmt), encoding="utf-8")
+        write_text(output, _render(pts, fmt))
     if output is not None:
         click.echo(f"wrote {len(pts)} points to {output}", err=True)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from rrmap._atomic import write_text
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.errors import InputError
 
@@ -45,5 +46,5 @@ def table_command(results: Path, which: str, output: Path | None, force: bool) -
         click.echo(text, nl=False)
         return
     refuse_overwrite(output, force)
-    output.write_text(text, encoding="utf-8")
+    write_text(output, text)
     click.echo(f"wrote {output}", err=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rrmap._escape import join_groups
 from rrmap._streams import Streams
 from rrmap.errors import InputError
 from rrmap.ratings import _key_codes
@@ -129,7 +130,7 @@ class _Plan:
     def row(self, test: str) -> dict:
         return {
             "test": test,
-            "groups": "|".join(str(g) for g in self.labels),
+            "groups": join_groups(self.labels),
             "design": self.design,
             "n": len(self.index),
             "statistic": np.nan,

@@ -19,6 +19,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from rrmap.errors import InputError
+from rrmap.limits import MAX_MONTE_CARLO, check_count
 from rrmap.stats._montecarlo import REL_TOL, random_tables, sequential_pvalue
 from rrmap.zones import QUALITY_LEVELS
 
@@ -191,8 +192,7 @@ def chi2_test(
         row_labels, col_labels = list(range(obs.shape[0])), list(range(obs.shape[1]))
     if not np.isfinite(obs).all() or (obs < 0).any() or (obs != np.round(obs)).any():
         raise InputError("contingency table counts must be finite non-negative integers")
-    if isinstance(n_perm, bool) or int(n_perm) != n_perm or n_perm < 0:
-        raise InputError(f"n_perm must be a non-negative integer, got {n_perm!r}")
+    n_perm = check_count("n_perm", n_perm, MAX_MONTE_CARLO)
     keep_r = obs.sum(axis=1) > 0
     keep_c = obs.sum(axis=0) > 0
     dropped_rows = [lab for lab, k in zip(row_labels, keep_r, strict=True) if not k]

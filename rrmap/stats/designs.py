@@ -31,6 +31,7 @@ import pandas as pd
 
 from rrmap._streams import Streams
 from rrmap.errors import InputError
+from rrmap.limits import MAX_MONTE_CARLO
 from rrmap.points import key_columns
 from rrmap.stats._categories import default_categories
 from rrmap.stats._family import DESIGNS, Settings, columns, run_family
@@ -237,7 +238,7 @@ def _settings(
     return Settings(
         _check_tests(tests),
         _check_n_perm(n_perm),
-        _check_n_perm(chi2_n_perm),
+        _check_n_perm(chi2_n_perm, "chi2_n_perm", MAX_MONTE_CARLO),
         pairwise,
         _check_stop_hits(stop_hits),
         design,

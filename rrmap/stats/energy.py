@@ -38,8 +38,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from rrmap._escape import join_groups
 from rrmap._streams import Streams
 from rrmap.errors import InputError
+from rrmap.limits import MAX_PERMUTATIONS, check_count
 from rrmap.stats import _permutation as _engine
 from rrmap.stats._permutation import DEFAULT_CHUNK_BYTES, DEFAULT_MEMORY_BYTES, PlannedTest
 
@@ -142,10 +144,8 @@ def pairwise_distances(x: ArrayLike) -> np.ndarray:
     return _engine.distances(pts, pts)
 
 
-def _check_n_perm(n_perm: int) -> int:
-    if isinstance(n_perm, bool) or int(n_perm) != n_perm or n_perm < 0:
-        raise InputError(f"n_perm must be a non-negative integer, got {n_perm!r}")
-    return int(n_perm)
+def _check_n_perm(n_perm: int, name: str = "n_perm", maximum: int = MAX_PERMUTATIONS) -> int:
+    return check_count(name, n_perm, maximum)
 
 
 def energy_statistic(*samples: ArrayLike) -> float:
@@ -515,7 +515,7 @@ def _plan_test(
     sub = [int(counts[i]) for i in grp]
     labels = [names[i] for i in grp]
     row = {
-        "groups": "|".join(str(g) for g in labels),
+        "groups": join_groups(labels),
         "n": sum(sub),
         "statistic": np.nan,
         "pvalue": np.nan,

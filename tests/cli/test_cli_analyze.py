@@ -33,7 +33,7 @@ def test_help(runner):
         assert opt in res.output
     assert "--no-figures" in res.output and "--quiet" in res.output
     flat = " ".join(res.output.split())
-    assert "Maximum permutations per energy test (B). [default: 5000; x>=0]" in flat
+    assert "Maximum permutations per energy test (B). [default: 5000; 0<=x<=10000000]" in flat
     assert "--stop-hits" in flat and "--jobs" in flat
     assert "[default: rrmap-results]" in flat and "--delta-bound" in flat
 
