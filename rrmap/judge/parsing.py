@@ -10,6 +10,13 @@ is given two different values. A reply holding two mappings that disagree on
 a decision (``{"winner": 0}`` … ``{"winner": 1}``) is invalid, not read as
 the first. Each field's value is then checked by its converter. Anything
 else is *invalid*: the raw text is kept and no value is made up.
+
+Parsing never raises on a reply, whatever it holds: a mapping nested deeper
+than Python can read (``{"a":`` repeated a hundred thousand times) is no
+mapping, so such a reply is simply invalid, and a cached copy of it reads
+as invalid again on every rerun instead of stopping the run. The work is
+linear in the length of the reply, and at most the first :data:`MAX_SPANS`
+``{...}`` spans of a reply are tried.
 """
 
 from __future__ import annotations
@@ -22,6 +29,9 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Parsed", "choice01", "extract_mapping", "parse_fields", "score012", "text_field"]
+
+#: Balanced ``{...}`` spans of one reply looked at, at most (the first ones).
+MAX_SPANS = 10_000
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n?(.*?)```", re.DOTALL)
 
@@ -52,7 +62,9 @@ def _balanced_spans(text: str) -> list[str]:
     start = -1
     quote: str | None = None
     escape = False
+    prev = ""  # the last character before this one that is not blank (linear, not text[:i])
     for i, ch in enumerate(text):
+        last, prev = prev, (prev if ch.isspace() else ch)
         if quote:
             if escape:
                 escape = False
@@ -64,8 +76,7 @@ def _balanced_spans(text: str) -> list[str]:
         if ch in "\"'" and depth > 0:
             # an apostrophe inside prose-like values would unbalance; only treat as a
             # quote when it opens a string right after a structural character
-            prev = text[:i].rstrip()[-1:]
-            if prev in "{[,:" or ch == '"':
+            if last in "{[,:" or ch == '"':
                 quote = ch
             continue
         if ch == "{":
@@ -85,7 +96,7 @@ def _as_mapping(candidate: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(candidate)
-    except ValueError:
+    except (ValueError, RecursionError, MemoryError):  # nested too deeply: not a mapping
         try:
             value = ast.literal_eval(candidate)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -124,9 +135,11 @@ def _mappings(text: str, required: tuple[str, ...] = ()) -> list[dict[str, Any]]
     """Every mapping in *text* (whole, fenced, inline) holding the *required* keys, in order."""
     candidates = [text]
     candidates += [m.group(2) for m in _FENCE.finditer(text)]
-    candidates += _balanced_spans(text)
+    candidates += _balanced_spans(text)[:MAX_SPANS]
     out = []
     for cand in candidates:
+        if required and "\\u" not in cand and not all(k in cand for k in required):
+            continue  # cannot hold the keys: not worth parsing (a \u escape could spell one)
         mapping = _as_mapping(cand)
         if mapping is not None and all(k in mapping for k in required):
             out.append(mapping)

@@ -148,3 +148,44 @@ def test_differing_reasons_with_the_same_winner_are_one_answer():
         "winner": 1,
         "reason": "a",
     }
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"a":' * 100_000,  # unclosed and deeper than Python reads
+        '{"a":' * 20_000 + "1" + "}" * 20_000,  # closed, balanced, still too deep
+        "{'a': " * 20_000 + "1" + "}" * 20_000,  # the same as a Python literal
+        "[" * 100_000,
+    ],
+)
+def test_nesting_too_deep_is_an_invalid_reply_not_a_crash(reply):
+    parsed = parse_fields(reply, WINNER)
+    assert parsed.value is None
+    assert parsed.error == "no JSON object or dict with the fields winner"
+    assert extract_mapping(reply) is None
+
+
+def test_a_readable_answer_after_a_too_deep_one_is_still_found():
+    reply = '{"a":' * 5_000 + ' ... anyway: {"winner": 1}'
+    assert parse_fields(reply, WINNER).value == {"winner": 1}
+
+
+def test_quotes_after_blanks_still_open_strings():
+    # the character before a quote is the last one that is not blank
+    reply = "{'winner':   'left', 'why': \"it's {cleaner}\"}"
+    assert parse_fields(reply, WINNER).value == {"winner": 0}
+
+
+def test_a_mapping_among_many_spans_is_found():
+    reply = "{x} " * 5_000 + "{'winner': 'right'}"
+    assert extract_mapping(reply, ("winner",)) == {"winner": "right"}
+
+
+def test_quotes_take_linear_time():
+    import time
+
+    reply = '{"a": "b", ' * 200_000  # 800,000 quotes inside one open brace
+    start = time.perf_counter()
+    assert parse_fields(reply, WINNER).value is None
+    assert time.perf_counter() - start < 10
