@@ -22,6 +22,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import ClassVar
 
 from rrmap.errors import InputError
 
@@ -99,19 +100,39 @@ class FolderLock:
 
     A second process asking for it gets an :class:`~rrmap.errors.InputError`
     naming the owner's PID. The lock is an ``flock`` on that file, so the
-    kernel releases it when the owner exits or is killed.
+    kernel releases it when the owner exits or is killed. Within one process
+    it may be taken again (a command holds it from start to end, the final
+    write takes it once more).
     """
+
+    #: Locks this process holds (lock file → how many times taken): taking one again is free.
+    _held: ClassVar[dict[Path, int]] = {}
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = Path(folder)
+        if self.folder.is_symlink() and self.folder.is_dir():
+            self.folder = self.folder.resolve()
         self.path = self.folder.parent / f".{self.folder.name}.lock"
         self._fd: int | None = None
+        self._key = self.path.absolute()
 
     def __enter__(self) -> FolderLock:
+        if self._key in self._held:
+            self._held[self._key] += 1
+            return self
+        self._acquire()
+        self._held[self._key] = 1
+        return self
+
+    def _acquire(self) -> None:
         import fcntl
 
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:  # named by the folder the user asked for
+                raise OSError(exc.errno, exc.strerror, str(self.folder)) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -132,9 +153,12 @@ class FolderLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         self._fd = fd
-        return self
 
     def __exit__(self, *exc: object) -> None:
+        self._held[self._key] -= 1
+        if self._held[self._key]:
+            return
+        del self._held[self._key]
         if self._fd is None:
             return
         with contextlib.suppress(OSError):

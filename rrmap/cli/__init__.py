@@ -108,6 +108,7 @@ _OS_ADVICE = {
     errno.ENOSPC: "no space left on the device: free some space or write elsewhere",
     errno.EDQUOT: "disk quota exceeded: free some space or write elsewhere",
     errno.EROFS: "read-only file system: write elsewhere (--out, -o)",
+    errno.EFBIG: "file too large for the file system or the file-size limit (ulimit -f)",
     errno.EACCES: "permission denied",
     errno.EPERM: "operation not permitted",
     errno.EMFILE: "too many open files: raise the limit (ulimit -n) or use fewer --jobs",

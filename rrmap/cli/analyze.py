@@ -145,8 +145,8 @@ def analyze_command(
     verdict. The study's own tests: --design independent --p-adjust none
     --chi2-monte-carlo 0.
     """
-    from rrmap.analysis import analyze, existing_outputs, file_sha256
-    from rrmap.errors import PermutationWarning
+    from rrmap._atomic import FolderLock
+    from rrmap.analysis import existing_outputs
 
     if out.exists() and not out.is_dir():
         raise click.ClickException(f"{out} exists and is not a folder")
@@ -159,6 +159,36 @@ def analyze_command(
         from rrmap.plot import check_figure_size, parse_width
 
         check_figure_size(parse_width(width, 7.0), dpi)  # fails before the tests run
+    # the lock is taken now: a second run into OUT is refused at once, not after its tests
+    with FolderLock(out):
+        _analyze_and_write(**locals())
+
+
+def _analyze_and_write(
+    ratings: Path,
+    by: tuple[str, ...],
+    permutations: int,
+    stop_hits: int,
+    jobs: int,
+    seed: int,
+    design: str,
+    p_adjust: str,
+    chi2_draws: int,
+    chi2_all: bool,
+    n_boot: int,
+    out: Path,
+    force: bool,
+    no_figures: bool,
+    width: str,
+    dpi: int,
+    quiet: bool,
+    raw_csv: bool,
+    opts: dict,
+    **_: object,
+) -> None:
+    from rrmap.analysis import analyze, file_sha256
+    from rrmap.errors import PermutationWarning
+
     df, settings = ratings_from_options(ratings, opts, quiet=quiet)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PermutationWarning)
