@@ -11,12 +11,14 @@ came from beside it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import sys
 import time
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from typing import Any
 import click
 import pandas as pd
 
+from rrmap._escape import message_text
 from rrmap._version import __version__
 from rrmap.cli.common import refuse_overwrite
 
@@ -228,6 +231,38 @@ def _execute(
     Returns the result and the backend whose ``stats`` count the run, or
     ``None`` when nothing is left to do (a dry run, a requests file written).
     """
+    with _cache_warnings_as_lines():
+        return _execute_run(o, client, run, placeholder, what)
+
+
+@contextlib.contextmanager
+def _cache_warnings_as_lines() -> Iterator[None]:
+    """Show each :class:`~rrmap.judge.cache.CacheWarning` as one ``Warning:`` line on stderr."""
+    from rrmap.judge.cache import CacheWarning
+    from rrmap.judge.client import _to_stderr
+
+    shown = warnings.showwarning
+
+    def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+        if issubclass(category, CacheWarning):
+            _to_stderr(f"Warning: {message_text(message, 1000)}")
+        else:
+            shown(message, category, *args, **kwargs)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
+
+
+def _execute_run(
+    o: dict[str, Any],
+    client: Any,
+    run: Callable[[Any], Any],
+    placeholder: str | None,
+    what: str,
+) -> tuple[Any, Any] | None:
     from rrmap.judge._planner import Planner
     from rrmap.judge.batch import read_batch_results, run_batched
 
@@ -267,8 +302,11 @@ def _execute(
 
 
 def _kept_requests(client: Any) -> dict[str, Any]:
+    from rrmap.judge.batch import _read_json
+
     folder = client.cache.directory / "batches" / "requests"
-    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in folder.glob("*.json")}
+    bodies = {p.stem: _read_json(p) for p in folder.glob("*.json")}
+    return {key: body for key, body in bodies.items() if isinstance(body, dict)}
 
 
 def _keep_batch_requests(client: Any, path: Path) -> None:

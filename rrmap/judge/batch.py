@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 from rrmap.errors import InputError
 from rrmap.judge._planner import Planner
 from rrmap.judge.budget import BudgetExhausted
-from rrmap.judge.cache import ResponseCache, cache_key
+from rrmap.judge.cache import ResponseCache, cache_key, read_regular
 from rrmap.judge.client import ChatClient, ChatResult, _message_text, _record, public_url
 
 __all__ = [
@@ -237,6 +237,14 @@ class _BatchHTTP:
         raise InputError(f"{public_url(self.base + path)}: {last} after every retry")
 
 
+def _read_json(path: Path) -> Any:
+    """The JSON in *path* when it is a sound regular file, else ``None`` (never blocks)."""
+    try:
+        return json.loads(read_regular(path).decode("utf-8"))
+    except (OSError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 class BatchJob:
     """One batch job, its state kept in ``<cache>/batches/<id>.json`` at every step.
 
@@ -276,17 +284,16 @@ class BatchJob:
         folder = client.cache.directory / "batches" if client.cache is not None else None
         jobs = []
         for path in sorted(folder.glob("*.json")) if folder and folder.is_dir() else []:
-            try:
-                state = json.loads(path.read_text(encoding="utf-8"))
-            except ValueError:
+            state = _read_json(path)
+            if not isinstance(state, dict):
                 continue
             if state.get("read_back") or state.get("model") != client.endpoint.model:
                 continue
             requests = {}
             for key in state.get("keys", []):
-                record_path = folder / "requests" / f"{key}.json"
-                if record_path.is_file():
-                    requests[key] = json.loads(record_path.read_text(encoding="utf-8"))
+                body = _read_json(folder / "requests" / f"{key}.json")
+                if isinstance(body, dict):
+                    requests[key] = body
             job = cls(client, requests)
             job.path, job.state = path, state
             jobs.append(job)
@@ -312,8 +319,14 @@ class BatchJob:
         http = _BatchHTTP(self.client)
         try:
             if not self.state:
-                if self.path.is_file():
-                    self.state = json.loads(self.path.read_text(encoding="utf-8"))
+                if self.path.exists():
+                    state = _read_json(self.path)
+                    if not isinstance(state, dict):
+                        raise InputError(
+                            f"batch job record {self.path} cannot be read; if its job was "
+                            "submitted, read its output with --batch-results, then remove it"
+                        )
+                    self.state = state
                 else:
                     self.state = {"keys": sorted(self.requests), "model": self.client.name}
                     self._keep_requests()

@@ -13,6 +13,19 @@ records may be missing or damaged, and a damaged record reads as missing,
 so those few calls are made again — never read wrong. The API key is never
 part of a record.
 
+Each record carries ``checksum``: the SHA-256 of the rest of the record (its
+key, request and answer) in a canonical JSON form. A record whose checksum
+does not match (edited by hand, damaged on the disk), that cannot be read
+(cut short, not JSON), that belongs to another key (moved or swapped), that
+is larger than :data:`MAX_RECORD_BYTES`, or that is not a regular file (a
+FIFO, a device, a folder) is never trusted: a :class:`CacheWarning` names
+its file, and the call is made again and the record rewritten. Records
+written before checksums existed are accepted when they are otherwise
+sound (their key and answer in place) and rewritten once with their
+checksum; :attr:`ResponseCache.upgraded` counts them. The checksum detects
+damage and edits; it is not a signature: whoever can write the cache folder
+can write a record with a matching checksum.
+
 Several processes may share one cache directory: a call is made under a
 lock (``fcntl.flock`` on one of 256 files ``.locks/<key[:2]>.lock``), so
 while one process pays for a request the others wait for its answer
@@ -29,8 +42,10 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import time
 import uuid
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -42,9 +57,93 @@ try:  # POSIX
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["KeyClaim", "ResponseCache", "cache_key", "hash_images"]
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "CacheWarning",
+    "KeyClaim",
+    "ResponseCache",
+    "cache_key",
+    "hash_images",
+    "record_checksum",
+]
 
 _DATA_URL_PREFIX = "data:"
+
+#: Largest cache record read, in bytes; a larger file is reported and ignored.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+
+
+class CacheWarning(UserWarning):
+    """A cache record was not trusted (damaged, edited, misplaced); its call is made again.
+
+    Examples
+    --------
+    >>> issubclass(CacheWarning, UserWarning)
+    True
+    """
+
+
+def record_checksum(record: Mapping[str, Any]) -> str:
+    """The checksum of a cache record: SHA-256 of its canonical JSON without ``checksum``.
+
+    Examples
+    --------
+    >>> a = record_checksum({"key": "k", "text": "hi"})
+    >>> a == record_checksum({"text": "hi", "key": "k", "checksum": "x"}), a[:7]
+    (True, 'sha256:')
+    >>> a == record_checksum({"key": "k", "text": "hi!"})
+    False
+    """
+    rest = {k: v for k, v in record.items() if k != "checksum"}
+    text = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def read_regular(path: str | os.PathLike[str], limit: int = MAX_RECORD_BYTES) -> bytes:
+    """The bytes of *path* if it is a regular file of at most *limit* bytes.
+
+    The file is opened without blocking, so a FIFO or a device never makes
+    a run wait; only then is it looked at.
+
+    Raises
+    ------
+    FileNotFoundError
+        *path* does not exist.
+    ValueError
+        *path* is not a regular file, or is larger than *limit*.
+    OSError
+        It cannot be read.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> os.mkfifo(os.path.join(d, "pipe"))
+    >>> try:
+    ...     read_regular(os.path.join(d, "pipe"))
+    ... except ValueError as err:
+    ...     print(err)
+    not a regular file
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        if st.st_size > limit:
+            raise ValueError(f"{st.st_size:,} bytes, more than the {limit:,} allowed")
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:  # grew while being read
+                raise ValueError(f"more than the {limit:,} bytes allowed")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -134,7 +233,10 @@ class ResponseCache:
     Attributes
     ----------
     unreadable : int
-        Records found damaged (e.g. edited by hand) and treated as missing.
+        Records not trusted (damaged, edited, misplaced, not a regular file),
+        each reported with a :class:`CacheWarning` and treated as missing.
+    upgraded : int
+        Records of an earlier version (without a checksum) rewritten with one.
 
     Examples
     --------
@@ -153,6 +255,7 @@ class ResponseCache:
         self.directory = Path(directory)
         self._root = os.fspath(self.directory)
         self.unreadable = 0
+        self.upgraded = 0
         self._folders: set[str] = set()
         probe = self.directory / f".write-test-{os.getpid()}-{uuid.uuid4().hex}"
         try:
@@ -175,8 +278,11 @@ class ResponseCache:
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._path(key).is_file()
 
+    def _records(self) -> list[Path]:
+        return [p for p in self.directory.glob("??/*.json") if p.is_file()]
+
     def __len__(self) -> int:
-        return sum(1 for _ in self.directory.glob("??/*.json"))
+        return len(self._records())
 
     def keys(self) -> list[str]:
         """Keys of all complete records.
@@ -191,13 +297,22 @@ class ResponseCache:
         >>> ResponseCache(tempfile.mkdtemp()).keys()
         []
         """
-        return sorted(p.stem for p in self.directory.glob("??/*.json"))
+        return sorted(p.stem for p in self._records())
+
+    def _distrust(self, path: str, why: str) -> None:
+        self.unreadable += 1
+        warnings.warn(
+            f"cache record {path}: {why}; not used, the call is made again",
+            CacheWarning,
+            stacklevel=3,
+        )
 
     def get(self, key: str) -> dict[str, Any] | None:
         """Return the record stored under *key*, or ``None``.
 
-        A damaged record counts in :attr:`unreadable` and reads as missing, so
-        the call is made again and the record rewritten.
+        A record that is not trusted (see the module notes) is reported with a
+        :class:`CacheWarning`, counts in :attr:`unreadable` and reads as
+        missing, so the call is made again and the record rewritten.
 
         Examples
         --------
@@ -205,23 +320,45 @@ class ResponseCache:
         >>> ResponseCache(tempfile.mkdtemp()).get("0" * 64) is None
         True
         """
+        path = self._file(key)
         try:
-            with open(self._file(key), encoding="utf-8") as fh:
-                data = fh.read()
+            data = read_regular(path)
         except FileNotFoundError:
             return None
-        try:
-            record = json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            self.unreadable += 1
+        except (OSError, ValueError) as exc:
+            self._distrust(path, f"cannot be read ({getattr(exc, 'strerror', None) or exc})")
             return None
-        if not isinstance(record, dict) or record.get("key") != key or "text" not in record:
-            self.unreadable += 1
+        try:
+            record = json.loads(data.decode("utf-8"))
+        except (ValueError, RecursionError, MemoryError):
+            why = "empty" if not data.strip() else "cut short or not JSON"
+            self._distrust(path, why)
+            return None
+        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+            self._distrust(path, "not a cache record")
+            return None
+        if record.get("key") != key:
+            self._distrust(path, "holds the record of another key (moved or swapped)")
+            return None
+        checksum = record.get("checksum")
+        if checksum is None:
+            self._upgrade(key, record)
+        elif checksum != record_checksum(record):
+            self._distrust(path, "checksum mismatch (edited or damaged)")
             return None
         return record
 
+    def _upgrade(self, key: str, record: dict[str, Any]) -> None:
+        """Give a record of an earlier version its checksum (in place, atomically)."""
+        record["checksum"] = record_checksum(record)
+        try:
+            self._write(key, record)
+        except OSError:
+            return  # still usable; the next run tries again
+        self.upgraded += 1
+
     def put(self, key: str, body: Mapping[str, Any], result: Mapping[str, Any]) -> None:
-        """Store *result* for the request *body* under *key*, atomically.
+        """Store *result* for the request *body* under *key*, atomically, with its checksum.
 
         Parameters
         ----------
@@ -248,14 +385,27 @@ class ResponseCache:
             **dict(result),
             "stored_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
+        record["checksum"] = record_checksum(record)
+        self._write(key, record)
+
+    def _write(self, key: str, record: Mapping[str, Any]) -> None:
         path = self._path(key)
         if path.parent.name not in self._folders:  # 256 folders: made once, not per record
             path.parent.mkdir(parents=True, exist_ok=True)
             self._folders.add(path.parent.name)
         tmp = path.with_name(f".{key}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(record, fh, ensure_ascii=False)
-        os.replace(tmp, path)
+        text = json.dumps(record, ensure_ascii=False)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate in a reply: written as a \u escape
+            data = json.dumps(record).encode("ascii")
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
     async def claim(self, key: str) -> KeyClaim:
         """Wait until this process holds the lock of *key* (see the module notes).

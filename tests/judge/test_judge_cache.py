@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 from chat_server import API_KEY, MODEL, ChatServer
 
-from rrmap.judge.cache import ResponseCache, cache_key, hash_images
+from rrmap.judge.cache import (
+    CacheWarning,
+    ResponseCache,
+    cache_key,
+    hash_images,
+    read_regular,
+    record_checksum,
+)
 from rrmap.judge.client import ChatClient, Endpoint
 from rrmap.judge.images import data_url, image_part
 
@@ -56,7 +63,8 @@ def test_leftover_temp_file_and_damaged_record_read_as_missing(tmp_path):
     (tmp_path / "ab" / f".{key}.123.deadbeef.tmp").write_text('{"key": "ab')  # torn write
     assert cache.get(key) is None and len(cache) == 0
     (tmp_path / "ab" / f"{key}.json").write_text('{"key": "abab')  # damaged by hand
-    assert cache.get(key) is None
+    with pytest.warns(CacheWarning, match=f"{key}.json: cut short or not JSON"):
+        assert cache.get(key) is None
     assert cache.unreadable == 1
     cache.put(key, {"model": "m", "messages": []}, {"text": "fine"})
     assert cache.get(key)["text"] == "fine"
@@ -151,3 +159,163 @@ def test_len_and_keys_count_complete_records(tmp_path, n):
         cache.put(f"{i:064d}", {"model": "m", "messages": []}, {"text": str(i)})
     assert len(cache) == n
     assert cache.keys() == [f"{i:064d}" for i in range(n)]
+
+
+# --- checksums: a record is trusted only when it is what was stored -----------------------
+
+HI = [{"role": "user", "content": "hi"}]
+
+
+def _ask_once(server: ChatServer, cache_dir: Path, messages=HI):
+    client = ChatClient(Endpoint(server.base_url, MODEL, api_key_env=None), cache=cache_dir)
+
+    async def ask():
+        async with client:
+            return await client.chat(messages)
+
+    return asyncio.run(ask()), client
+
+
+def _record_path(server: ChatServer, cache_dir: Path, messages=HI) -> Path:
+    body = ChatClient(Endpoint(server.base_url, MODEL, api_key_env=None)).request_body(messages)
+    key = cache_key(body)
+    return cache_dir / key[:2] / f"{key}.json"
+
+
+def test_record_carries_a_checksum_of_key_and_content(tmp_path):
+    with ChatServer(lambda body: "stored answer", api_key=None) as server:
+        _ask_once(server, tmp_path)
+        path = _record_path(server, tmp_path)
+    record = json.loads(path.read_text())
+    assert record["checksum"] == record_checksum(record)
+    assert record["key"] == path.stem and record["text"] == "stored answer"
+    # the checksum covers the key and the answer
+    assert record_checksum({**record, "text": "other"}) != record["checksum"]
+    assert record_checksum({**record, "key": "0" * 64}) != record["checksum"]
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (lambda r, raw: json.dumps({**r, "text": "EDITED"}), "checksum mismatch"),
+        (lambda r, raw: raw[: len(raw) // 2], "cut short or not JSON"),
+        (lambda r, raw: "", "empty"),
+        (lambda r, raw: json.dumps({**r, "text": 5}), "not a cache record"),
+        (lambda r, raw: '{"a":' * 100_000, "cut short or not JSON"),
+    ],
+)
+def test_damaged_record_is_reported_and_fetched_again(tmp_path, damage, why):
+    replies = iter(["first answer", "second answer"])
+    with ChatServer(lambda body: next(replies), api_key=None) as server:
+        _ask_once(server, tmp_path)
+        path = _record_path(server, tmp_path)
+        raw = path.read_text()
+        path.write_text(damage(json.loads(raw), raw))
+        with pytest.warns(CacheWarning, match=f"{path.name}: {why}") as caught:
+            result, client = _ask_once(server, tmp_path)
+        assert str(path) in str(caught[0].message)
+        assert server.received == 2  # asked again, not read from the damaged record
+        assert result.text == "second answer" and result.source != "cache"
+        assert client.cache.unreadable == 1
+        # the record is rewritten, sound: the next run reads it, silently
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CacheWarning)
+            again, _ = _ask_once(server, tmp_path)
+        assert again.text == "second answer" and again.from_cache
+        assert server.received == 2
+
+
+def test_swapped_records_are_reported_and_fetched_again(tmp_path):
+    other = [{"role": "user", "content": "bye"}]
+    with ChatServer(lambda body: body["messages"][0]["content"] + "!", api_key=None) as server:
+        _ask_once(server, tmp_path)
+        _ask_once(server, tmp_path, other)
+        a, b = _record_path(server, tmp_path), _record_path(server, tmp_path, other)
+        text_a, text_b = a.read_text(), b.read_text()
+        a.write_text(text_b)
+        b.write_text(text_a)
+        with pytest.warns(CacheWarning, match="another key"):
+            first, _ = _ask_once(server, tmp_path)
+        with pytest.warns(CacheWarning, match="another key"):
+            second, _ = _ask_once(server, tmp_path, other)
+        assert server.received == 4
+    assert (first.text, second.text) == ("hi!", "bye!")
+
+
+def test_record_without_checksum_is_accepted_and_upgraded(tmp_path):
+    import warnings
+
+    with ChatServer(lambda body: "old answer", api_key=None) as server:
+        _ask_once(server, tmp_path)
+        path = _record_path(server, tmp_path)
+        record = json.loads(path.read_text())
+        del record["checksum"]  # as an earlier version wrote it
+        path.write_text(json.dumps(record))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CacheWarning)
+            result, client = _ask_once(server, tmp_path)
+        assert result.text == "old answer" and result.from_cache
+        assert server.received == 1 and client.cache.upgraded == 1
+        upgraded = json.loads(path.read_text())
+        assert upgraded["checksum"] == record_checksum(upgraded)
+        # from now on an edit is caught
+        path.write_text(json.dumps({**upgraded, "text": "edited"}))
+        with pytest.warns(CacheWarning, match="checksum mismatch"):
+            result, _ = _ask_once(server, tmp_path)
+        assert result.text == "old answer" and server.received == 2
+
+
+def test_legacy_record_of_another_key_is_not_accepted(tmp_path):
+    with ChatServer(lambda body: "right", api_key=None) as server:
+        path = _record_path(server, tmp_path)
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps({"key": "0" * 64, "text": "wrong"}))
+        with pytest.warns(CacheWarning, match="another key"):
+            result, _ = _ask_once(server, tmp_path)
+    assert result.text == "right" and server.received == 1
+
+
+def test_fifo_in_the_cache_is_not_read_and_never_blocks(tmp_path):
+    import threading
+
+    with ChatServer(lambda body: "answer", api_key=None) as server:
+        path = _record_path(server, tmp_path)
+        path.parent.mkdir(parents=True)
+        os.mkfifo(path)
+        (tmp_path / "ff").mkdir()
+        os.mkfifo(tmp_path / "ff" / f"{'f' * 64}.json")
+        out: list = []
+
+        def run():
+            with pytest.warns(CacheWarning, match="not a regular file"):
+                out.append(_ask_once(server, tmp_path)[0])
+
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(30)
+        assert not worker.is_alive(), "reading the cache blocked on a FIFO"
+    assert out[0].text == "answer" and server.received == 1
+    assert path.is_file()  # replaced by the fetched record
+    cache = ResponseCache(tmp_path)
+    assert cache.keys() == [path.stem] and len(cache) == 1  # the other FIFO is no record
+
+
+def test_read_regular_refuses_what_is_not_a_small_regular_file(tmp_path):
+    (tmp_path / "f").write_bytes(b"x" * 100)
+    assert read_regular(tmp_path / "f", limit=100) == b"x" * 100
+    with pytest.raises(ValueError, match="100 bytes, more than the 99 allowed"):
+        read_regular(tmp_path / "f", limit=99)
+    with pytest.raises(ValueError, match="not a regular file"):
+        read_regular(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        read_regular(tmp_path / "missing")
+
+
+def test_reply_with_a_lone_surrogate_is_stored_and_read_back(tmp_path):
+    with ChatServer(lambda body: "odd \ud800 text", api_key=None) as server:
+        first, _ = _ask_once(server, tmp_path)
+        second, _ = _ask_once(server, tmp_path)
+    assert first.text == second.text == "odd \ud800 text"
+    assert second.from_cache and server.received == 1
