@@ -194,7 +194,23 @@ def join_groups(labels: Iterable[object]) -> str:
 
 
 def split_groups(field: str) -> list[str]:
-    """The labels of a :func:`join_groups` field."""
+    r"""The labels of a ``groups`` field (:func:`join_groups`): ``|`` separates them, a
+    backslash makes the next character part of a label.
+
+    Parameters
+    ----------
+    field : str
+        A ``groups`` value of a tests table.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> split_groups(r"a\|b|c")
+    ['a|b', 'c']
+    """
     out, cur, i = [], [], 0
     while i < len(field):
         ch = field[i]

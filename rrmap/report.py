@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import markdown_text
+from rrmap._escape import markdown_text, split_groups
 from rrmap._markdown import markdown_table
 from rrmap.stats.designs import split_within
 from rrmap.zones import QUALITY_LEVELS
@@ -34,6 +34,7 @@ __all__ = [
     "overall_text",
     "render_report",
     "side_by_side",
+    "split_groups",
     "summary_lines",
 ]
 

@@ -170,8 +170,16 @@ def main() -> None:
     relative dispersion, Bhattacharyya overlap, quality zone), test expert
     and category effects, and draw the maps.
 
-    Exit codes: 0 done; 1 bad input (a file, a column, a value: one line
-    "Error: ...", set RRMAP_DEBUG=1 to see a traceback instead); 2 the command
-    itself was mistyped (unknown option, missing argument, value out of range),
-    with its usage.
+    Exit codes: 0 done; 1 bad input or a failure (a file, a column, a value,
+    a full or read-only disk, a memory limit: one line "Error: ...", set
+    RRMAP_DEBUG=1 to see a traceback instead); 2 the command itself was
+    mistyped (unknown option, missing argument, value out of range), with its
+    usage.
+
+    Outputs are all-or-nothing: files are written to a temporary name and
+    renamed into place, an analysis folder is swapped in whole and locked
+    while a run writes it, so a kill or a full disk never leaves a mix or a
+    truncated file. Labels are escaped for each format; CSV cells a
+    spreadsheet would run as a formula get a leading ' (--raw-csv keeps
+    them). Sizes are checked before any work (rrmap.limits).
     """
