@@ -125,8 +125,6 @@ class FolderLock:
         return self
 
     def _acquire(self) -> None:
-        import fcntl
-
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
             try:
@@ -134,9 +132,10 @@ class FolderLock:
             except OSError as exc:  # named by the folder the user asked for
                 raise OSError(exc.errno, exc.strerror, str(self.folder)) from None
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                owner = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+                _lock_now(fd)
+            except OSError:
+                os.lseek(fd, 0, os.SEEK_SET)
+                owner = os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
                 os.close(fd)
                 raise InputError(
                     f"{self.folder}: another rrmap run (PID {owner}) is writing there; "
@@ -151,7 +150,8 @@ class FolderLock:
                 break
             os.close(fd)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
         self._fd = fd
 
     def __exit__(self, *exc: object) -> None:
@@ -165,6 +165,18 @@ class FolderLock:
             self.path.unlink()
         os.close(self._fd)
         self._fd = None
+
+
+def _lock_now(fd: int) -> None:
+    """An exclusive lock on *fd* or ``OSError`` at once (``flock``; on Windows ``msvcrt``)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: lock the file's first byte
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def _exchange(a: Path, b: Path) -> bool:
