@@ -268,7 +268,10 @@ def _execute_run(
 
     for path in o["batch_results"]:
         report = read_batch_results(
-            path.read_text(encoding="utf-8").splitlines(), client.cache, _kept_requests(client)
+            path.read_text(encoding="utf-8").splitlines(),
+            client.cache,
+            _kept_requests(client),
+            max_reply_bytes=client.endpoint.max_reply_bytes,
         )
         click.echo(
             f"read {path}: {len(report.stored)} answer(s) into the cache, "

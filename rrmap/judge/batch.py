@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 
 from rrmap.errors import InputError
 from rrmap.judge._planner import Planner
+from rrmap.judge._reply import MAX_REPLY_BYTES
 from rrmap.judge.budget import BudgetExhausted
 from rrmap.judge.cache import ResponseCache, cache_key, read_regular
 from rrmap.judge.client import ChatClient, ChatResult, _message_text, _record, public_url
@@ -142,6 +143,8 @@ def read_batch_results(
     lines: Iterable[str],
     cache: ResponseCache,
     requests: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    max_reply_bytes: int = MAX_REPLY_BYTES,
 ) -> BatchReport:
     """Store the answers of batch output lines in *cache*; collect the failures.
 
@@ -155,6 +158,9 @@ def read_batch_results(
         Cache key → request body of the submitted requests. Without it (a
         results file from elsewhere), each line must carry its request body
         (``vllm run-batch`` output does not: pass the requests file too).
+    max_reply_bytes : int, default 4 MiB
+        A line longer than this is a failed request, as a reply this large
+        is for a call (``Endpoint.max_reply_bytes``).
 
     Returns
     -------
@@ -180,12 +186,15 @@ def read_batch_results(
         try:
             line = json.loads(raw)
             key = str(line["custom_id"])
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             report.unknown += 1
             continue
         body = (requests or {}).get(key) or line.get("body")
-        if body is None or cache_key(body) != key:
+        if not isinstance(body, Mapping) or cache_key(body) != key:
             report.unknown += 1
+            continue
+        if len(raw) > max_reply_bytes:
+            report.failed[key] = f"batch: the answer is larger than {max_reply_bytes:,} bytes"
             continue
         result, error = _answer_of(line)
         if result is None:
@@ -418,7 +427,12 @@ class BatchJob:
             file_id = batch.get(file_key)
             if file_id:
                 text = http.call("GET", f"/files/{file_id}/content").text
-                part = read_batch_results(text.splitlines(), self.cache, self.requests)
+                part = read_batch_results(
+                    text.splitlines(),
+                    self.cache,
+                    self.requests,
+                    max_reply_bytes=self.client.endpoint.max_reply_bytes,
+                )
                 report.stored += part.stored
                 report.failed.update(part.failed)
                 report.unknown += part.unknown

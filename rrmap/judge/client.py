@@ -18,6 +18,10 @@ flight are sent once (the others wait for that answer), processes sharing a
 cache directory do not pay twice for one request, and an optional
 :class:`~rrmap.judge.budget.Budget` stops a run before it passes a number of
 paid calls or a cost.
+
+A reply is read up to :data:`MAX_REPLY_BYTES` (4 MiB, ``max_reply_bytes``)
+and no further: a larger one fails its call at once (counted as failed, not
+retried) without ever being held whole in memory.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import contextlib
 import contextvars
 import email.utils
 import functools
+import json
 import os
 import sys
 import time
@@ -39,11 +44,19 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from rrmap.errors import InputError
+from rrmap.judge._reply import (
+    ACCEPT_ENCODING,
+    MAX_REPLY_BYTES,
+    ReplyTooLargeError,
+    base_url_problems,
+    read_body,
+)
 from rrmap.judge.budget import Budget, BudgetExhausted, Reservation
 from rrmap.judge.cache import ResponseCache, cache_key
 from rrmap.judge.usage import ChatResult, UsageStats
 
 __all__ = [
+    "MAX_REPLY_BYTES",
     "CallFailedError",
     "ChatClient",
     "ChatResult",
@@ -189,6 +202,8 @@ class Endpoint:
         Longest ``Retry-After`` honoured, in seconds.
     extra : mapping
         Further body parameters (e.g. ``{"seed": 0}``), part of the cache key.
+    max_reply_bytes : int, default :data:`MAX_REPLY_BYTES` (4 MiB)
+        Largest reply body read; a larger reply fails its call (not retried).
 
     Examples
     --------
@@ -211,11 +226,10 @@ class Endpoint:
     backoff_cap: float = 60.0
     retry_after_cap: float = 300.0
     extra: Mapping[str, Any] = field(default_factory=dict)
+    max_reply_bytes: int = MAX_REPLY_BYTES
 
     def __post_init__(self) -> None:
-        problems = []
-        if not self.base_url.startswith(("http://", "https://")):
-            problems.append(f"base URL {self.base_url!r} must start with http:// or https://")
+        problems = base_url_problems(self.base_url)
         if not self.model:
             problems.append("model name is empty")
         if self.concurrency < 1:
@@ -224,6 +238,8 @@ class Endpoint:
             problems.append(f"timeout must be positive, got {self.timeout}")
         if self.max_retries < 0:
             problems.append(f"max_retries must be >= 0, got {self.max_retries}")
+        if self.max_reply_bytes < 1:
+            problems.append(f"max_reply_bytes must be at least 1, got {self.max_reply_bytes}")
         if problems:
             raise InputError("endpoint: " + "; ".join(problems))
 
@@ -612,7 +628,9 @@ class ChatClient:
 
     async def _send(self, body: dict[str, Any], probe: bool = False) -> ChatResult:
         key = self.endpoint.api_key()
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        headers = {"Accept-Encoding": ACCEPT_ENCODING}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
         # the pool with the most free connections (the caller holds a slot of the semaphore)
         slot = max(range(len(self._free)), key=self._free.__getitem__)
         self._free[slot] -= 1
@@ -634,7 +652,13 @@ class ChatClient:
             wait: float | None = None
             why = "backoff"
             try:
-                resp = await http.post(ep.url, json=body, headers=headers)
+                async with http.stream("POST", ep.url, json=body, headers=headers) as resp:
+                    result = await self._read_response(resp, attempt, key)
+            except ReplyTooLargeError as exc:
+                self.stats.failed += 1
+                raise CallFailedError(
+                    f"{public_url(ep.url)}: {exc} (max_reply_bytes); not read further"
+                ) from None
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
                 last = f"connection failed ({type(exc).__name__}: {exc})"
                 unreachable += 1
@@ -652,7 +676,6 @@ class ChatClient:
             except httpx.TransportError as exc:
                 last = f"connection failed ({type(exc).__name__}: {exc})"
             else:
-                result = self._read_response(resp, attempt, key)
                 if isinstance(result, ChatResult):
                     return result
                 last, wait = result
@@ -670,17 +693,21 @@ class ChatClient:
         self.stats.failed += 1
         raise CallFailedError(f"{public_url(ep.url)}: {last} after {ep.max_retries + 1} attempts")
 
-    def _read_response(
+    async def _read_response(
         self, resp: Any, attempt: int, key: str | None
     ) -> ChatResult | tuple[str, float | None]:
-        """A 200 answer, or (what went wrong, the wait the server asked for) to retry."""
+        """A 200 answer, or (what went wrong, the wait the server asked for) to retry.
+
+        The body is read within ``max_reply_bytes`` (:class:`ReplyTooLargeError`
+        beyond); an error answer only for its first few kilobytes of detail.
+        """
         ep = self.endpoint
         status = resp.status_code
         if status == 200:
             try:
-                data = resp.json()
+                data = json.loads(await read_body(resp, ep.max_reply_bytes))
                 text, finish = _message_text(data)
-            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
                 return "HTTP 200 with a body that is not a chat completion", None
             usage = data.get("usage") or {}
             return ChatResult(
@@ -694,7 +721,11 @@ class ChatClient:
             return f"HTTP {status}", _retry_after(
                 resp.headers.get("retry-after"), ep.retry_after_cap
             )
-        detail = self._redact(" ".join(resp.text.split())[:300], key)
+        try:
+            raw = await read_body(resp, _DETAIL_BYTES, truncate=True)
+        except ValueError:
+            raw = b""
+        detail = self._redact(" ".join(raw.decode("utf-8", "replace").split())[:300], key)
         if status in (401, 403):
             hint = (
                 f"the endpoint refused the API key from ${ep.api_key_env}"
@@ -707,6 +738,9 @@ class ChatClient:
             hint = "the endpoint rejected the request"
         raise EndpointError(f"{public_url(ep.url)}: HTTP {status}: {hint} ({detail})", status)
 
+
+#: Bytes of an error answer read for its message.
+_DETAIL_BYTES = 16 * 1024
 
 #: Connection attempts of the first request before an endpoint counts as unreachable.
 _PROBE_CONNECT_TRIES = 2

@@ -6,7 +6,10 @@ models use: bare dict literals, fenced JSON, JSON inside prose, and malformed
 replies. Faults can be injected by request number: ``"429"`` (with
 ``Retry-After``), ``"500"``, ``"drop"`` (connection closed without an answer),
 ``"slow"`` (answer after ``slow_seconds``) and ``"garbage"`` (HTTP 200 with a
-body that is not JSON).
+body that is not JSON). ``encoding`` compresses every answer: ``"gzip"``,
+``"deflate"`` (zlib-wrapped), ``"raw-deflate"`` (sent as ``deflate`` without
+the zlib wrapper, as some servers do) or ``"br"`` (labelled so, but never
+asked for).
 
 Its 2AFC "model" is a brightness judge: it prefers the brighter of the two
 stylised images, whatever their position, unless the style text asks
@@ -284,7 +287,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"<html>upstream proxy error</html>")
             return
         owner._answered(body)
-        self._send(200, completion(owner.responder, body, n))
+        payload = json.dumps(completion(owner.responder, body, n)).encode()
+        if owner.encoding is None:
+            self._send(200, payload)
+            return
+        label, data = _compress(owner.encoding, payload)
+        self._send(200, data, {"Content-Encoding": label})
+
+
+def _compress(encoding: str, data: bytes) -> tuple[str, bytes]:
+    """(Content-Encoding label, body) of *data* compressed as *encoding*."""
+    import gzip
+    import zlib
+
+    if encoding == "gzip":
+        return "gzip", gzip.compress(data, 6)
+    if encoding == "deflate":
+        return "deflate", zlib.compress(data, 6)
+    if encoding == "raw-deflate":
+        z = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+        return "deflate", z.compress(data) + z.flush()
+    return encoding, data
 
 
 def completion(responder: Callable[[dict[str, Any]], str], body: dict[str, Any], n: int) -> dict:
@@ -333,6 +356,8 @@ class ChatServer:
     faults : dict
         Request number (1-based, in arrival order) → fault kind.
     retry_after, slow_seconds : float
+    encoding : str or None
+        Compression of every chat answer (see the module notes).
     """
 
     def __init__(
@@ -345,6 +370,7 @@ class ChatServer:
         faults: dict[int, str] | None = None,
         retry_after: float = 0.2,
         slow_seconds: float = 2.0,
+        encoding: str | None = None,
     ) -> None:
         self.responder = responder
         self.latency = latency
@@ -353,6 +379,7 @@ class ChatServer:
         self.faults = dict(faults or {})
         self.retry_after = retry_after
         self.slow_seconds = slow_seconds
+        self.encoding = encoding
         self.received = 0
         self.answered: list[dict[str, Any]] = []
         self.files: dict[str, bytes] = {}

@@ -155,6 +155,17 @@ def test_concurrency_limit_is_respected(concurrency):
     ("kwargs", "message"),
     [
         ({"base_url": "localhost:8000"}, "must start with http"),
+        (
+            {"base_url": "http://h/v1?q=1"},
+            r"has a query \(\?\.\.\.\): give the path only, e\.g\. http://h/v1$",
+        ),
+        ({"base_url": "http://h/v1?"}, r"has a query"),
+        ({"base_url": "https://h/v1#frag"}, r"has a fragment \(#\.\.\.\)"),
+        ({"base_url": "http:///v1"}, "has no host"),
+        ({"base_url": "http://h:port/v1"}, "is not a valid URL"),
+        ({"base_url": "http://h/v1\n/x"}, "contains blanks or control characters"),
+        ({"base_url": "file:///etc"}, "must start with http:// or https://"),
+        ({"max_reply_bytes": 0}, "max_reply_bytes must be at least 1"),
         ({"concurrency": 0}, "concurrency must be at least 1"),
         ({"timeout": 0}, "timeout must be positive"),
     ],
@@ -163,6 +174,31 @@ def test_bad_endpoint_settings(kwargs, message):
     args = {"base_url": "http://127.0.0.1:1/v1", "model": "m", **kwargs}
     with pytest.raises(InputError, match=message):
         Endpoint(**args)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://127.0.0.1:8000/v1", "https://api.example.com/v1/", "HTTPS://h", "http://[::1]:80"],
+)
+def test_good_base_urls_are_accepted(url):
+    assert Endpoint(url, "m").url == url.rstrip("/") + "/chat/completions"
+
+
+def test_bad_base_url_is_one_line_in_the_cli_before_any_request():
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from rrmap.cli import main
+
+    example = Path(__file__).resolve().parents[2] / "data" / "judge_example"
+    with ChatServer() as server:
+        r = CliRunner().invoke(main, ["judge", "interpret", str(example / "interpretations.csv"),
+                                      "--model", MODEL, "--base-url", server.base_url + "?q=1"])  # fmt: skip
+        assert server.received == 0
+    assert r.exit_code == 1
+    assert r.stderr.startswith("Error: endpoint: base URL ") and "has a query" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
 
 
 def test_endpoint_repr_names_the_variable_not_the_key():
@@ -195,3 +231,75 @@ def test_missing_http_library_names_the_extra(monkeypatch):
 
     with pytest.raises(InputError, match=r"pip install 'rrmap\[judge\]'"):
         asyncio.run(enter())
+
+
+# --- replies larger than max_reply_bytes ---------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", [None, "gzip", "deflate", "raw-deflate"])
+def test_reply_within_the_cap_is_read_whatever_its_encoding(encoding):
+    with ChatServer(lambda body: "y" * 5_000, encoding=encoding) as server:
+        client = ChatClient(_endpoint(server, max_reply_bytes=6_000))
+        (res,) = asyncio.run(_ask(client))
+    assert res.text == "y" * 5_000
+
+
+@pytest.mark.parametrize("encoding", [None, "gzip", "deflate", "raw-deflate"])
+def test_reply_over_the_cap_fails_its_call_once(encoding):
+    with ChatServer(lambda body: "y" * 7_000, encoding=encoding) as server:
+        client = ChatClient(_endpoint(server, max_reply_bytes=6_000, max_retries=3))
+        with pytest.raises(CallFailedError, match=r"the reply is larger than 6,000 bytes"):
+            asyncio.run(_ask(client))
+    assert server.received == 1  # not retried: the same request would get the same reply
+    assert client.stats.failed == 1 and client.stats.calls == 0
+
+
+def test_reply_in_an_encoding_not_asked_for_is_not_read():
+    with ChatServer(lambda body: "ok", encoding="br") as server:
+        client = ChatClient(_endpoint(server, max_retries=1))
+        with pytest.raises(CallFailedError, match="not a chat completion after 2 attempts"):
+            asyncio.run(_ask(client))
+    assert server.received == 2
+
+
+_MEASURE = """
+import asyncio, resource, sys
+from rrmap.judge.client import CallFailedError, ChatClient, Endpoint
+
+def rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+async def main():
+    client = ChatClient(Endpoint(sys.argv[1], sys.argv[2], api_key_env=None))
+    async with client:
+        await client.chat([{"role": "user", "content": "small"}])
+        before = rss_mb()
+        try:
+            await client.chat([{"role": "user", "content": "big"}])
+            print("read", rss_mb() - before)
+        except CallFailedError as exc:
+            print("failed", rss_mb() - before, exc)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("encoding", [None, "gzip"])
+def test_a_huge_reply_is_never_held_in_memory(encoding):
+    import subprocess
+
+    huge = "x" * 60_000_000  # 60 MB; gzip makes it about 60 kB on the wire
+
+    def answer(body):
+        return huge if body["messages"][0]["content"] == "big" else "small"
+
+    with ChatServer(answer, api_key=None, encoding=encoding) as server:
+        out = subprocess.run(
+            [sys.executable, "-c", _MEASURE, server.base_url, MODEL],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    what, grown, *message = out.stdout.split(maxsplit=2)
+    assert what == "failed", out.stdout
+    assert "larger than 4,194,304 bytes" in message[0]
+    assert float(grown) < 30, f"the client grew by {grown} MB reading a refused reply"

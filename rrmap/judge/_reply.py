@@ -1,0 +1,150 @@
+"""Reading an endpoint's reply within a size limit, and checking where replies come from.
+
+A reply body is read piece by piece and given up as soon as it passes the
+limit (:data:`MAX_REPLY_BYTES` by default), so a runaway or hostile endpoint
+costs at most that much memory per call in flight. Compressed bodies
+(``gzip``, ``deflate``) are inflated in bounded steps: the limit applies to
+the inflated size, and a small compressed body that would inflate to
+gigabytes is stopped at the limit too.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+from urllib.parse import urlsplit
+
+from rrmap._escape import message_text
+
+__all__ = ["MAX_REPLY_BYTES", "ReplyTooLargeError", "base_url_problems", "read_body"]
+
+#: Largest reply body read from an endpoint, in bytes (``Endpoint.max_reply_bytes``).
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+
+#: Encodings asked for; others are refused (they could not be inflated in bounded steps).
+ACCEPT_ENCODING = "gzip, deflate"
+
+
+class ReplyTooLargeError(Exception):
+    """A reply body passed the size limit; what was read of it is dropped.
+
+    Examples
+    --------
+    >>> str(ReplyTooLargeError(10))
+    'the reply is larger than 10 bytes'
+    """
+
+    def __init__(self, limit: int, what: str = "the reply") -> None:
+        super().__init__(f"{what} is larger than {limit:,} bytes")
+        self.limit = limit
+
+
+class _Inflate:
+    """``gzip`` or ``deflate`` decoding that never produces more than it is asked for."""
+
+    def __init__(self, encoding: str) -> None:
+        self._raw_fallback = encoding == "deflate"  # zlib-wrapped, or raw as some servers send
+        wbits = zlib.MAX_WBITS if self._raw_fallback else 16 + zlib.MAX_WBITS
+        self._z = zlib.decompressobj(wbits)
+
+    def feed(self, data: bytes, room: int) -> bytes:
+        """The inflated bytes of *data*, at most ``room + 1`` of them (more: too large)."""
+        try:
+            out = self._z.decompress(data, room + 1)
+        except zlib.error:
+            if not self._raw_fallback:
+                raise
+            self._z = zlib.decompressobj(-zlib.MAX_WBITS)
+            out = self._z.decompress(data, room + 1)
+        self._raw_fallback = False
+        return out
+
+
+def _decoder(encoding: str) -> _Inflate | None:
+    """The decoder of a ``Content-Encoding`` header; ``None`` for an identity body."""
+    names = [e.strip().lower() for e in encoding.split(",") if e.strip()]
+    names = [e for e in names if e != "identity"]
+    if not names:
+        return None
+    if len(names) == 1 and names[0] in ("gzip", "x-gzip", "deflate"):
+        return _Inflate("deflate" if names[0] == "deflate" else "gzip")
+    raise ValueError(f"the reply is encoded as {message_text(encoding)!r}, which was not asked for")
+
+
+async def read_body(resp: Any, limit: int, *, truncate: bool = False) -> bytes:
+    """The body of a streamed httpx response, inflated, holding at most *limit* bytes.
+
+    Parameters
+    ----------
+    resp : httpx.Response
+        A response opened with ``stream(...)``, its body not read yet.
+    limit : int
+        Bytes of body at most (after inflating).
+    truncate : bool
+        Return the first *limit* bytes instead of raising (for error details).
+
+    Raises
+    ------
+    ReplyTooLargeError
+        The body is longer than *limit* (and *truncate* is false).
+    ValueError
+        The body is compressed in a way that was not asked for, or is damaged.
+    """
+    length = resp.headers.get("content-length", "")
+    decoder = _decoder(resp.headers.get("content-encoding", ""))
+    if decoder is None and length.isdigit() and int(length) > limit and not truncate:
+        raise ReplyTooLargeError(limit)
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in resp.aiter_raw():
+        if decoder is not None:
+            try:
+                chunk = decoder.feed(chunk, limit - size)
+            except zlib.error as exc:
+                raise ValueError(f"the compressed reply is damaged ({exc})") from None
+        if size + len(chunk) > limit:
+            if truncate:
+                parts.append(chunk[: limit - size])
+                break
+            raise ReplyTooLargeError(limit)
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
+
+
+def base_url_problems(url: str) -> list[str]:
+    """What is wrong with an endpoint's base URL (nothing: an empty list).
+
+    A base URL is ``http://`` or ``https://``, a host, and a path; no query
+    (``?``), no fragment (``#``), no blanks: ``/chat/completions`` is added
+    to it, and a query would swallow that path.
+
+    Examples
+    --------
+    >>> base_url_problems("https://api.openai.com/v1")
+    []
+    >>> base_url_problems("http://h/v1?q=1")
+    ["base URL 'http://h/v1?q=1' has a query (?...): give the path only, e.g. http://h/v1"]
+    >>> base_url_problems("ftp://h/v1")
+    ["base URL 'ftp://h/v1' must start with http:// or https://"]
+    """
+    shown = repr(message_text(url))
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        return [f"base URL {shown} contains blanks or control characters"]
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # a port that is not a number raises here
+    except ValueError as exc:
+        return [f"base URL {shown} is not a valid URL ({exc})"]
+    if parts.scheme.lower() not in ("http", "https"):
+        return [f"base URL {shown} must start with http:// or https://"]
+    problems = []
+    if not parts.hostname:
+        problems.append(f"base URL {shown} has no host")
+    host = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+    plain = message_text(f"{parts.scheme}://{host}{parts.path}")  # without user and password
+    if "?" in url:
+        problems.append(f"base URL {shown} has a query (?...): give the path only, e.g. {plain}")
+    if "#" in url:
+        problems.append(f"base URL {shown} has a fragment (#...): give the path only, e.g. {plain}")
+    return problems
