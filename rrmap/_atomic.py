@@ -74,11 +74,18 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        _name_the_target(exc, path)
         raise
     _fsync_dir(path.parent)
+
+
+def _name_the_target(exc: BaseException, target: Path) -> None:
+    """Raise an OS error without a file name (a failed write) again, naming *target*."""
+    if isinstance(exc, OSError) and not exc.filename and exc.errno:
+        raise OSError(exc.errno, exc.strerror, str(target)) from exc
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
@@ -260,8 +267,9 @@ def staged_folder(
             yield stage
             os.chmod(stage, 0o777 & ~_umask())
             _swap_in(stage, folder)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(stage, ignore_errors=True)
+            _name_the_target(exc, folder)
             raise
 
 

@@ -39,6 +39,8 @@ def table_command(results: Path, which: str, output: Path | None, force: bool) -
         raise InputError(f"{results}: no results.json; give a folder written by rrmap analyze")
     try:
         result = load_result(path)
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply for a results.json of rrmap") from None
     except (json.JSONDecodeError, KeyError) as exc:
         raise InputError(f"{path}: not a results.json of rrmap analyze ({exc})") from exc
     text = result.latex(which)

@@ -1,0 +1,349 @@
+"""Hostile inputs through the command line: how many end in a clear error, how many in a
+traceback, and the time and memory of the largest accepted inputs.
+
+Each case is one ``rrmap`` process (bad files, pipes and FIFOs, labels that are
+commands of an output format, options past every limit, folders that cannot be
+written, huge inputs). A case ends in one of: ``ok`` (exit 0), ``clear`` (exit
+1 or 2 with one ``Error:`` line and no traceback), ``traceback`` (a Python
+traceback on stderr), ``hang`` (killed after ``--timeout`` seconds) or
+``other`` (any other ending). With ``--baseline REV`` the same cases run, in
+the same run, against a git worktree of REV (default: the commit before the
+outputs work), so the two columns compare like with like.
+
+Run: ``python benchmarks/hostile_inputs.py [--baseline 11a917d] [--timeout 60]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example_ratings.csv"
+FAST = ["--permutations", "99", "--bootstrap", "0", "-q"]
+
+
+def _write_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
+    """(name, rrmap arguments, options) of every case; files are made in *tmp*."""
+    df = pd.read_csv(EXAMPLE)
+    cases: list[tuple[str, list[str], dict]] = []
+
+    def csv(name: str, frame: pd.DataFrame) -> str:
+        path = tmp / name
+        frame.to_csv(path, index=False)
+        return str(path)
+
+    def raw(name: str, data: bytes) -> str:
+        path = tmp / name
+        path.write_bytes(data)
+        return str(path)
+
+    # reading
+    text = EXAMPLE.read_text()
+    files = {
+        "empty": raw("empty.csv", b""),
+        "all NUL (300 KB)": raw("nul.csv", b"\0" * 300_000),
+        "NUL inside a row": raw("nulrow.csv", text.replace("E1", "E\0" + "1", 1).encode()),
+        "UTF-16": raw("u16.csv", text.encode("utf-16")),
+        "UTF-32": raw("u32.csv", text.encode("utf-32")),
+        "latin-1 bytes": raw(
+            "latin.csv", text.replace("abstract", "abstrakt \xe9").encode("latin-1")
+        ),
+        "header only": raw("head.csv", text.splitlines()[0].encode() + b"\n"),
+        "binary garbage": raw("garbage.csv", os.urandom(200_000)),
+        "a 10 MB field": raw(
+            "longfield.csv", (text.splitlines()[0] + "\n" + "x" * 10_000_000 + ",E1\n").encode()
+        ),
+        "a 5 MB label": csv(
+            "biglabel.csv",
+            df.assign(expert=df["expert"].where(df["expert"] != "E1", "L" * 5_000_000)),
+        ),
+        "RTL override label": csv("rtl.csv", df.assign(movement="abc\u202edef")),
+        "NFC and NFD labels": csv(
+            "nfd.csv",
+            df.assign(movement=["Caf\u00e9" if i % 2 else "Cafe\u0301" for i in range(len(df))]),
+        ),
+        "interval 5e-324 wide": csv(
+            "tiny.csv", df.assign(**{"low rating": 0.0, "high rating": 5e-324})
+        ),
+        "10,000 extra columns": csv(
+            "wide.csv",
+            pd.concat(
+                [df.head(8), pd.DataFrame({f"x{i}": [0] * 8 for i in range(10_000)})], axis=1
+            ),
+        ),
+        "a folder": str(tmp),
+        "missing file": str(tmp / "nope.csv"),
+        "/dev/zero": "/dev/zero",
+    }
+    for name, path in files.items():
+        cases.append((f"points: {name}", ["points", path], {}))
+    cases.append(("points: a pipe (stdin)", ["points", "/dev/stdin"], {"stdin": EXAMPLE}))
+    cases.append(("points: a FIFO with a writer", ["points", str(tmp / "fifo")], {"fifo": True}))
+    cases.append(("points: a zip-bomb xlsx", ["points", _zip_bomb(tmp / "bomb.xlsx")], {}))
+
+    # labels that are commands of an output format
+    hostile = df.assign(
+        expert=df["expert"].map(
+            {"E1": "[1pt]", "E2": "$\\undefinedcmd{$", "E3": '=HYPERLINK("x")'}
+        ),
+        movement=df["movement"].map(
+            dict(
+                zip(
+                    sorted(df["movement"].unique()),
+                    ["**x**", "<script>", "$x^2$", "a|b", "R" * 300],
+                    strict=True,
+                )
+            )
+        ),
+    ).rename(columns={"movement": "mv{1}"})
+    path = csv("hostile.csv", hostile)
+    cases.append(
+        ("analyze: hostile labels, figures", ["analyze", path, "--out", str(tmp / "h1"), *FAST], {})
+    )
+    cases.append(
+        ("points: hostile labels to markdown", ["points", path, "--format", "markdown"], {})
+    )
+    cases.append(("points: hostile labels to CSV", ["points", path, "-o", str(tmp / "h.csv")], {}))
+
+    # options past every limit
+    for name, args in {
+        "--permutations 1e30": ["--permutations", str(10**30)],
+        "--permutations 1e9": ["--permutations", str(10**9)],
+        "--chi2-monte-carlo 1e12": ["--chi2-monte-carlo", str(10**12)],
+        "--bootstrap 1e10": ["--bootstrap", str(10**10)],
+        "--dpi 20000": ["--dpi", "20000"],
+        "--width 1000in": ["--width", "1000in"],
+        "--jobs 0": ["--jobs", "0"],
+        "--by a missing column": ["--by", "painter"],
+    }.items():
+        out = str(tmp / f"o-{len(cases)}")
+        cases.append((f"analyze: {name}", ["analyze", str(EXAMPLE), "--out", out, *args, "-q"], {}))
+
+    # folders that cannot be written
+    (tmp / "afile").write_text("x")
+    cases.append(
+        (
+            "analyze: --out is a file",
+            ["analyze", str(EXAMPLE), "--out", str(tmp / "afile"), *FAST],
+            {},
+        )
+    )
+    cases.append(
+        (
+            "analyze: --out on a read-only disk",
+            ["analyze", str(EXAMPLE), "--out", "RO/out", *FAST],
+            {"mount": "ro"},
+        )
+    )
+    cases.append(
+        (
+            "analyze: --out on a full disk",
+            ["analyze", str(EXAMPLE), "--out", "FULL/out", *FAST],
+            {"mount": "full"},
+        )
+    )
+    cases.append(
+        (
+            "points: -o on a full disk",
+            ["points", str(EXAMPLE), "-o", "FULL/p.csv"],
+            {"mount": "full"},
+        )
+    )
+    cases.append(
+        (
+            "points: -o past the file-size limit",
+            ["points", str(EXAMPLE), "-o", str(tmp / "lim.csv")],
+            {"fsize": 20_000},
+        )
+    )
+    cases.append(
+        (
+            "table: a results.json nested 200,000 deep",
+            ["table", raw("deep.json", b"[" * 200_000), "tests"],
+            {},
+        )
+    )
+    return cases
+
+
+def _zip_bomb(path: Path) -> str:
+    """An xlsx-shaped zip whose sheet inflates from ~3 MB to ~3 GB."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        zf.writestr("[Content_Types].xml", "<Types/>")
+        with zf.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as fh:
+            block = b"<row>" + b"0" * (1 << 20)
+            for _ in range(3000):
+                fh.write(block)
+    return str(path)
+
+
+def _classify(rc: int | None, err: str) -> str:
+    if rc is None:
+        return "hang"
+    if "Traceback" in err:
+        return "traceback"
+    if rc == 0:
+        return "ok"
+    lines = [
+        ln
+        for ln in err.splitlines()
+        if ln.strip() and not ln.startswith(("Warning", "Usage", "Try "))
+    ]
+    if rc in (1, 2) and len(lines) == 1 and lines[0].startswith("Error: "):
+        return "clear"
+    return "other"
+
+
+@contextlib.contextmanager
+def _mounted(kind: str | None, tmp: Path):
+    if kind is None:
+        yield {}
+        return
+    folder = tmp / f"mnt-{kind}-{time.monotonic_ns()}"
+    folder.mkdir()
+    opts = "size=64k" + (",ro" if kind == "ro" else "")
+    ok = (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", opts, "tmpfs", str(folder)], capture_output=True
+        ).returncode
+        == 0
+    )
+    try:
+        yield {"RO" if kind == "ro" else "FULL": str(folder)} if ok else None
+    finally:
+        if ok:
+            subprocess.run(["umount", str(folder)], check=False)
+
+
+def _run_case(
+    args: list[str], opts: dict, tmp: Path, env: dict, timeout: float
+) -> tuple[str, float, float, str]:
+    with _mounted(opts.get("mount"), tmp) as where:
+        if where is None:
+            return "skipped", 0.0, 0.0, "cannot mount a tmpfs"
+        args = [
+            a.replace("RO/", where.get("RO", "RO") + "/").replace(
+                "FULL/", where.get("FULL", "FULL") + "/"
+            )
+            for a in args
+        ]
+        stdin = open(opts["stdin"], "rb") if "stdin" in opts else subprocess.DEVNULL
+        fifo = tmp / "fifo"
+        if opts.get("fifo"):
+            with contextlib.suppress(FileNotFoundError):
+                fifo.unlink()
+            os.mkfifo(fifo)
+            threading.Thread(
+                target=lambda: fifo.write_bytes(EXAMPLE.read_bytes()), daemon=True
+            ).start()
+        limit = opts.get("fsize")
+
+        def _pre() -> None:
+            if limit:
+                import resource
+
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+                resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "rrmap.cli", *args],
+            stdin=stdin,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            preexec_fn=_pre,
+        )
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        err = proc.stderr.read().decode("utf-8", "replace")
+        _, status, usage = os.wait4(proc.pid, 0)
+        timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - start
+        rc = None if proc.returncode == -signal.SIGKILL else proc.returncode
+        if "stdin" in opts:
+            stdin.close()
+        first = next(
+            (ln for ln in err.splitlines() if ln.startswith("Error")),
+            err.strip().splitlines()[-1:] or [""],
+        )
+        first = first if isinstance(first, str) else first[0]
+        return _classify(rc, err), wall, usage.ru_maxrss / 1024, first[:150]
+
+
+def _worktree(rev: str, tmp: Path) -> Path:
+    path = tmp / f"baseline-{rev}"
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), rev],
+        check=True,
+        capture_output=True,
+    )
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", default=None, help="git revision to compare with")
+    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--make", type=Path, help=argparse.SUPPRESS)  # write the case files here
+    a = ap.parse_args()
+    if a.make:
+        print(json.dumps(_write_cases(a.make)))
+        return
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        # the files are made by a child process: a forked case would count this one's memory
+        made = subprocess.run(
+            [sys.executable, __file__, "--make", str(tmp)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        cases = json.loads(made.stdout)
+        trees = {"now": ROOT}
+        if a.baseline:
+            trees[a.baseline] = _worktree(a.baseline, tmp)
+        tally = {name: Counter() for name in trees}
+        rows = []
+        for label, args, opts in cases:
+            row = [label]
+            for name, tree in trees.items():
+                env = {**os.environ, "PYTHONPATH": str(tree)}
+                env.pop("RRMAP_DEBUG", None)
+                kind, wall, rss, first = _run_case(args, opts, tmp, env, a.timeout)
+                tally[name][kind] += 1
+                row.append(f"{kind} {wall:.1f}s {rss:.0f}MB")
+                if name == "now":
+                    row.append(first)
+            rows.append(row)
+            print(" | ".join(row), flush=True)
+        print()
+        for name, counts in tally.items():
+            print(
+                f"{name}: {len(cases)} cases: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+            )
+        if a.baseline:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(trees[a.baseline])],
+                check=False,
+            )
+
+
+if __name__ == "__main__":
+    main()
