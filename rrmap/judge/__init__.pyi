@@ -17,11 +17,19 @@ from . import (
     rating,
     usage,
 )
-from .cache import ResponseCache, cache_key, hash_images
+from .cache import CacheWarning, ResponseCache, cache_key, hash_images
 from .client import CallFailedError, ChatClient, Endpoint, EndpointError
 from .corpora import Corpus, load_corpora, meta_image
 from .criteria import Criterion, Pole, load_criteria, study_criteria
-from .images import composite_2afc, data_url, downscale, grid_image, image_part, load_image
+from .images import (
+    composite_2afc,
+    data_url,
+    downscale,
+    grid_image,
+    image_part,
+    image_problem,
+    load_image,
+)
 from .interpret import (
     DIMENSIONS,
     InterpretResult,

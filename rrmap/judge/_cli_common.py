@@ -41,6 +41,11 @@ _PROMPTS_OPTION = click.option(
     default=None,
     help="YAML/JSON file replacing some prompts.",
 )
+_ALLOW_OUTSIDE_OPTION = click.option(
+    "--allow-outside",
+    is_flag=True,
+    help="Accept images outside the input file's folder (../, absolute paths, links).",
+)
 _MAX_SIDE_OPTION = click.option(
     "--max-side",
     type=click.IntRange(16),

@@ -10,6 +10,7 @@ import pandas as pd
 
 from rrmap.cli.common import CONTEXT_SETTINGS
 from rrmap.judge._cli_common import (
+    _ALLOW_OUTSIDE_OPTION,
     _MAX_SIDE_OPTION,
     _PROMPTS_OPTION,
     _backend_options,
@@ -78,6 +79,7 @@ def judge_group() -> None:
     default=None,
     help="Also write the position-bias table here.",
 )
+@_ALLOW_OUTSIDE_OPTION
 @_backend_options
 def twoafc_command(
     pairs: Path,
@@ -91,14 +93,16 @@ def twoafc_command(
     baseline: str | None,
     per_order: Path | None,
     bias_out: Path | None,
+    allow_outside: bool,
     **o: Any,
 ) -> None:
     """Judge the image pairs of PAIRS (CSV) and write a comparisons table.
 
     PAIRS has one row per pair: instance, style, source_image, candidate_a,
-    image_a, candidate_b, image_b (image paths relative to the file). The
-    output (instance, left, right, winner, ...) is what `rrmap rank align`
-    reads.
+    image_a, candidate_b, image_b (image paths relative to the file, inside
+    its folder unless --allow-outside). Every image is checked before any
+    request is sent. The output (instance, left, right, winner, ...) is what
+    `rrmap rank align` reads.
     """
     from rrmap.judge._planner import placeholder_reply
     from rrmap.judge.judges import RandomJudge
@@ -106,7 +110,7 @@ def twoafc_command(
     from rrmap.judge.prompts import load_prompts
     from rrmap.rank.comparisons import write_comparisons
 
-    table = read_pairs(pairs)
+    table = read_pairs(pairs, allow_outside=allow_outside)
     prompts = load_prompts(prompts_file)
     settings = dict(
         mode=mode,
@@ -204,6 +208,7 @@ def twoafc_command(
     default=None,
     help="Also write every reply with its match here.",
 )
+@_ALLOW_OUTSIDE_OPTION
 @_backend_options
 def mcq_command(
     questions: Path,
@@ -213,9 +218,13 @@ def mcq_command(
     prompts_file: Path | None,
     max_side: int,
     responses_out: Path | None,
+    allow_outside: bool,
     **o: Any,
 ) -> None:
     """Ask the multiple-choice QUESTIONS (JSONL or CSV) and report Acc and NAcc.
+
+    Images are relative to QUESTIONS and inside its folder unless
+    --allow-outside; every one is checked before any request is sent.
 
     The accuracy table (per --by group) goes to stdout or -o; unmatched
     replies count as wrong and are listed on stderr.
@@ -223,7 +232,7 @@ def mcq_command(
     from rrmap.judge.mcq import evaluate_mcq, mcq_accuracy, read_questions
     from rrmap.judge.prompts import load_prompts
 
-    table = read_questions(questions)
+    table = read_questions(questions, allow_outside=allow_outside)
     missing = [c for c in by if c not in table.columns]
     if missing:
         raise click.UsageError(f"--by column(s) not in {questions}: {', '.join(missing)}")

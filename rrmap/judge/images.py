@@ -1,7 +1,17 @@
-"""Images for multimodal prompts: loading, downscaling, data URLs, composites, grids.
+"""Images for multimodal prompts: checking, loading, downscaling, data URLs, composites, grids.
 
 Encoding is deterministic (same pixels, same bytes), so the cache key of a
 request that embeds an image depends only on the image content.
+
+Before a run sends anything, every image a questions or pairs file names is
+checked (:func:`image_problem`): it must exist, be a regular file (never a
+FIFO or a device, which could block the run), not be empty, be an image
+Pillow reads whose header is sound, have at most Pillow's
+``Image.MAX_IMAGE_PIXELS`` pixels (89,478,485 by default: a decompression
+bomb is refused, never decoded), and lie inside the folder of the file that
+names it, unless ``allow_outside`` is given (a path such as ``../x.png`` or
+``/home/me/x.png``, or a link leading out of the folder, would otherwise
+upload a file the table's author chose, not the user).
 """
 
 from __future__ import annotations
@@ -10,6 +20,9 @@ import base64
 import functools
 import io
 import os
+import stat
+import struct
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,8 +34,100 @@ __all__ = [
     "downscale",
     "grid_image",
     "image_part",
+    "image_problem",
     "load_image",
 ]
+
+
+def _too_many_pixels(size: tuple[int, int]) -> str | None:
+    from PIL import Image
+
+    limit = Image.MAX_IMAGE_PIXELS
+    w, h = size
+    if limit and w * h > limit:
+        return (
+            f"has {w}×{h} = {w * h:,} pixels, more than the {limit:,} allowed "
+            "(Pillow's Image.MAX_IMAGE_PIXELS)"
+        )
+    return None
+
+
+def _read_header(path: str) -> str | None:
+    """Why the image file at *path* cannot be decoded safely (header and checksums only)."""
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path) as img:
+                problem = _too_many_pixels(img.size)
+                if problem is None:
+                    img.verify()  # structure and checksums, without decoding the pixels
+    except (Image.DecompressionBombWarning, Image.DecompressionBombError):
+        limit = Image.MAX_IMAGE_PIXELS
+        return f"has more than the {limit:,} pixels allowed (Pillow's Image.MAX_IMAGE_PIXELS)"
+    except (OSError, SyntaxError, ValueError, EOFError, struct.error, MemoryError) as exc:
+        return f"is not a readable image ({' '.join(str(exc).split()) or type(exc).__name__})"
+    return problem
+
+
+def image_problem(
+    path: str | os.PathLike[str],
+    folder: str | os.PathLike[str] | None = None,
+    *,
+    allow_outside: bool = False,
+    contents: bool = True,
+) -> str | None:
+    """Why the image file *path* may not be sent, or ``None`` when it may (see the module).
+
+    Parameters
+    ----------
+    path : path
+        The image file.
+    folder : path, optional
+        The folder of the file that names the image; *path* must lie inside
+        it (after following links) unless *allow_outside*.
+    allow_outside : bool, default False
+        Accept images outside *folder*.
+    contents : bool, default True
+        Check the file itself too; ``False`` checks only where it lies.
+
+    Returns
+    -------
+    str or None
+        The reason, worded to follow the file name ("is empty").
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from PIL import Image
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> Image.new("RGB", (4, 4)).save(d / "ok.png")
+    >>> (d / "empty.png").write_bytes(b"")
+    0
+    >>> image_problem(d / "ok.png", d) is None, image_problem(d / "empty.png", d)
+    (True, 'is empty')
+    >>> image_problem(d / "ok.png", d / "sub")
+    'is outside the folder ... (give --allow-outside to send it anyway)'
+    """
+    name = os.fspath(path)
+    if folder is not None and not allow_outside:
+        real, base = os.path.realpath(name), os.path.realpath(os.fspath(folder))
+        if os.path.commonpath([real, base]) != base:
+            return f"is outside the folder {base} (give --allow-outside to send it anyway)"
+    if not contents:
+        return None
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        return "not found"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not stat.S_ISREG(st.st_mode):
+        return "is not a regular file"
+    if st.st_size == 0:
+        return "is empty"
+    return _read_header(name)
 
 
 def load_image(source: Any) -> Any:
@@ -31,7 +136,8 @@ def load_image(source: Any) -> Any:
     Raises
     ------
     InputError
-        If the file is missing or not an image Pillow can read.
+        If the file is missing, not a regular file, not an image Pillow can
+        read, or has more pixels than Pillow's ``Image.MAX_IMAGE_PIXELS``.
 
     Examples
     --------
@@ -44,13 +150,25 @@ def load_image(source: Any) -> Any:
     if isinstance(source, Image.Image):
         img = source
     else:
+        name = os.fspath(source)
         try:
-            with Image.open(os.fspath(source)) as opened:
+            if not stat.S_ISREG(os.stat(name).st_mode):  # a FIFO would block Image.open
+                raise InputError(f"{name}: not a regular file")
+            with Image.open(name) as opened:
+                too_big = _too_many_pixels(opened.size)
+                if too_big:
+                    raise InputError(f"{name}: {too_big}")
                 opened.load()
                 img = opened.copy()
         except FileNotFoundError:
             raise InputError(f"image file not found: {source}") from None
-        except (UnidentifiedImageError, OSError) as exc:
+        except Image.DecompressionBombError:
+            limit = Image.MAX_IMAGE_PIXELS
+            raise InputError(
+                f"{name}: has more than the {limit:,} pixels allowed (Pillow's "
+                "Image.MAX_IMAGE_PIXELS)"
+            ) from None
+        except (UnidentifiedImageError, OSError, SyntaxError, EOFError, struct.error) as exc:
             raise InputError(f"{source}: not a readable image ({exc})") from None
     if img.mode != "RGB":
         if img.mode in ("RGBA", "LA", "P"):

@@ -8,7 +8,10 @@ JSONL (one object per line) or CSV (one row per question) with:
     Unique question id.
 ``image`` / ``images``
     One image path, or several (a JSON list, or ``|``-separated in CSV);
-    relative to the file. May be empty for a text-only question.
+    relative to the file, and inside its folder (unless ``allow_outside``).
+    Left out (or ``null``, or an empty cell in CSV) for a text-only
+    question; an empty text (``"image": ""``) is a mistake, not a
+    text-only question, and is reported.
 ``question``
     The question text.
 ``options``
@@ -64,10 +67,11 @@ from typing import Any
 
 import pandas as pd
 
+from rrmap._escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge._run import run_all, run_sync
 from rrmap.judge.client import CallFailedError
-from rrmap.judge.images import data_url, image_part
+from rrmap.judge.images import data_url, image_part, image_problem
 from rrmap.judge.parsing import extract_mapping
 from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
 from rrmap.judge.usage import UsageStats
@@ -244,11 +248,44 @@ def _split(value: Any) -> list[str]:
     if text.startswith("["):
         try:
             parsed = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             parsed = None
         if isinstance(parsed, list):
             return [str(v).strip() for v in parsed]
     return [p.strip() for p in text.split("|")]
+
+
+def _question_images(
+    rec: dict[str, Any],
+    base: Path,
+    folder: Path | None,
+    check_files: bool,
+    allow_outside: bool,
+    checked: dict[str, str | None],
+) -> tuple[list[str], list[str]]:
+    """The resolved image paths of one question record, and what is wrong with them.
+
+    *checked* keeps the verdict on each file, so an image shared by many
+    questions is opened once.
+    """
+    problems = []
+    for key in ("image", "images"):
+        value = rec.get(key)
+        if isinstance(value, str) and not value.strip():
+            problems.append(
+                f"{key!r} is empty (leave it out, or write null, for a question without an image)"
+            )
+    images = _split(rec.get("images")) or _split(rec.get("image"))
+    if any(not p for p in images):
+        problems.append("an image path is empty")
+    images = [p for p in images if p]
+    resolved = [str(base / p) if not Path(p).is_absolute() else p for p in images]
+    for p in resolved:
+        if p not in checked:
+            checked[p] = image_problem(p, folder, allow_outside=allow_outside, contents=check_files)
+        if checked[p] is not None:
+            problems.append(f"image file {message_text(p)} {checked[p]}")
+    return resolved, problems
 
 
 def validate_questions(
@@ -258,6 +295,8 @@ def validate_questions(
     base_dir: str | os.PathLike[str] | None = None,
     first_line: int = 1,
     check_files: bool = True,
+    allow_outside: bool = False,
+    line_numbers: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """Check question records and normalise them into a table.
 
@@ -274,6 +313,14 @@ def validate_questions(
     first_line : int
         Line number of the first record (2 for CSV, 1 for JSONL).
     check_files : bool
+        Check every image (:func:`~rrmap.judge.images.image_problem`):
+        present, a regular non-empty file, readable, within the pixel limit.
+    allow_outside : bool, default False
+        Accept images outside *base_dir* (when *base_dir* is given, images
+        must otherwise lie inside it).
+    line_numbers : sequence of int, optional
+        The line of each record, when they do not follow one another (a
+        file with blank lines); replaces *first_line*.
 
     Returns
     -------
@@ -290,11 +337,13 @@ def validate_questions(
     (['B', 'color'], 2)
     """
     base = Path(base_dir) if base_dir is not None else Path.cwd()
+    folder = Path(base_dir) if base_dir is not None else None
+    checked: dict[str, str | None] = {}
     problems: list[str] = []
     rows = []
     seen: dict[str, int] = {}
     for k, rec in enumerate(records):
-        line = first_line + k
+        line = line_numbers[k] if line_numbers is not None else first_line + k
         where = f"line {line}"
         qid = str(rec.get("id", "") if rec.get("id") is not None else "").strip()
         if not qid:
@@ -337,12 +386,10 @@ def validate_questions(
                 f"{where}: answer {answer!r} is neither an option letter "
                 f"(A-{_LETTERS[len(options) - 1]}) nor one option's text"
             )
-        images = _split(rec.get("images")) or _split(rec.get("image"))
-        resolved = [str(base / p) if not Path(p).is_absolute() else p for p in images]
-        if check_files:
-            for p in resolved:
-                if not Path(p).is_file():
-                    problems.append(f"{where}: image file {p} not found")
+        resolved, image_problems = _question_images(
+            rec, base, folder, check_files, allow_outside, checked
+        )
+        problems += [f"{where}: {problem}" for problem in image_problems]
         meta = {
             c: v
             for c, v in rec.items()
@@ -366,8 +413,14 @@ def validate_questions(
     return pd.DataFrame(rows)
 
 
-def read_questions(path: str | os.PathLike[str], *, check_files: bool = True) -> pd.DataFrame:
+def read_questions(
+    path: str | os.PathLike[str], *, check_files: bool = True, allow_outside: bool = False
+) -> pd.DataFrame:
     """Read a JSONL or CSV question file (see the module docs).
+
+    Every problem is reported at once, with its line, before anything is
+    sent: images are checked as :func:`validate_questions` says, and must
+    lie inside the file's folder unless *allow_outside*.
 
     Examples
     --------
@@ -381,60 +434,47 @@ def read_questions(path: str | os.PathLike[str], *, check_files: bool = True) ->
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(2, "No such file or directory", str(path))
+    settings = {
+        "source": str(path),
+        "base_dir": path.parent,
+        "check_files": check_files,
+        "allow_outside": allow_outside,
+    }
     if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        records, problems = [], []
-        lines = path.read_text(encoding="utf-8").splitlines()
-        numbers = []
-        for i, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except ValueError as exc:
-                problems.append(f"line {i}: not valid JSON ({exc.args[0]})")
-                continue
-            if not isinstance(rec, dict):
-                problems.append(f"line {i}: not a JSON object")
-                continue
-            records.append(rec)
-            numbers.append(i)
-        if problems:
-            raise InputError(f"{path}: {len(problems)} problem(s): " + "; ".join(problems))
-        if numbers and numbers != list(range(numbers[0], numbers[0] + len(numbers))):
-            # blank lines inside: validate one by one to keep true line numbers
-            parts = [
-                validate_questions(
-                    [r],
-                    source=str(path),
-                    base_dir=path.parent,
-                    first_line=n,
-                    check_files=check_files,
-                )
-                for r, n in zip(records, numbers, strict=True)
-            ]
-            out = pd.concat(parts, ignore_index=True)
-            dup = out["id"][out["id"].duplicated()].tolist()
-            if dup:
-                raise InputError(f"{path}: duplicate id(s) {', '.join(map(repr, dup))}")
-            return out
-        return validate_questions(
-            records,
-            source=str(path),
-            base_dir=path.parent,
-            first_line=numbers[0] if numbers else 1,
-            check_files=check_files,
-        )
+        return _read_jsonl_questions(path, settings)
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise InputError(f"{path}: not a readable CSV ({exc})") from None
-    return validate_questions(
-        df.to_dict("records"),
-        source=str(path),
-        base_dir=path.parent,
-        first_line=2,
-        check_files=check_files,
-    )
+    records = df.to_dict("records")
+    for rec in records:  # an empty cell is how CSV writes a question without an image
+        for key in ("image", "images"):
+            if key in rec and not str(rec[key]).strip():
+                rec[key] = None
+    return validate_questions(records, first_line=2, **settings)
+
+
+def _read_jsonl_questions(path: Path, settings: dict[str, Any]) -> pd.DataFrame:
+    records, problems = [], []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    numbers = []
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            why = exc.args[0] if isinstance(exc, ValueError) else "nested too deeply"
+            problems.append(f"line {i}: not valid JSON ({why})")
+            continue
+        if not isinstance(rec, dict):
+            problems.append(f"line {i}: not a JSON object")
+            continue
+        records.append(rec)
+        numbers.append(i)
+    if problems:
+        raise InputError(f"{path}: {len(problems)} problem(s): " + "; ".join(problems))
+    return validate_questions(records, line_numbers=numbers, **settings)
 
 
 def mcq_messages(

@@ -28,10 +28,11 @@ from typing import Any
 
 import pandas as pd
 
+from rrmap._escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge._run import run_all, run_sync
 from rrmap.judge.client import CallFailedError, conversation
-from rrmap.judge.images import composite_2afc, data_url, image_part
+from rrmap.judge.images import composite_2afc, data_url, image_part, image_problem
 from rrmap.judge.orders import combine_orders, position_bias
 from rrmap.judge.parsing import choice01, parse_fields, text_field
 from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
@@ -116,12 +117,15 @@ def validate_pairs(
     source: str = "<DataFrame>",
     base_dir: str | os.PathLike[str] | None = None,
     check_files: bool = True,
+    allow_outside: bool = False,
 ) -> pd.DataFrame:
     """Check a pairs table and resolve its image paths.
 
     Every problem is reported at once: missing columns, empty cells, a pair
-    whose two candidates have the same name, image files that do not exist.
-    Row numbers are file lines (the header is line 1).
+    whose two candidates have the same name, image files that are missing,
+    empty, not regular files, unreadable, larger than the pixel limit or
+    outside *base_dir* (:func:`~rrmap.judge.images.image_problem`). Row
+    numbers are file lines (the header is line 1).
 
     Parameters
     ----------
@@ -130,9 +134,13 @@ def validate_pairs(
     source : str
         Name used in messages.
     base_dir : path or None
-        Relative image paths are taken relative to this.
+        Relative image paths are taken relative to this; when given, every
+        image must lie inside it unless *allow_outside*.
     check_files : bool
-        Also check that every image file exists.
+        Also check every image file (present, regular, not empty, readable,
+        within the pixel limit).
+    allow_outside : bool, default False
+        Accept images outside *base_dir*.
 
     Returns
     -------
@@ -172,33 +180,45 @@ def validate_pairs(
         if a and a == b:
             problems.append(f"line {i + 2}: candidate_a and candidate_b are both {a!r}")
     base = Path(base_dir) if base_dir is not None else Path.cwd()
+    checked: dict[str, str | None] = {}  # an image of many pairs is opened once
     for col in _IMAGE_COLUMNS:
         resolved = [str(base / p) if p and not Path(p).is_absolute() else p for p in df[col]]
         df[col] = resolved
-        if check_files:
-            absent: dict[str, list[int]] = {}
-            for i, p in enumerate(resolved):
-                if p and not Path(p).is_file():
-                    absent.setdefault(p, []).append(i + 2)
-            for p, rows in absent.items():
-                problems.append(
-                    f"column {col!r}: image file {p} not found (line(s) {_problem_lines(rows)})"
+        bad: dict[tuple[str, str], list[int]] = {}
+        for i, p in enumerate(resolved):
+            if not p:
+                continue
+            if p not in checked:
+                checked[p] = image_problem(
+                    p, base_dir, allow_outside=allow_outside, contents=check_files
                 )
+            if checked[p] is not None:
+                bad.setdefault((p, checked[p]), []).append(i + 2)
+        for (p, why), rows in bad.items():
+            problems.append(
+                f"column {col!r}: image file {message_text(p)} {why} "
+                f"(line(s) {_problem_lines(rows)})"
+            )
     if problems:
         n = len(problems)
         raise InputError(f"{source}: {n} problem{'s' if n != 1 else ''}: " + "; ".join(problems))
     return df.reset_index(drop=True)
 
 
-def read_pairs(path: str | os.PathLike[str], *, check_files: bool = True) -> pd.DataFrame:
-    """Read a pairs CSV; image paths are relative to the file's folder.
+def read_pairs(
+    path: str | os.PathLike[str], *, check_files: bool = True, allow_outside: bool = False
+) -> pd.DataFrame:
+    """Read a pairs CSV; image paths are relative to the file's folder, and inside it.
 
     Parameters
     ----------
     path : path
         CSV with the columns of :data:`PAIR_COLUMNS` (extra columns are kept).
     check_files : bool
-        Check that every image exists.
+        Check every image (see :func:`validate_pairs`).
+    allow_outside : bool, default False
+        Accept images outside the file's folder (``../x.png``, absolute
+        paths, links leading out).
 
     Returns
     -------
@@ -221,7 +241,13 @@ def read_pairs(path: str | os.PathLike[str], *, check_files: bool = True) -> pd.
         raise InputError(f"{path}: the file is empty") from None
     except pd.errors.ParserError as exc:
         raise InputError(f"{path}: not a readable CSV ({exc})") from None
-    return validate_pairs(df, source=str(path), base_dir=path.parent, check_files=check_files)
+    return validate_pairs(
+        df,
+        source=str(path),
+        base_dir=path.parent,
+        check_files=check_files,
+        allow_outside=allow_outside,
+    )
 
 
 def _image_parts(
