@@ -26,6 +26,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rrmap._encodings import ENCODING_NAMES as _ENCODING_NAMES
+from rrmap._encodings import decode_text as _decode
+from rrmap._escape import message_text, quoted_list
+from rrmap._reading_limits import (
+    MAX_LINE_BYTES,
+    Source,
+    check_archive,
+    check_line_lengths,
+    field_limit,
+    nul_problem,
+    read_source,
+)
 from rrmap.errors import RatingsError
 
 __all__ = ["Table", "describe_reading", "detect_decimal", "read_table"]
@@ -37,17 +49,6 @@ SHEET_SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".xls", ".ods")
 #: Separators tried, in order of preference when the header is ambiguous.
 _SEPARATORS = (",", ";", "\t", "|")
 _SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
-
-#: Encodings tried for a file that is not UTF-8, in order of preference.
-_LEGACY = ("cp1252", "mac_roman")
-_ENCODING_NAMES = {
-    "utf-8": "UTF-8",
-    "utf-8-sig": "UTF-8 with BOM",
-    "utf-16": "UTF-16",
-    "cp1252": "Windows-1252",
-    "mac_roman": "Mac Roman",
-    "latin-1": "Latin-1",
-}
 
 #: How many line numbers one problem lists before summarising.
 _MAX_LISTED = 30
@@ -95,132 +96,16 @@ class Table:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+def _shown(value: object) -> str:
+    """*value* quoted for a message: escaped and cut by :func:`message_text`."""
+    return repr(message_text(value))
+
+
 def _listing(numbers, unit: str) -> str:
     nums = [int(n) for n in numbers]
     shown = ", ".join(str(n) for n in nums[:_MAX_LISTED])
     more = f" … and {len(nums) - _MAX_LISTED} more ({len(nums)} in all)" if len(nums) > 30 else ""
     return f"{unit}{'s' if len(nums) != 1 else ''} {shown}{more}"
-
-
-# --- encodings ----------------------------------------------------------------
-
-
-def _line_of(raw: bytes, pos: int) -> int:
-    return raw.count(b"\n", 0, pos) + 1
-
-
-def _decode_error(path: Path, raw: bytes, exc: UnicodeDecodeError, encoding: str) -> RatingsError:
-    pos = exc.start
-    line = _line_of(raw, pos)
-    start = raw.rfind(b"\n", 0, pos) + 1
-    context = raw[max(start, pos - 12) : pos + 12].split(b"\n")[0]
-    return RatingsError(
-        str(path),
-        [
-            f"line {line}: byte 0x{raw[pos]:02X} cannot be decoded as {encoding} "
-            f"(in {context!r}); pass the file's encoding with encoding= (--encoding), "
-            "e.g. cp1252 for a Windows 'ANSI' export, mac_roman for an old Mac one"
-        ],
-    )
-
-
-def _plausibility(text: str) -> int:
-    """How much the non-ASCII characters of *text* look like letters of words.
-
-    A lowercase letter inside a word or an uppercase letter starting one
-    scores +1; an uppercase letter inside a word, a symbol between letters
-    or a control character scores −1. Decodings of the same bytes with the
-    wrong code page score lower (``MŸnter``, ``M¸nter`` against ``Münter``).
-    """
-    score = 0
-    for i, ch in enumerate(text):
-        if ch < "\x80":
-            continue
-        prev = text[i - 1] if i else " "
-        nxt = text[i + 1] if i + 1 < len(text) else " "
-        if ch.isalpha():
-            if ch.islower() or not prev.isalpha():
-                score += 1
-            else:
-                score -= 1
-        elif "\x80" <= ch <= "\x9f" or (prev.isalpha() and nxt.isalpha()):
-            score -= 1
-    return score
-
-
-def _non_ascii_words(text: str, limit: int = 5) -> list[str]:
-    words: list[str] = []
-    for m in re.finditer(r"[^\s,;|\t\"]*[^\x00-\x7f][^\s,;|\t\"]*", text):
-        w = m.group()
-        if w not in words:
-            words.append(w)
-        if len(words) >= limit:
-            break
-    return words
-
-
-def _decode(path: Path, raw: bytes, encoding: str | None) -> tuple[str, str, dict[str, Any]]:
-    """Text of *raw*, the encoding used and notes on how it was chosen."""
-    notes: dict[str, Any] = {}
-    if encoding is not None:
-        try:
-            text = raw.decode(encoding)
-        except LookupError:
-            raise RatingsError(str(path), [f"unknown encoding {encoding!r}"]) from None
-        except UnicodeDecodeError as exc:
-            raise _decode_error(path, raw, exc, encoding) from None
-        if text.startswith("\ufeff"):
-            text = text[1:]
-        return text, encoding, {"encoding_detected": False}
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return raw.decode("utf-16"), "utf-16", {"encoding_detected": True}
-        except UnicodeDecodeError as exc:
-            raise _decode_error(path, raw, exc, "UTF-16") from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        try:
-            return raw[3:].decode("utf-8"), "utf-8-sig", {"encoding_detected": True}
-        except UnicodeDecodeError as exc:
-            raise _decode_error(path, raw, exc, "UTF-8") from None
-    head = raw[:4096]
-    if b"\x00" in head:
-        # UTF-16 without a byte-order mark: every other byte of ASCII text is 0
-        even, odd = head[0::2].count(0), head[1::2].count(0)
-        if max(even, odd) > len(head) // 4:
-            enc = "utf-16-be" if even > odd else "utf-16-le"
-            try:
-                return raw.decode(enc), enc, {"encoding_detected": True}
-            except UnicodeDecodeError:
-                pass
-        raise RatingsError(
-            str(path),
-            [
-                "not a text file (it contains NUL bytes): save the sheet as CSV, or give a "
-                + "/".join(SHEET_SUFFIXES)
-                + " file the matching extension"
-            ],
-        )
-    try:
-        return raw.decode("utf-8"), "utf-8", {"encoding_detected": True}
-    except UnicodeDecodeError as exc:
-        bad_line, bad_byte = _line_of(raw, exc.start), raw[exc.start]
-    best: tuple[int, str, str] | None = None
-    for enc in _LEGACY:
-        try:
-            text = raw.decode(enc)
-        except UnicodeDecodeError:
-            continue
-        score = _plausibility(text)
-        if best is None or score > best[0]:
-            best = (score, enc, text)
-    assert best is not None  # mac_roman decodes every byte
-    _, enc, text = best
-    notes = {
-        "encoding_detected": True,
-        "not_utf8": f"byte 0x{bad_byte:02X} on line {bad_line}",
-        "non_ascii_sample": _non_ascii_words(text),
-    }
-    return text, enc, notes
 
 
 # --- text files ---------------------------------------------------------------
@@ -276,11 +161,21 @@ def _layout_csv(text: str, sep: str, source: str) -> tuple[np.ndarray, np.ndarra
     lines, counts = [], []
     start = 1
     try:
-        for row in reader:
-            lines.append(start)
-            counts.append(max(len(row), 1))
-            start = reader.line_num + 1
+        with field_limit():
+            for row in reader:
+                lines.append(start)
+                counts.append(max(len(row), 1))
+                start = reader.line_num + 1
     except csv.Error as exc:
+        if "field limit" in str(exc):
+            raise RatingsError(
+                source,
+                [
+                    f"line {start}: a field longer than {MAX_LINE_BYTES:,} characters, more "
+                    "than rrmap reads in one field (MAX_LINE_BYTES): a quote that is never "
+                    "closed?"
+                ],
+            ) from None
         raise RatingsError(
             source,
             [
@@ -309,10 +204,11 @@ def _parse_text(encoded: bytes, sep: str, ncols: int) -> pd.DataFrame:
 
 
 def _parse_csv_module(text: str, sep: str, ncols: int) -> pd.DataFrame:
-    rows = [
-        r + [""] * (ncols - len(r))
-        for r in csv.reader(io.StringIO(text, newline=""), delimiter=sep)
-    ]
+    with field_limit():
+        rows = [
+            r + [""] * (ncols - len(r))
+            for r in csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+        ]
     return pd.DataFrame(rows, columns=range(ncols), dtype=object)
 
 
@@ -349,14 +245,18 @@ def _padded_bytes(data: np.ndarray, blanks: str, edges: tuple[str, ...]) -> bool
     return False
 
 
-def _read_text(path: Path, sep: str | None, encoding: str | None) -> Table:
+def _read_text(path: Path, src: Source, sep: str | None, encoding: str | None) -> Table:
     """A text table. Its bytes and then its text are let go as soon as they are read:
     a million-row file is held once, not three times, while pandas parses it."""
-    raw = path.read_bytes()
+    raw, src.data = src.data or b"", None
     text, enc, info = _decode(path, raw, encoding)
+    if "\x00" in text:
+        raise RatingsError(str(path), [nul_problem(raw, enc, text) or ""])
     del raw
     if "\r" in text and "\n" not in text:  # classic Mac line ends
         text = text.replace("\r", "\n")
+    encoded = text.encode("utf-8")  # once, for the layout, the blank scan and pandas
+    check_line_lengths(encoded, str(path))
     skip = 0
     first_i, first = _first_line(text)
     declared = re.fullmatch(r"\s*sep=(.)\s*", first)
@@ -366,11 +266,11 @@ def _read_text(path: Path, sep: str | None, encoding: str | None) -> Table:
         first_i, _ = _first_line("\n".join(text.split("\n")[skip:]))
         first_i += skip
     if sep is not None and len(sep) != 1:
-        raise RatingsError(str(path), [f"the separator must be one character, got {sep!r}"])
+        raise RatingsError(str(path), [f"the separator must be one character, got {_shown(sep)}"])
     sep_detected = sep is None
     if sep is None:
-        sep = _sniff_sep(text, first_i)
-    encoded = text.encode("utf-8")  # once, for the layout, the blank scan and pandas
+        with field_limit():
+            sep = _sniff_sep(text, first_i)
     if '"' in text:
         lines, counts = _layout_csv(text, sep, str(path))
     else:
@@ -434,11 +334,12 @@ def _pick_sheet(path: Path, names: list[str], sheet: str | int | None) -> str:
             return names[i - 1]
     elif sheet in names:
         return sheet
-    listed = ", ".join(f"{i + 1}: {n!r}" for i, n in enumerate(names))
-    raise RatingsError(str(path), [f"no sheet {sheet!r}; the workbook has {listed}"])
+    listed = ", ".join(f"{i + 1}: {_shown(n)}" for i, n in enumerate(names[:_MAX_LISTED]))
+    more = f" … and {len(names) - _MAX_LISTED} more" if len(names) > _MAX_LISTED else ""
+    raise RatingsError(str(path), [f"no sheet {_shown(sheet)}; the workbook has {listed}{more}"])
 
 
-def _read_sheet(path: Path, sheet: str | int | None) -> Table:
+def _read_sheet(path: Path, sheet: str | int | None, data: bytes | None = None) -> Table:
     try:
         import python_calamine
     except ImportError:  # pragma: no cover - a dependency
@@ -446,7 +347,11 @@ def _read_sheet(path: Path, sheet: str | int | None) -> Table:
             str(path), ["reading spreadsheets needs python-calamine: pip install python-calamine"]
         ) from None
     try:
-        book = python_calamine.CalamineWorkbook.from_path(str(path))
+        book = (
+            python_calamine.CalamineWorkbook.from_path(str(path))
+            if data is None  # a pipe's workbook, read once, from memory
+            else python_calamine.CalamineWorkbook.from_filelike(io.BytesIO(data))
+        )
         names = list(book.sheet_names)
         if not names:
             raise RatingsError(str(path), ["the workbook has no sheets"])
@@ -461,13 +366,14 @@ def _read_sheet(path: Path, sheet: str | int | None) -> Table:
     counts = np.full(len(rows), width)
     others = [n for n in names if n != name]
     info = {"format": "sheet", "sheet": name, "other_sheets": others, "padded": False}
-    source = f"{path}, sheet {name!r}" if len(names) > 1 or sheet is not None else str(path)
+    shown = f"{path}, sheet {_shown(name)}"
+    source = shown if len(names) > 1 or sheet is not None else str(path)
     try:
         return _tidy(path, source, "row", cells, lines, counts, info)
     except RatingsError as exc:
         if not others:
             raise
-        hint = f" (the workbook has other sheets: {', '.join(map(repr, others))}; --sheet)"
+        hint = f" (the workbook has other sheets: {quoted_list(others)}; --sheet)"
         raise RatingsError(source, [*exc.problems[:-1], exc.problems[-1] + hint]) from None
 
 
@@ -595,7 +501,8 @@ def _field_count_problem(
                 i = split[0]
                 msg += (
                     f": unquoted decimal commas split numbers in two ({unit} {int(lines[pos])}: "
-                    f"{row[i]},{row[i + 1]}?) — export with ';' as the separator, quote the "
+                    f"{message_text(row[i])},{message_text(row[i + 1])}?) — export with ';' as "
+                    "the separator, quote the "
                     "numbers, or write decimal points"
                 )
                 break
@@ -609,7 +516,7 @@ def _check_mojibake(data: pd.DataFrame, header: list[str], lines: np.ndarray, in
         if hits.any():
             i = int(np.argmax(hits.to_numpy()))
             info.setdefault("mojibake", []).append(
-                f"column {name!r} holds {col.iloc[i]!r} (line {int(lines[i])})"
+                f"column {_shown(name)} holds {_shown(col.iloc[i])} (line {int(lines[i])})"
             )
 
 
@@ -664,24 +571,24 @@ def read_table(
         raise FileNotFoundError(2, "no such file", str(path))
     if path.is_dir():
         raise IsADirectoryError(21, "is a directory, expected a ratings file", str(path))
-    with open(path, "rb") as fh:
-        magic = fh.read(8)
-    is_sheet = path.suffix.lower() in SHEET_SUFFIXES or magic.startswith(
-        (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")
-    )
-    if is_sheet:
-        given = [f"{k}={v!r}" for k, v in (("sep", sep), ("encoding", encoding)) if v is not None]
+    src = read_source(path, str(path), path.suffix.lower() in SHEET_SUFFIXES)
+    if src.sheet:
+        given = [
+            f"{k}={_shown(v)}" for k, v in (("sep", sep), ("encoding", encoding)) if v is not None
+        ]
         if given:
             raise RatingsError(
                 str(path),
                 [f"{', '.join(given)}: only for text files; {path.name} is a spreadsheet"],
             )
-        return _read_sheet(path, sheet)
+        check_archive(src, path, str(path))
+        return _read_sheet(path, sheet, src.data)
     if sheet is not None:
         raise RatingsError(
-            str(path), [f"sheet={sheet!r}: only for spreadsheets; {path.name} is a text file"]
+            str(path),
+            [f"sheet={_shown(sheet)}: only for spreadsheets; {path.name} is a text file"],
         )
-    return _read_text(path, sep, encoding)
+    return _read_text(path, src, sep, encoding)
 
 
 def detect_decimal(
@@ -745,14 +652,16 @@ def detect_decimal(
     if comma and point:
         (cn, cv, cl), (pn, pv, pl) = comma, point
         return ",", (
-            f"numbers are written with both decimal marks: {cv!r} (column {cn!r}, {unit} {cl}) "
-            f"and {pv!r} (column {pn!r}, {unit} {pl}); pass decimal= (--decimal) to say which "
+            f"numbers are written with both decimal marks: {_shown(cv)} (column {_shown(cn)}, "
+            f"{unit} {cl}) and {_shown(pv)} (column {_shown(pn)}, {unit} {pl}); pass decimal= "
+            "(--decimal) to say which "
             "is the decimal mark"
         )
     if comma and thousands_only:
         cn, cv, cl = comma
         return ",", (
-            f"{cv!r} (column {cn!r}, {unit} {cl}) and every other number with a comma has three "
+            f"{_shown(cv)} (column {_shown(cn)}, {unit} {cl}) and every other number with a "
+            "comma has three "
             "digits after it: decimal commas or thousands separators? pass decimal= "
             "(--decimal) to say"
         )
@@ -770,9 +679,9 @@ def describe_reading(info: dict[str, Any], source: str, n_rows: int) -> str:
     """
     parts = []
     if info.get("format") == "sheet":
-        parts.append(f"sheet {info.get('sheet')!r}")
+        parts.append(f"sheet {_shown(info.get('sheet'))}")
         if info.get("other_sheets"):
-            parts[-1] += f" (others: {', '.join(map(repr, info['other_sheets']))}; --sheet)"
+            parts[-1] += f" (others: {quoted_list(info['other_sheets'])}; --sheet)"
     else:
         enc = info.get("encoding", "utf-8")
         parts.append(_ENCODING_NAMES.get(enc, enc))
