@@ -67,6 +67,24 @@ def key_columns(ratings: pd.DataFrame) -> list[str]:
     return ["expert", *[c for c in ratings.columns if c not in derived and c != "expert"]]
 
 
+def _without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
+    """*frame* sharing its data, with empty ``attrs`` (one copy of them, not one per column).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"a": [1]})
+    >>> df.attrs["rrmap"] = {"n_rows": 1}
+    >>> _without_attrs(df).attrs, df.attrs
+    ({}, {'rrmap': {'n_rows': 1}})
+    """
+    import pandas as pd
+
+    plain = pd.DataFrame(frame, copy=False)
+    plain.attrs = {}
+    return plain
+
+
 def _pair_rows(ratings: pd.DataFrame, keys: list[str], ref: str, qry: str) -> pd.DataFrame:
     """Each reference row beside the query row with the same key, in reference-row order.
 
@@ -75,11 +93,11 @@ def _pair_rows(ratings: pd.DataFrame, keys: list[str], ref: str, qry: str) -> pd
     """
     import numpy as np
 
-    from rrmap.ratings import _key_codes
+    from rrmap._keys import key_codes
 
     is_ref = (ratings["origin"] == ref).to_numpy(dtype=bool, na_value=False)
     is_qry = (ratings["origin"] == qry).to_numpy(dtype=bool, na_value=False)
-    code = _key_codes({k: ratings[k] for k in keys})
+    code = key_codes({k: ratings[k] for k in keys})
     n = int(code.max()) + 1 if len(code) else 0
     c_ref, c_qry = code[is_ref], code[is_qry]
     n_ref = np.bincount(c_ref, minlength=n)
@@ -157,11 +175,14 @@ def points(
     if not isinstance(ratings, pd.DataFrame) or "rrmap" not in ratings.attrs:
         ratings = load_ratings(ratings)
     meta = dict(ratings.attrs.get("rrmap", {}))
+    keys = key_columns(ratings)
+    # pandas deep-copies attrs into every column taken from a frame: with thousands of
+    # category columns that is quadratic, so the work is done on a frame without them
+    ratings = _without_attrs(ratings)
     ref = reference if reference is not None else meta.get("reference", "real")
     qry = query if query is not None else meta.get("query", "generated")
     th = thresholds or Thresholds()
     zz = z_value(coverage, z)
-    keys = key_columns(ratings)
 
     merged = _pair_rows(ratings, keys, ref, qry)
     m1, s1 = interval_to_gaussian(merged["low_ref"], merged["high_ref"], z=zz)

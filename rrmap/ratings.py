@@ -18,16 +18,27 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rrmap._escape import message_text, quoted_list
 from rrmap._headers import snake
+from rrmap._keys import MAX_LISTED as _MAX_LINES
+from rrmap._keys import Rows as _Rows
+from rrmap._keys import key_codes as _key_codes  # noqa: F401 - used by other modules
+from rrmap._keys import merged_labels_text, nfc_labels
+from rrmap._keys import nfc_text as _nfc_text
+from rrmap._keys import pairing_problems as _pairing_problems
+from rrmap._keys import shown as _shown
 from rrmap._numbers import numeric, point_numbers
 from rrmap._tabular import Table, detect_decimal, read_table
 from rrmap.errors import RatingsError
 from rrmap.gaussian import interval_to_gaussian
 
-__all__ = ["RatingsSchema", "RatingsWarning", "load_ratings"]
+__all__ = ["MIN_WIDTH_FRACTION", "RatingsSchema", "RatingsWarning", "load_ratings"]
 
-#: How many line numbers a single problem lists before summarising.
-_MAX_LINES = 30
+#: The narrowest interval taken, as a fraction of the scale's width (of the span of the
+#: bounds when there is no scale): 1e-9, 1e-7 on a 0–100 scale. A narrower interval has a
+#: standard deviation that rounding can make zero; it is an error unless ``min_width``
+#: (at least this wide) floors it.
+MIN_WIDTH_FRACTION = 1e-9
 
 
 class RatingsWarning(UserWarning):
@@ -97,38 +108,6 @@ class RatingsSchema:
         return d
 
 
-#: How many line numbers, values or keys a single problem lists before summarising.
-_MAX_LINES = 30
-
-
-@dataclass
-class _Rows:
-    """Where the rows of the table being validated are, for messages."""
-
-    source: str
-    lines: np.ndarray
-    unit: str
-
-    def at(self, mask_or_idx: np.ndarray) -> str:
-        """``lines 2, 5, 9`` (or ``rows …``) for the selected rows, summarised past 30."""
-        idx = np.asarray(mask_or_idx)
-        nums = self.lines[idx]
-        shown = ", ".join(str(int(n)) for n in nums[:_MAX_LINES])
-        more = ""
-        if len(nums) > _MAX_LINES:
-            more = f" … and {len(nums) - _MAX_LINES} more ({len(nums)} in all)"
-        return f"{self.unit}{'s' if len(nums) != 1 else ''} {shown}{more}"
-
-    def intervals(self, idx: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> str:
-        """``[60, 40] (line 6), …`` for the rows *idx*, summarised past 30."""
-        shown = ", ".join(
-            f"[{lo[i]:g}, {hi[i]:g}] ({self.unit} {int(self.lines[i])})" for i in idx[:_MAX_LINES]
-        )
-        if len(idx) > _MAX_LINES:
-            shown += f" … and {len(idx) - _MAX_LINES} more ({len(idx)} in all)"
-        return shown
-
-
 @dataclass
 class _Columns:
     """Positions of the roles and categories in the table, by normalised name."""
@@ -150,22 +129,25 @@ def _schema(base: RatingsSchema, **given: Any) -> RatingsSchema:
     scale = given.pop("scale")
     categories = given.pop("categories")
     fields = {k: v for k, v in given.items() if v is not None}
+    cats = tuple(categories) if categories is not None else base.categories
     return RatingsSchema(
-        rater=fields.get("rater") or base.rater,
-        origin=fields.get("origin") or base.origin,
-        low=fields.get("low") or base.low,
-        high=fields.get("high") or base.high,
-        reference=fields.get("reference", base.reference),
-        query=fields.get("query", base.query),
+        rater=_nfc_text(fields.get("rater") or base.rater),
+        origin=_nfc_text(fields.get("origin") or base.origin),
+        low=_nfc_text(fields.get("low") or base.low),
+        high=_nfc_text(fields.get("high") or base.high),
+        reference=_nfc_text(fields.get("reference", base.reference)),
+        query=_nfc_text(fields.get("query", base.query)),
         scale=base.scale if isinstance(scale, str) else scale,
-        categories=tuple(categories) if categories is not None else base.categories,
+        categories=tuple(_nfc_text(c) for c in cats) if cats is not None else None,
         derived=base.derived,
     )
 
 
 def _check_settings(sch: RatingsSchema, name: str, decimal: str | None) -> None:
     if sch.reference == sch.query:
-        raise RatingsError(name, [f"reference and query origin values are both {sch.reference!r}"])
+        raise RatingsError(
+            name, [f"reference and query origin values are both {_shown(sch.reference)}"]
+        )
     if sch.scale is not None:
         lo_s, hi_s = sch.scale
         if not (np.isfinite(lo_s) and np.isfinite(hi_s) and lo_s < hi_s):
@@ -187,15 +169,17 @@ def _read(
 ) -> Table:
     if isinstance(source, pd.DataFrame):
         cells = source.copy()
-        header = [str(c).strip() for c in cells.columns]
+        cells.attrs = {}  # else pandas copies them into every column taken from the frame
+        header = [_nfc_text(str(c).strip()) for c in cells.columns]
         cells.columns = range(cells.shape[1])
         cells = cells.reset_index(drop=True)
         info = {"format": "dataframe"}
         return Table(header, cells, np.arange(len(cells)), "<DataFrame>", "row", info)
     table = read_table(source, sep=sep, encoding=encoding, sheet=sheet)
+    table.header = [_nfc_text(h) for h in table.header]
     info = table.info
     if info.get("not_utf8"):
-        sample = ", ".join(info.get("non_ascii_sample") or [])
+        sample = ", ".join(message_text(w) for w in info.get("non_ascii_sample") or [])
         enc = info["encoding"]
         warnings.warn(
             f"{table.source} is not UTF-8 ({info['not_utf8']}); read as "
@@ -215,9 +199,9 @@ def _read(
 
 
 def _encoding_name(enc: str) -> str:
-    from rrmap._tabular import _ENCODING_NAMES
+    from rrmap._encodings import ENCODING_NAMES
 
-    return _ENCODING_NAMES.get(enc, enc)
+    return ENCODING_NAMES.get(enc, enc)
 
 
 # --- step 3: headers, roles and categories ----------------------------------------------
@@ -232,8 +216,9 @@ def _match_headers(table: Table, sch: RatingsSchema) -> _Columns:
         if key in by_key:
             j = by_key[key]
             problems.append(
-                f"columns {j + 1} {names[key]!r} and {i + 1} {col!r} are the same header "
-                "(names match ignoring case, spaces, '_' and '-'); rename or remove one"
+                f"columns {j + 1} {_shown(names[key])} and {i + 1} {_shown(col)} are the same "
+                "header (names match ignoring case, spaces, '_', '-' and how accents are "
+                "encoded); rename or remove one"
             )
             continue
         by_key[key] = i
@@ -241,13 +226,15 @@ def _match_headers(table: Table, sch: RatingsSchema) -> _Columns:
     if problems:
         raise RatingsError(table.source, problems)
     roles = {"rater": sch.rater, "origin": sch.origin, "low": sch.low, "high": sch.high}
-    missing = [f"{role} column {col!r}" for role, col in roles.items() if snake(col) not in by_key]
-    found = ", ".join(repr(c) for c in table.header)
+    missing = [
+        f"{role} column {_shown(col)}" for role, col in roles.items() if snake(col) not in by_key
+    ]
+    found = quoted_list(table.header)
     if missing:
         hint = "(name the roles with rater=/origin=/low=/high=, or --rater/--origin/--low/--high)"
         others = table.info.get("other_sheets")
         if others:
-            hint += f" (the workbook has other sheets: {', '.join(map(repr, others))}; --sheet)"
+            hint += f" (the workbook has other sheets: {quoted_list(others)}; --sheet)"
         raise RatingsError(
             table.source, [f"missing {', '.join(missing)}; headers found: {found} {hint}"]
         )
@@ -258,12 +245,14 @@ def _match_headers(table: Table, sch: RatingsSchema) -> _Columns:
         unknown = [c for c, k in zip(sch.categories, cat_keys, strict=True) if k not in by_key]
         if unknown:
             raise RatingsError(
-                table.source, [f"category column(s) {unknown} not found; headers found: {found}"]
+                table.source,
+                [f"category column(s) [{quoted_list(unknown)}] not found; headers found: {found}"],
             )
         clash = [c for c, k in zip(sch.categories, cat_keys, strict=True) if k in role_keys]
         if clash:
             raise RatingsError(
-                table.source, [f"column(s) {clash} cannot be both a role and a category"]
+                table.source,
+                [f"column(s) [{quoted_list(clash)}] cannot be both a role and a category"],
             )
     else:
         cat_keys = [k for k in by_key if k not in role_keys and k not in derived_keys]
@@ -343,20 +332,23 @@ def _bounds(
         vals, miss, bad = numeric(col, decimal, first.get(key))
         parsed[key] = (vals, miss, bad)
         if miss.any():
-            problems.append(f"column {label!r}: missing value on {rows.at(miss)}")
+            problems.append(f"column {_shown(label)}: missing value on {rows.at(miss)}")
         if bad.any():
             idx = np.flatnonzero(bad)
             examples = ", ".join(
-                f"{col.iloc[i]!r} ({rows.unit} {int(rows.lines[i])})" for i in idx[:_MAX_LINES]
+                f"{_shown(col.iloc[i])} ({rows.unit} {int(rows.lines[i])})"
+                for i in idx[:_MAX_LINES]
             )
             more = f" … and {len(idx) - _MAX_LINES} more" if len(idx) > _MAX_LINES else ""
             mark = f" with decimal mark {decimal!r}" if forced or decimal == "," else ""
-            problems.append(f"column {label!r}: not a number{mark}: {examples}{more}")
+            problems.append(f"column {_shown(label)}: not a number{mark}: {examples}{more}")
     lo, lo_miss, lo_bad = parsed[cols.low]
     hi, hi_miss, hi_bad = parsed[cols.high]
     inf = np.isinf(lo) | np.isinf(hi)
     if inf.any():
-        problems.append(f"columns {sch.low!r}/{sch.high!r}: infinite value on {rows.at(inf)}")
+        problems.append(
+            f"columns {_shown(sch.low)}/{_shown(sch.high)}: infinite value on {rows.at(inf)}"
+        )
     ok = ~(lo_miss | lo_bad | hi_miss | hi_bad | inf)
     return lo, hi, ok, problems
 
@@ -373,16 +365,25 @@ def _interval_problems(
     inverted = ok & (lo > hi)
     if inverted.any():
         ex = rows.intervals(np.flatnonzero(inverted), lo, hi)
-        problems.append(f"low > high ({sch.low!r} above {sch.high!r}): {ex}")
+        problems.append(f"low > high ({_shown(sch.low)} above {_shown(sch.high)}): {ex}")
     zero = ok & (lo == hi)
+    floor, of_what = _narrowest(lo, hi, ok, sch)
     if min_width is not None:
         if not (np.isfinite(min_width) and min_width > 0):
             raise RatingsError(
                 rows.source, [f"min_width must be a positive number, got {min_width!r}"]
             )
+        if min_width < floor:
+            raise RatingsError(
+                rows.source,
+                [
+                    f"min_width={min_width!r} is narrower than the narrowest interval rrmap "
+                    f"takes, {floor:g} (MIN_WIDTH_FRACTION = {MIN_WIDTH_FRACTION:g} of {of_what})"
+                ],
+            )
     elif zero.all() and len(zero) > 1:
         problems.append(
-            f"columns {sch.low!r} and {sch.high!r} hold the same value on every "
+            f"columns {_shown(sch.low)} and {_shown(sch.high)} hold the same value on every "
             f"{rows.unit}: is one a copy of the other? (no interval has a width)"
         )
     elif zero.any():
@@ -391,6 +392,15 @@ def _interval_problems(
             f"zero-width interval (low = high gives a zero standard deviation): {ex}; "
             "pass min_width= (--min-width) to floor widths explicitly"
         )
+    narrow = ok & (hi > lo) & (hi - lo < floor)
+    if min_width is None and narrow.any():
+        ex = rows.intervals(np.flatnonzero(narrow), lo, hi, exact=True)
+        problems.append(
+            f"columns {_shown(sch.low)}/{_shown(sch.high)}: interval narrower than {floor:g} "
+            f"(MIN_WIDTH_FRACTION = {MIN_WIDTH_FRACTION:g} of {of_what}; rounding can make its "
+            f"standard deviation zero): {ex}; pass min_width= (--min-width) to floor widths "
+            "explicitly"
+        )
     if sch.scale is not None:
         lo_s, hi_s = sch.scale
         outside = ok & ((lo < lo_s) | (hi > hi_s))
@@ -398,6 +408,27 @@ def _interval_problems(
             ex = rows.intervals(np.flatnonzero(outside), lo, hi)
             problems.append(f"interval outside the scale [{lo_s:g}, {hi_s:g}]: {ex}")
     return problems
+
+
+def _narrowest(
+    lo: np.ndarray, hi: np.ndarray, ok: np.ndarray, sch: RatingsSchema
+) -> tuple[float, str]:
+    """The narrowest width taken, and what it is a fraction of (for messages).
+
+    Examples
+    --------
+    >>> floor, of_what = _narrowest(np.array([40.0]), np.array([60.0]), np.array([True]),
+    ...                             RatingsSchema())
+    >>> print(f"{floor:g} of {of_what}")
+    1e-07 of the scale's width [0, 100]
+    """
+    if sch.scale is not None:
+        lo_s, hi_s = sch.scale
+        return MIN_WIDTH_FRACTION * (hi_s - lo_s), f"the scale's width [{lo_s:g}, {hi_s:g}]"
+    if not ok.any():
+        return 0.0, "the span of the bounds"
+    a, b = float(lo[ok].min()), float(hi[ok].max())
+    return MIN_WIDTH_FRACTION * max(b - a, 0.0), f"the span of the bounds [{a:g}, {b:g}]"
 
 
 def _origins(
@@ -413,13 +444,14 @@ def _origins(
         values = org.fillna("").to_numpy(dtype=object)
         counts = pd.Series(values[other]).value_counts()
         listing = "; ".join(
-            f"{v!r} on {rows.at(other & (values == v))}" for v in counts.index[:_MAX_LINES]
+            f"{_shown(v)} on {rows.at(other & (values == v))}" for v in counts.index[:_MAX_LINES]
         )
         if len(counts) > _MAX_LINES:
             listing += f" … and {len(counts) - _MAX_LINES} more values"
         problems.append(
-            f"column {sch.origin!r}: value neither the reference {sch.reference!r} nor the query "
-            f"{sch.query!r}: {listing} (name them with reference=/query=, or --reference/--query)"
+            f"column {_shown(sch.origin)}: value neither the reference {_shown(sch.reference)} "
+            f"nor the query {_shown(sch.query)}: {listing} (name them with reference=/query=, "
+            "or --reference/--query)"
         )
     return org, ref, qry, problems
 
@@ -434,17 +466,29 @@ def _key_values(
         text = _key_text(table, cols.by_key[key])
         miss = (text.isna() | (text == "")).to_numpy(dtype=bool)
         if miss.any():
-            problems.append(f"column {cols.names[key]!r}: missing value on {rows.at(miss)}")
+            problems.append(f"column {_shown(cols.names[key])}: missing value on {rows.at(miss)}")
         values[key] = text
     return values, problems
 
 
 def _key_text(table: Table, position: int) -> pd.Series:
-    """A key column as stripped text, kept in its string dtype (no Python object per cell)."""
+    """A key column as stripped text in Unicode NFC, kept in its string dtype (no Python
+    object per cell); a :class:`RatingsWarning` names labels that NFC made one."""
     col = table.cells[position]
     if table.info.get("format") != "dataframe" and isinstance(col.dtype, pd.StringDtype):
-        return col.reset_index(drop=True)
-    return pd.Series(_text(table, position))  # object cells: the string dtype is inferred
+        text = col.reset_index(drop=True)
+    else:
+        text = pd.Series(_text(table, position))  # object cells: the string dtype is inferred
+    text, merged = nfc_labels(text)
+    if merged:
+        warnings.warn(
+            f"{table.source}: column {_shown(table.header[position])}: labels that differ "
+            "only in how their accents are encoded (Unicode composed or decomposed) are read "
+            f"as one: {merged_labels_text(merged)}",
+            RatingsWarning,
+            stacklevel=4,
+        )
+    return text
 
 
 def _text(table: Table, position: int) -> np.ndarray:
@@ -460,62 +504,7 @@ def _text(table: Table, position: int) -> np.ndarray:
     return text.astype(object).where(text.notna(), None).to_numpy(dtype=object)
 
 
-# --- step 5: pairing -------------------------------------------------------------------------
-
-
-def _key_codes(columns: dict[str, pd.Series]) -> np.ndarray:
-    """One group id per row for the combined key, numbered in order of first appearance
-    (missing values form a group): a factorisation per column, then of the combined codes."""
-    gid = np.zeros(len(next(iter(columns.values()))), dtype=np.int64)
-    for col in columns.values():
-        codes, uniques = pd.factorize(col, use_na_sentinel=False)
-        gid, _ = pd.factorize(gid * len(uniques) + codes)
-    return gid.astype(np.int64, copy=False)
-
-
-def _pairing_problems(
-    keys: dict[str, pd.Series], ref: np.ndarray, qry: np.ndarray, sch: RatingsSchema, rows: _Rows
-) -> list[str]:
-    """Every comparison key needs exactly one reference and one query interval.
-
-    Group ids come from one hash grouping; labels are built only for the
-    keys that are shown, so a file with many bad keys fails fast.
-    """
-    sided = ref | qry
-    if not sided.any():
-        return []
-    every = bool(sided.all())  # the usual case: no copy of the key columns
-    gid = _key_codes({k: v if every else v[sided] for k, v in keys.items()})
-    n_groups = int(gid.max()) + 1
-    n_ref = np.bincount(gid[ref[sided]], minlength=n_groups)
-    n_qry = np.bincount(gid[qry[sided]], minlength=n_groups)
-    bad = np.flatnonzero((n_ref != 1) | (n_qry != 1))  # in order of first appearance
-    if not len(bad):
-        return []
-    positions = np.flatnonzero(sided)
-    frame = pd.DataFrame({k: v[sided] for k, v in keys.items()}).reset_index(drop=True)
-    shown = bad[:_MAX_LINES]
-    listed = []
-    for g in shown:
-        members = np.flatnonzero(gid == g)
-        first = members[0]
-        label = ", ".join(f"{k}={frame[k].iloc[first]}" for k in keys)
-        r, q = int(n_ref[g]), int(n_qry[g])
-        if r == 0:
-            what = f"a query but no reference interval ({q} query)"
-        elif q == 0:
-            what = f"a reference but no query interval ({r} reference)"
-        else:
-            what = f"duplicated intervals ({r} reference, {q} query)"
-        listed.append(f"[{label}] has {what} on {rows.at(positions[members])}")
-    more = f" … and {len(bad) - len(shown)} more keys" if len(bad) > len(shown) else ""
-    return [
-        f"{len(bad)} comparison key(s) without exactly one {sch.reference!r} and one "
-        f"{sch.query!r} interval: " + "; ".join(listed) + more
-    ]
-
-
-# --- step 6: after validation -----------------------------------------------------------
+# --- step 5: after validation -----------------------------------------------------------
 
 
 def _floor_widths(
@@ -569,7 +558,7 @@ def _check_derived(
             off = (~miss & ~bad & (np.abs(given - expected) > tol)) | bad
         if off.any():
             warnings.warn(
-                f"{rows.source}: column {cols.names[col]!r} disagrees with the interval on "
+                f"{rows.source}: column {_shown(cols.names[col])} disagrees with the interval on "
                 f"{rows.at(off)}; rrmap recomputes the {col} from the interval and ignores "
                 "this column",
                 RatingsWarning,
@@ -718,12 +707,11 @@ def _assemble(
     widened: int,
     decimal: str,
 ) -> pd.DataFrame:
-    out = pd.DataFrame({"expert": keys[cols.rater], "origin": org})
-    for key in cols.categories:
-        out[key] = keys[key]
-    out["low"] = lo
-    out["high"] = hi
-    out["line"] = table.lines
+    # one frame from all its columns: inserting them one by one is quadratic in their number
+    columns = {"expert": keys[cols.rater], "origin": org}
+    columns.update({key: keys[key] for key in cols.categories})
+    columns.update(low=lo, high=hi, line=table.lines)
+    out = pd.DataFrame({k: pd.Series(v).reset_index(drop=True) for k, v in columns.items()})
     read = dict(table.info)
     if read.get("format") != "dataframe":
         read["decimal"] = decimal

@@ -113,3 +113,45 @@ def test_key_codes_equal_pandas_groups(rows):
     expected = df.groupby(["expert", "item"], sort=False, dropna=False).ngroup().to_numpy()
     np.testing.assert_array_equal(_key_codes({"expert": df["expert"], "item": df["item"]}),
                                   expected)  # fmt: skip
+
+
+def _wide_ratings(path, n_extra: int):
+    """8 rows (2 raters × 2 items × 2 origins) with *n_extra* more category columns."""
+    header = ["expert", "origin", "item", "low rating", "high rating"]
+    header += [f"x{i}" for i in range(n_extra)]
+    lines = [",".join(header)]
+    for expert in ("E1", "E2"):
+        for item in ("a", "b"):
+            for origin, low, high in (("real", 40, 60), ("generated", 45, 70)):
+                lines.append(
+                    ",".join([expert, origin, item, str(low), str(high)] + ["v"] * n_extra)
+                )
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_many_category_columns_cost_no_copy_of_attrs_per_column(tmp_path, monkeypatch):
+    """pandas deep-copies ``attrs`` into every column taken from a frame: with thousands of
+    columns that made loading and pairing quadratic. The copies made do not grow with the
+    number of columns."""
+    import pandas.core.generic as generic
+
+    real = generic.deepcopy
+    calls = []
+
+    def counting(obj, *args, **kwargs):
+        calls.append(1)
+        return real(obj, *args, **kwargs)
+
+    monkeypatch.setattr(generic, "deepcopy", counting)
+    counts = {}
+    for n in (20, 2000):
+        calls.clear()
+        pts = rrmap.points(rrmap.load_ratings(_wide_ratings(tmp_path / f"w{n}.csv", n)))
+        counts[n] = len(calls)
+        assert pts.shape == (4, 16 + n)
+        assert pts[f"x{n - 1}"].tolist() == ["v"] * 4
+        # Δ = (57.5 − 50) / (20 / 2z), R = 25 / 20
+        assert pts["delta"].round(6).tolist() == [1.469973] * 4
+        assert pts["r"].tolist() == [1.25] * 4
+    assert counts[2000] == counts[20] <= 2

@@ -330,3 +330,118 @@ def test_the_steps_of_load_ratings_work_on_their_own():
     (pairing,) = _pairing_problems(keys, ref, qry, sch, rows)
     assert pairing.endswith("[rater=E1, item=b] has a reference but no query interval "
                             "(1 reference) on line 5")  # fmt: skip
+
+
+# --- labels in Unicode NFC ---------------------------------------------------------------
+
+
+def test_labels_composed_and_decomposed_are_one_label_with_a_warning(write_csv):
+    composed, decomposed = "Caf\u00e9", "Cafe\u0301"  # look the same, differ in code points
+    lines = [
+        H,
+        row().replace("cubism", composed),
+        row(origin="generated", low="35", high="45").replace("cubism", decomposed),
+    ]
+    with pytest.warns(RatingsWarning) as caught:
+        df = load_ratings(write_csv(lines))
+    (warning,) = [w for w in caught if "composed" in str(w.message)]
+    assert str(warning.message).endswith(
+        "column 'movement': labels that differ only in how their accents are encoded (Unicode "
+        "composed or decomposed) are read as one: 'Café' (written 'Caf\\xe9' and "
+        "'Cafe\\u0301')"
+    )
+    assert df["movement"].tolist() == [composed, composed]
+    pts = rrmap.points(df)
+    assert len(pts) == 1 and pts["movement"].tolist() == [composed]
+
+
+def test_a_decomposed_header_matches_a_composed_option(write_csv):
+    header = H.replace("modality name", "mode\u0301lit\u00e9")  # 'modélité', half decomposed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one spelling of each label: nothing to warn about
+        df = load_ratings(
+            write_csv([header, *good_pair()]), categories=["movement", "mod\u00e9lit\u00e9"]
+        )
+    assert df.attrs["rrmap"]["categories"] == ["movement", "mod\u00e9lit\u00e9"]
+    assert df.attrs["rrmap"]["headers"]["mod\u00e9lit\u00e9"] == "mod\u00e9lit\u00e9"
+
+
+# --- the narrowest interval ---------------------------------------------------------------
+
+
+def test_an_interval_narrower_than_the_floor_is_an_error_naming_it(write_csv):
+    lines = [
+        H,
+        row(low="0", high="5e-324"),  # line 2: σ rounds to zero
+        row(origin="generated", low="40", high="40.00000001"),  # line 3: 1e-8 < 1e-7
+        row(criterion="top-bottom", low="40", high="40.000001"),  # 1e-6: taken
+        row(criterion="top-bottom", origin="generated"),
+    ]
+    with pytest.raises(RatingsError) as exc:
+        load_ratings(write_csv(lines))
+    assert exc.value.problems == [
+        "columns 'low rating'/'high rating': interval narrower than 1e-07 (MIN_WIDTH_FRACTION "
+        "= 1e-09 of the scale's width [0, 100]; rounding can make its standard deviation "
+        "zero): [0.0, 5e-324] (line 2), [40.0, 40.00000001] (line 3); pass min_width= "
+        "(--min-width) to floor widths explicitly"
+    ]
+
+
+def test_the_floor_follows_the_scale_or_the_span_of_the_bounds(write_csv):
+    lines = [H, row(low="1", high="1.00000001"), row(origin="generated", low="1", high="7")]
+    assert load_ratings(write_csv(lines), scale=(1, 7))["high"].iloc[0] == 1.00000001
+    with pytest.raises(RatingsError, match=r"narrower than 1e-07 \(MIN_WIDTH_FRACTION = 1e-09 "
+                       r"of the scale's width \[0, 100\]"):  # fmt: skip
+        load_ratings(write_csv(lines))
+    lines[1] = row(low="1", high="1.000000001")
+    with pytest.raises(RatingsError, match=r"narrower than 6e-09 \(MIN_WIDTH_FRACTION = 1e-09 "
+                       r"of the span of the bounds \[1, 7\]"):  # fmt: skip
+        load_ratings(write_csv(lines), scale=None)
+
+
+def test_min_width_floors_narrow_intervals_and_is_itself_at_least_the_floor(write_csv):
+    lines = [H, row(low="0", high="5e-324"), row(origin="generated", low="35", high="45")]
+    with pytest.warns(RatingsWarning, match=r"1 interval\(s\) narrower than min_width=0\.001"):
+        df = load_ratings(write_csv(lines), min_width=1e-3)
+    assert df.loc[0, ["low", "high"]].tolist() == [0.0, 1e-3]
+    assert rrmap.points(df)["r"].tolist() == [10 / 1e-3]
+    with pytest.raises(
+        RatingsError,
+        match=r"min_width=1e-12 is narrower than the narrowest interval rrmap takes, 1e-07",
+    ):
+        load_ratings(write_csv(lines), min_width=1e-12)
+
+
+# --- values from the file in messages ----------------------------------------------------
+
+
+def test_long_labels_are_cut_and_direction_overrides_escaped_in_messages(write_csv):
+    long_origin = "o" * 500_000
+    spoof = "E1\u202egnp.exe"
+    lines = [
+        H,
+        *good_pair(),
+        row(origin=long_origin, criterion="top-bottom"),  # line 4
+        row(expert=spoof, criterion="dense-sparse"),  # line 5: no query
+        row(low="x" * 300, criterion="sharp-blurry"),  # line 6
+    ]
+    with pytest.raises(RatingsError) as exc:
+        load_ratings(write_csv(lines))
+    msg = str(exc.value)
+    assert len(msg) < 3000
+    assert "\u202e" not in msg
+    assert f"'{'o' * 100}… (500000 characters)' on line 4" in msg
+    assert "expert=E1\\u202egnp.exe" in msg
+    assert f"not a number: '{'x' * 100}… (300 characters)' (line 6)" in msg
+
+
+def test_thousands_of_headers_are_listed_in_part(write_csv):
+    header = ",".join(
+        ["who", "origin", "low rating", "high rating"] + [f"c{i}" for i in range(5000)]
+    )
+    with pytest.raises(RatingsError) as exc:
+        load_ratings(write_csv([header, "E1,real,1,2," + ",".join(["v"] * 5000)]))
+    assert exc.value.problems[0].startswith(
+        "missing rater column 'expert'; headers found: 'who', 'origin', 'low rating', "
+        "'high rating', 'c0', 'c1', 'c2', 'c3', 'c4', 'c5' and 4994 more"
+    )

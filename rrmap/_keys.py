@@ -1,0 +1,232 @@
+"""Comparison keys of a ratings table (docs/ratings.md): labels as text in Unicode NFC,
+where rows are for messages, and the pairing of reference and query intervals.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from rrmap._escape import message_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rrmap.ratings import RatingsSchema
+
+__all__ = [
+    "MAX_LISTED",
+    "Rows",
+    "key_codes",
+    "merged_labels_text",
+    "nfc_labels",
+    "nfc_text",
+    "pairing_problems",
+    "shown",
+]
+
+#: How many line numbers, values or keys a single problem lists before summarising.
+MAX_LISTED = 30
+#: Characters of one key's label in a message before it is cut.
+_LABEL_LIMIT = 400
+
+
+def shown(value: object) -> str:
+    """*value* quoted for a message: control and direction characters escaped, long values
+    cut (:func:`rrmap._escape.message_text`).
+
+    Examples
+    --------
+    >>> print(shown("a\\u202eb"), shown("x" * 1000)[-18:])
+    'a\\\\u202eb' (1000 characters)'
+    """
+    return repr(message_text(value))
+
+
+@dataclass
+class Rows:
+    """Where the rows of the table being validated are, for messages.
+
+    Examples
+    --------
+    >>> Rows("r.csv", np.array([2, 5, 9]), "line").at(np.array([True, False, True]))
+    'lines 2, 9'
+    """
+
+    source: str
+    lines: np.ndarray
+    unit: str
+
+    def at(self, mask_or_idx: np.ndarray) -> str:
+        """``lines 2, 5, 9`` (or ``rows …``) for the selected rows, summarised past 30."""
+        idx = np.asarray(mask_or_idx)
+        nums = self.lines[idx]
+        listed = ", ".join(str(int(n)) for n in nums[:MAX_LISTED])
+        more = ""
+        if len(nums) > MAX_LISTED:
+            more = f" … and {len(nums) - MAX_LISTED} more ({len(nums)} in all)"
+        return f"{self.unit}{'s' if len(nums) != 1 else ''} {listed}{more}"
+
+    def intervals(
+        self, idx: np.ndarray, lo: np.ndarray, hi: np.ndarray, exact: bool = False
+    ) -> str:
+        """``[60, 40] (line 6), …`` for the rows *idx*, summarised past 30 (every digit of
+        the bounds when *exact*)."""
+        fmt = repr if exact else "{:g}".format
+        listed = ", ".join(
+            f"[{fmt(float(lo[i]))}, {fmt(float(hi[i]))}] ({self.unit} {int(self.lines[i])})"
+            for i in idx[:MAX_LISTED]
+        )
+        if len(idx) > MAX_LISTED:
+            listed += f" … and {len(idx) - MAX_LISTED} more ({len(idx)} in all)"
+        return listed
+
+
+# --- labels ------------------------------------------------------------------------------
+
+
+def nfc_text(value: Any) -> Any:
+    """A name or label in Unicode NFC (``é`` one character); other values unchanged.
+
+    Examples
+    --------
+    >>> nfc_text("Cafe\\u0301") == "Caf\\u00e9", nfc_text(None)
+    (True, None)
+    """
+    return unicodedata.normalize("NFC", value) if isinstance(value, str) else value
+
+
+def nfc_labels(text: pd.Series) -> tuple[pd.Series, list[tuple[str, list[str]]]]:
+    """*text* with every label in Unicode NFC (``é`` one character, not ``e`` and an accent),
+    and the labels that became one.
+
+    Labels that look the same but are encoded differently (``Café`` typed on one
+    computer, ``Cafe`` + U+0301 pasted from another) are the same label. Only the
+    distinct labels are looked at; a column of ASCII or NFC labels is returned as it is.
+
+    Returns
+    -------
+    text : Series
+        In the dtype of *text*.
+    merged : list of (str, list of str)
+        Each label (NFC) that several spellings became, with those spellings.
+
+    Examples
+    --------
+    >>> out, merged = nfc_labels(pd.Series(["Caf\\u00e9", "Cafe\\u0301", "Bar"]))
+    >>> out.tolist() == ["Caf\\u00e9", "Caf\\u00e9", "Bar"], [len(m[1]) for m in merged]
+    (True, [2])
+    """
+    codes, uniques = pd.factorize(text)
+    labels = [str(u) for u in uniques]
+    if all(u.isascii() or unicodedata.is_normalized("NFC", u) for u in labels):
+        return text, []
+    normal = [unicodedata.normalize("NFC", u) for u in labels]
+    spellings: dict[str, list[str]] = {}
+    for label, norm in zip(labels, normal, strict=True):
+        spellings.setdefault(norm, []).append(label)
+    merged = [(norm, forms) for norm, forms in spellings.items() if len(forms) > 1]
+    values = np.asarray([*normal, None], dtype=object)[codes]  # code -1 (missing) → None
+    return pd.Series(values, dtype=text.dtype), merged
+
+
+def merged_labels_text(merged: list[tuple[str, list[str]]]) -> str:
+    """The labels :func:`nfc_labels` made one, for a warning: each as read and as written
+    (in ASCII, so that the spellings differ on screen).
+
+    Examples
+    --------
+    >>> print(merged_labels_text([("Caf\\u00e9", ["Caf\\u00e9", "Cafe\\u0301"])]))
+    'Café' (written 'Caf\\xe9' and 'Cafe\\u0301')
+    """
+    listing = "; ".join(
+        f"{shown(norm)} (written " + " and ".join(ascii(message_text(f)) for f in forms) + ")"
+        for norm, forms in merged[:MAX_LISTED]
+    )
+    more = f" … and {len(merged) - MAX_LISTED} more" if len(merged) > MAX_LISTED else ""
+    return listing + more
+
+
+# --- pairing -----------------------------------------------------------------------------
+
+
+def key_codes(columns: dict[str, pd.Series]) -> np.ndarray:
+    """One group id per row for the combined key, numbered in order of first appearance
+    (missing values form a group): a factorisation per column, then of the combined codes.
+
+    Examples
+    --------
+    >>> key_codes({"a": pd.Series(["x", "y", "x"]), "b": pd.Series([1, 1, 1])}).tolist()
+    [0, 1, 0]
+    """
+    gid = np.zeros(len(next(iter(columns.values()))), dtype=np.int64)
+    for col in columns.values():
+        codes, uniques = pd.factorize(col, use_na_sentinel=False)
+        gid, _ = pd.factorize(gid * len(uniques) + codes)
+    return gid.astype(np.int64, copy=False)
+
+
+def _key_label(keys: dict[str, pd.Series], at: int) -> str:
+    """``expert=E1, movement=cubism, …`` for row *at*, escaped, cut after about 400
+    characters (a value is looked up only when it is shown)."""
+    parts: list[str] = []
+    size = 0
+    for name, col in keys.items():
+        part = f"{message_text(name)}={message_text(col.iloc[at])}"
+        if size + len(part) > _LABEL_LIMIT and parts:
+            parts.append(f"… ({len(keys)} key columns)")
+            break
+        parts.append(part)
+        size += len(part) + 2
+    return ", ".join(parts)
+
+
+def pairing_problems(
+    keys: dict[str, pd.Series], ref: np.ndarray, qry: np.ndarray, sch: RatingsSchema, rows: Rows
+) -> list[str]:
+    """Every comparison key needs exactly one reference and one query interval.
+
+    Group ids come from one hash grouping; labels are built only for the
+    keys that are shown, so a file with many bad keys fails fast.
+
+    Examples
+    --------
+    >>> from rrmap.ratings import RatingsSchema
+    >>> keys = {"expert": pd.Series(["E1", "E1"]), "item": pd.Series(["a", "b"])}
+    >>> rows = Rows("r.csv", np.array([2, 3]), "line")
+    >>> pairing_problems(keys, np.array([True, True]), np.array([False, False]),
+    ...                  RatingsSchema(), rows)[0][:60]
+    "2 comparison key(s) without exactly one 'real' and one 'gene"
+    """
+    sided = ref | qry
+    if not sided.any():
+        return []
+    every = bool(sided.all())  # the usual case: no copy of the key columns
+    gid = key_codes({k: v if every else v[sided] for k, v in keys.items()})
+    n_groups = int(gid.max()) + 1
+    n_ref = np.bincount(gid[ref[sided]], minlength=n_groups)
+    n_qry = np.bincount(gid[qry[sided]], minlength=n_groups)
+    bad = np.flatnonzero((n_ref != 1) | (n_qry != 1))  # in order of first appearance
+    if not len(bad):
+        return []
+    positions = np.flatnonzero(sided)
+    listed = []
+    for g in bad[:MAX_LISTED]:
+        members = np.flatnonzero(gid == g)
+        at = positions[members[0]]
+        label = _key_label(keys, at)
+        r, q = int(n_ref[g]), int(n_qry[g])
+        if r == 0:
+            what = f"a query but no reference interval ({q} query)"
+        elif q == 0:
+            what = f"a reference but no query interval ({r} reference)"
+        else:
+            what = f"duplicated intervals ({r} reference, {q} query)"
+        listed.append(f"[{label}] has {what} on {rows.at(positions[members])}")
+    more = f" … and {len(bad) - MAX_LISTED} more keys" if len(bad) > MAX_LISTED else ""
+    return [
+        f"{len(bad)} comparison key(s) without exactly one {shown(sch.reference)} and one "
+        f"{shown(sch.query)} interval: " + "; ".join(listed) + more
+    ]
