@@ -116,7 +116,7 @@ class FolderLock:
     _held: ClassVar[dict[Path, int]] = {}
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
-        self.folder = Path(folder)
+        self.folder = Path(os.path.abspath(folder))  # "." has a name and a parent
         if self.folder.is_symlink() and self.folder.is_dir():
             self.folder = self.folder.resolve()
         self.path = self.folder.parent / f".{self.folder.name}.lock"
@@ -247,9 +247,15 @@ def staged_folder(
     ...     sorted(p.name for p in out.iterdir())
     ['a.txt']
     """
-    folder = Path(folder)
+    folder = Path(os.path.abspath(folder))  # "." has a name and a parent
     if folder.is_symlink() and folder.is_dir():
         folder = folder.resolve()
+    cwd = Path.cwd()
+    if folder == cwd or folder in cwd.parents:
+        raise InputError(
+            f"{folder} is the current folder (or holds it): an output folder is replaced as a "
+            "whole; give a folder of its own, e.g. results"
+        )
     folder.parent.mkdir(parents=True, exist_ok=True)
     with FolderLock(folder):
         _clean_leftovers(folder)

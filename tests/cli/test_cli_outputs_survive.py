@@ -314,3 +314,11 @@ def test_rrmap_debug_shows_the_traceback(monkeypatch):
     monkeypatch.setenv("RRMAP_DEBUG", "1")
     res = CliRunner().invoke(_raising_group(), ["bug"])
     assert isinstance(res.exception, TypeError)
+
+
+def test_the_current_folder_is_never_replaced(tmp_path):
+    here = tmp_path / "here"
+    here.mkdir()
+    res = _run("analyze", EXAMPLE, "--out", ".", "--no-figures", *FAST, cwd=here)
+    assert "is the current folder (or holds it)" in _one_error_line(res)
+    assert here.is_dir() and not list(here.iterdir())
