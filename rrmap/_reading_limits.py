@@ -275,18 +275,29 @@ def check_line_lengths(encoded: bytes, source: str) -> None:
     if len(encoded) <= MAX_LINE_BYTES:
         return
     data = np.frombuffer(encoded, dtype=np.uint8)
-    ends = np.append(np.flatnonzero(data == 10), len(data))
-    lengths = np.diff(ends, prepend=-1) - 1
-    long = np.flatnonzero(lengths > MAX_LINE_BYTES)
-    if not len(long):
+    step = 1 << 22  # blocks of 4 MB: bounded temporaries
+    last_end, lines, long, first = -1, 0, 0, (0, 0)
+    for start in range(0, len(data) + 1, step):
+        ends = start + np.flatnonzero(data[start : start + step] == 10)
+        if start + step >= len(data):  # the last line, with or without its line end
+            ends = np.append(ends, len(data))
+        lengths = np.diff(ends, prepend=last_end) - 1
+        over = np.flatnonzero(lengths > MAX_LINE_BYTES)
+        if len(over) and not long:
+            first = (lines + int(over[0]) + 1, int(lengths[over[0]]))
+        long += len(over)
+        lines += len(ends)
+        last_end = int(ends[-1]) if len(ends) else last_end
+        if start + step >= len(data):
+            break
+    if not long:
         return
-    first = int(long[0])
     raise RatingsError(
         source,
         [
-            f"line {first + 1} is {int(lengths[first]):,} bytes long, more than rrmap reads "
+            f"line {first[0]} is {first[1]:,} bytes long, more than rrmap reads "
             f"in one line (MAX_LINE_BYTES = {_size_text(MAX_LINE_BYTES)})"
-            + (f"; so are {len(long) - 1} more lines" if len(long) > 1 else "")
+            + (f"; so are {long - 1} more lines" if long > 1 else "")
             + ": not a table of ratings?"
         ],
     )
