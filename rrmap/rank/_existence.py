@@ -56,27 +56,32 @@ def bradley_terry_existence(w: np.ndarray, names: list) -> tuple[bool, str]:
 
 
 def _recession_lp(w: np.ndarray, t: np.ndarray) -> tuple[float, np.ndarray]:
-    """Largest ``c + Σ_wins (δ_i − δ_j − c)`` over directions in the unit box."""
+    """Largest ``c + Σ_wins (δ_i − δ_j − c)`` over directions in the unit box.
+
+    The constraints are sparse (three entries a row): a dense matrix would hold
+    (wins + 2 ties) × (k + 1) numbers.
+    """
+    from scipy import sparse
     from scipy.optimize import linprog
 
     k = w.shape[0]
     wi, wj = np.nonzero(w > 0)
     ti, tj = np.nonzero(np.triu(t > 0, 1))
-    rows = []
-    for i, j in zip(wi, wj, strict=True):  # δ_j − δ_i + c ≤ 0
-        r = np.zeros(k + 1)
-        r[j], r[i], r[k] = 1.0, -1.0, 1.0
-        rows.append(r)
-    for i, j in zip(ti, tj, strict=True):  # ±(δ_i − δ_j) − c ≤ 0
-        for sign in (1.0, -1.0):
-            r = np.zeros(k + 1)
-            r[i], r[j], r[k] = sign, -sign, -1.0
-            rows.append(r)
+    n_w, n_t = len(wi), len(ti)
+    # δ_j − δ_i + c ≤ 0 for every win; ±(δ_i − δ_j) − c ≤ 0 for every tie
+    row = np.r_[np.repeat(np.arange(n_w), 3), np.repeat(n_w + np.arange(2 * n_t), 3)]
+    col = np.r_[np.column_stack([wj, wi, np.full(n_w, k)]).ravel(),
+                np.column_stack([np.repeat(ti, 2), np.repeat(tj, 2),
+                                 np.full(2 * n_t, k)]).ravel()]  # fmt: skip
+    sign = np.tile([1.0, -1.0], n_t)
+    val = np.r_[np.tile([1.0, -1.0, 1.0], n_w),
+                np.column_stack([sign, -sign, -np.ones(2 * n_t)]).ravel()]  # fmt: skip
+    a_ub = sparse.csr_matrix((val, (row, col)), shape=(n_w + 2 * n_t, k + 1))
     objective = np.zeros(k + 1)
     np.add.at(objective, wi, -1.0)
     np.add.at(objective, wj, 1.0)
     objective[k] = len(wi) - 1.0
-    res = linprog(objective, A_ub=np.array(rows), b_ub=np.zeros(len(rows)),
+    res = linprog(objective, A_ub=a_ub, b_ub=np.zeros(a_ub.shape[0]),
                   bounds=[(0.0, 1.0)] * (k + 1), method="highs")  # fmt: skip
     return -float(res.fun), res.x
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 from scipy.special import expit, log_expit
 
 MODELS = ("bradley-terry", "davidson", "rao-kupper")
@@ -114,10 +115,13 @@ class _Problem:
         self.free_tau = model != "bradley-terry"
         k = pairs.k
         self.m = k + self.free_tau
-        inc = np.zeros((len(pairs.a), k))
-        inc[np.arange(len(pairs.a)), pairs.a] = 1.0
-        inc[np.arange(len(pairs.a)), pairs.b] = -1.0
-        self.incidence = inc
+        # sparse: a dense pairs × k incidence matrix alone would be 8 GB for 100,000
+        # pairs of 10,000 candidates; transposed, so that products are (k, P) @ (P, B)
+        n_pairs = len(pairs.a)
+        rows = np.r_[pairs.a, pairs.b]
+        cols = np.r_[np.arange(n_pairs), np.arange(n_pairs)]
+        vals = np.r_[np.ones(n_pairs), -np.ones(n_pairs)]
+        self.incidence_t = sparse.csr_matrix((vals, (rows, cols)), shape=(k, n_pairs))
 
     def _d(self, x):
         th = x[:, : self.pairs.k]
@@ -140,7 +144,7 @@ class _Problem:
         g_d, g_t, h_dd, h_dt, h_tt = self.terms(self._d(x), tau, self.counts, True)
         nb = x.shape[0]
         grad = np.empty((nb, self.m))
-        grad[:, :k] = g_d @ self.incidence
+        grad[:, :k] = (self.incidence_t @ g_d.T).T
         info = np.zeros((nb, self.m, self.m))
         info[:, a, b] = h_dd
         info[:, b, a] = h_dd
@@ -148,7 +152,7 @@ class _Problem:
         info[:, diag, diag] = -info[:, :k, :k].sum(axis=2)
         if self.free_tau:
             grad[:, k] = g_t.sum(axis=1)
-            col = -(h_dt @ self.incidence)
+            col = -(self.incidence_t @ h_dt.T).T
             info[:, :k, k] = col
             info[:, k, :k] = col
             info[:, k, k] = -h_tt.sum(axis=1)
