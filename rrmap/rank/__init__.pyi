@@ -1,6 +1,6 @@
 """Names of :mod:`rrmap.rank`, each imported from its module on first use (see ``rrmap._lazy``)."""
 
-from . import alignment, annotators, bradley_terry, comparisons, designs, elo, filters
+from . import alignment, annotators, bradley_terry, comparisons, designs, elo, filters, limits
 from .alignment import (
     EXACT_SPEARMAN_LIMIT,
     Alignment,

@@ -15,16 +15,22 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from rrmap.errors import InputError
+from rrmap.rank.limits import check_count
+
 
 def bootstrap_problems(n_boot, boot_by: str, level: float, top_k: tuple[int, ...],
                        df: pd.DataFrame, by: str | None) -> list[str]:  # fmt: skip
     """What is wrong with bootstrap options (``fit_bradley_terry`` and ``fit_elo`` alike)."""
     problems = []
-    if int(n_boot) != n_boot or n_boot < 0:
-        problems.append(f"bootstrap must be an integer >= 0, got {n_boot!r}")
+    try:
+        check_count("bootstrap", n_boot, "MAX_RESAMPLES")
+    except InputError as exc:
+        problems.append(str(exc))
+        n_boot = 0
     if not 0 < level < 1:
         problems.append(f"level must be between 0 and 1, got {level!r}")
-    if any(int(k) != k or k < 1 for k in top_k):
+    if not all(_whole(k) and k >= 1 for k in top_k):
         problems.append(f"top_k must be integers >= 1, got {top_k!r}")
     if n_boot and boot_by != "comparison":
         if boot_by not in df.columns:
@@ -37,6 +43,14 @@ def bootstrap_problems(n_boot, boot_by: str, level: float, top_k: tuple[int, ...
             problems.append(f"column {boot_by!r} (bootstrap_by): missing value in "
                             f"{len(rows)} rows ({', '.join(map(str, rows[:20]))})")  # fmt: skip
     return problems
+
+
+def _whole(value: object) -> bool:
+    """Whether *value* is a whole number (no bool, no infinity)."""
+    try:
+        return not isinstance(value, bool) and int(value) == value  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def progress_bar(total: int, show: bool):
@@ -82,9 +96,20 @@ def resample_counts(types: sparse.csr_matrix, mult: np.ndarray, n_boot: int,
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
-    """Rank 1 = best in each row; equal scores (to 1e-10) share the lowest rank."""
+    """Rank 1 = best in each row; equal scores (to 1e-10) share the lowest rank.
+
+    One sort per row: memory of a few copies of *scores*, never rows × k × k.
+    """
     s = np.round(scores, 10)
-    return 1 + (s[:, None, :] > s[:, :, None]).sum(axis=2)
+    k = s.shape[1]
+    order = np.argsort(-s, axis=1, kind="stable")
+    ordered = np.take_along_axis(s, order, axis=1)
+    first = np.ones(ordered.shape, dtype=bool)
+    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]  # a new score starts a new rank
+    start = np.maximum.accumulate(np.where(first, np.arange(k), 0), axis=1)
+    out = np.empty(s.shape, dtype=np.int64)
+    np.put_along_axis(out, order, start + 1, axis=1)
+    return out
 
 
 def summarise(scores: np.ndarray, level: float, top_k: tuple[int, ...]) -> pd.DataFrame:
@@ -105,6 +130,8 @@ def summarise(scores: np.ndarray, level: float, top_k: tuple[int, ...]) -> pd.Da
 def overlap_rank(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     """1 + the number of candidates whose whole interval lies above this one's.
 
-    Candidates whose intervals overlap share a rank, as leaderboards show it.
+    Candidates whose intervals overlap share a rank, as leaderboards show it. A sort
+    and a binary search: memory of k, never k × k.
     """
-    return 1 + (low[None, :] > high[:, None]).sum(axis=1)
+    lows = np.sort(low[~np.isnan(low)])
+    return 1 + len(lows) - np.searchsorted(lows, high, side="right")

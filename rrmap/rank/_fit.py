@@ -14,7 +14,7 @@ from rrmap.rank._existence import bradley_terry_existence, tie_model_existence
 from rrmap.rank._likelihood import Pairs, newton
 from rrmap.rank._outcomes import Outcomes, counts_table, fold_ties, win_and_tie_matrices
 
-_NAMES = {"bradley-terry": "Bradley-Terry", "davidson": "Davidson", "rao-kupper": "Rao-Kupper"}
+TITLES = {"bradley-terry": "Bradley-Terry", "davidson": "Davidson", "rao-kupper": "Rao-Kupper"}
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def fit_group(out: Outcomes, opts: Options) -> tuple[np.ndarray, np.ndarray, dic
     a = _penalty(exists, opts)
     if a == 0.0 and not exists:
         raise InputError(
-            f"the {_NAMES[opts.model]} maximum-likelihood estimate does not exist ({problem}); "
+            f"the {TITLES[opts.model]} maximum-likelihood estimate does not exist ({problem}); "
             "use alpha > 0 (or the default alpha=None) for a regularised fit"
         )
     sol = newton(pairs, counts[None], fitted, np.array([a]))
@@ -103,8 +103,45 @@ def fit_group(out: Outcomes, opts: Options) -> tuple[np.ndarray, np.ndarray, dic
     return sol.theta[0], cov[:k, :k], info
 
 
-#: Resamples refitted together: bounds the (chunk, k, k) information arrays.
+#: Resamples refitted together at most; fewer when their (chunk, m, m) arrays would
+#: need more than _CHUNK_BYTES.
 _CHUNK = 256
+_CHUNK_BYTES = 256_000_000
+#: Dense (m, m) float64 arrays alive at once in a Newton step and the covariance
+#: (information, its copy, the centring, the identity, the system, the solver's copy...).
+_DENSE = 10
+
+
+def _fit_bytes(m: int, n_pairs: int, batch: int) -> int:
+    """Memory of one Newton batch: dense information arrays and per-pair terms."""
+    return batch * (_DENSE * 8 * m * m + 20 * 8 * n_pairs)
+
+
+def _boot_chunk(m: int, n_pairs: int, n_boot: int) -> int:
+    return max(1, min(_CHUNK, n_boot, _CHUNK_BYTES // _fit_bytes(m, n_pairs, 1)))
+
+
+def memory_needed(sizes: pd.DataFrame, tie_model: bool, n_boot: int) -> int:
+    """Bytes :func:`rrmap.rank.fit_bradley_terry` needs, from the groups' sizes.
+
+    The largest group's fit, its bootstrap (count arrays of resamples × pairs,
+    score arrays of resamples × candidates, one batch of refits) and what is
+    kept of every group until the end: its covariance matrix (k × k) and its
+    bootstrap draws (resamples × k rows), copied once when the groups are joined.
+    """
+    k, n, p = sizes["k"].to_numpy(object), sizes["n"].to_numpy(object), sizes["n_pairs"]
+    p, types = p.to_numpy(object), sizes["n_types"].to_numpy(object)
+    m = k + int(tie_model)
+    row = 64 + int(sizes["label"].max())  # one row of the draws table
+    work = [_fit_bytes(mi, pi, 1) + 200 * ni for mi, pi, ni in zip(m, p, n, strict=True)]
+    kept = [8 * ki * ki + 300 * ki for ki in k]
+    if n_boot:
+        for i in range(len(work)):
+            chunk = _boot_chunk(int(m[i]), int(p[i]), n_boot)
+            work[i] += _fit_bytes(m[i], p[i], chunk)
+            work[i] += n_boot * (48 * p[i] + 16 * types[i] + 120 * k[i])
+            kept[i] += n_boot * k[i] * row
+    return int(max(work) + 2 * sum(kept))
 
 
 def bootstrap_group(out: Outcomes, units: np.ndarray | None, opts: Options,
@@ -136,8 +173,9 @@ def bootstrap_group(out: Outcomes, units: np.ndarray | None, opts: Options,
     else:
         alphas = np.where(exists, 0.0, opts.fallback_alpha)
     scores = np.empty((opts.n_boot, out.k))
-    for start in range(0, opts.n_boot, _CHUNK):
-        part = slice(start, min(start + _CHUNK, opts.n_boot))
+    chunk = _boot_chunk(k + (opts.model != "bradley-terry"), len(pairs.a), opts.n_boot)
+    for start in range(0, opts.n_boot, chunk):
+        part = slice(start, min(start + chunk, opts.n_boot))
         for model in np.unique(fitted[part]):
             sel = np.flatnonzero(fitted[part] == model) + start
             scores[sel] = newton(pairs, counts[sel], str(model), alphas[sel]).theta

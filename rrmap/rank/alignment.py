@@ -22,6 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from rrmap.errors import InputError
+from rrmap.rank.limits import check_count
 
 __all__ = [
     "EXACT_SPEARMAN_LIMIT",
@@ -164,24 +165,39 @@ def spearman_test(
     if method == "asymptotic":
         res = stats.spearmanr(x, y, alternative=alternative)
         return rho, float(res.pvalue), "asymptotic"
-    if int(n_permutations) != n_permutations or n_permutations < 1:
-        raise InputError(f"n_permutations must be an integer >= 1, got {n_permutations!r}")
+    n_perm = check_count("n_permutations", n_permutations, "MAX_PERMUTATIONS", minimum=1)
+    return rho, _permutation_p(x, y, rho, alternative, n_perm, rng), "permutation"
+
+
+#: Numbers drawn per batch of permutations (batches of n_permutations × n would not fit).
+_PERM_BATCH = 4_000_000
+
+
+def _permutation_p(x: np.ndarray, y: np.ndarray, rho: float, alternative: str, n_perm: int,
+                   rng: int | np.random.Generator | None) -> float:  # fmt: skip
+    """``(b + 1) / (B + 1)``: b of B random orders of *y* at least as extreme as *rho*.
+
+    The orders are drawn in batches, each its own rows of one stream, so the
+    result equals that of one draw of all of them.
+    """
     gen = np.random.default_rng(rng)
-    rx = stats.rankdata(x)
-    ry = stats.rankdata(y)
-    perm = np.argsort(gen.random((int(n_permutations), n)), axis=1)
+    n = len(x)
+    rx, ry = stats.rankdata(x), stats.rankdata(y)
     rxc = rx - rx.mean()
-    ryp = ry[perm] - ry.mean()
     den = np.sqrt((rxc @ rxc) * ((ry - ry.mean()) @ (ry - ry.mean())))
-    null = (ryp @ rxc) / den
     tol = 1e-12
-    if alternative == "greater":
-        b = np.sum(null >= rho - tol)
-    elif alternative == "less":
-        b = np.sum(null <= rho + tol)
-    else:
-        b = np.sum(np.abs(null) >= abs(rho) - tol)
-    return rho, float((b + 1) / (n_permutations + 1)), "permutation"
+    b = 0
+    step = max(1, _PERM_BATCH // n)
+    for start in range(0, n_perm, step):
+        perm = np.argsort(gen.random((min(step, n_perm - start), n)), axis=1)
+        null = ((ry[perm] - ry.mean()) @ rxc) / den
+        if alternative == "greater":
+            b += int(np.sum(null >= rho - tol))
+        elif alternative == "less":
+            b += int(np.sum(null <= rho + tol))
+        else:
+            b += int(np.sum(np.abs(null) >= abs(rho) - tol))
+    return float((b + 1) / (n_perm + 1))
 
 
 @dataclass(frozen=True)
@@ -391,8 +407,7 @@ def split_half_alignment(
     >>> out.columns.tolist()
     ['split', 'n_candidates', 'rho']
     """
-    if int(n_splits) != n_splits or n_splits < 1:
-        raise InputError(f"n_splits must be an integer >= 1, got {n_splits!r}")
+    n_splits = check_count("n_splits", n_splits, "MAX_RESAMPLES", minimum=1)
     if len(comparisons) < 2:
         raise InputError("need at least 2 comparisons to split")
     gen = np.random.default_rng(rng)

@@ -38,9 +38,10 @@ import pandas as pd
 from rrmap.errors import InputError
 from rrmap.rank._bootstrap import bootstrap_problems, progress_bar, ranks, summarise
 from rrmap.rank._existence import bradley_terry_existence, tie_model_existence
-from rrmap.rank._fit import Options, bootstrap_group, fit_group, group_table
+from rrmap.rank._fit import TITLES, Options, bootstrap_group, fit_group, group_table, memory_needed
 from rrmap.rank._likelihood import MODELS
-from rrmap.rank._outcomes import encode, groups, prepare
+from rrmap.rank._outcomes import encode, group_sizes, groups, prepare
+from rrmap.rank.limits import check_memory
 
 __all__ = ["MODELS", "BradleyTerryFit", "fit_bradley_terry", "mle_existence"]
 
@@ -205,6 +206,24 @@ def _check(opts: Options, weights: str | None, df: pd.DataFrame, by: str | None)
         raise InputError("; ".join(problems))
 
 
+def _check_memory(clean: pd.DataFrame, opts: Options, by: str | None,
+                  weights: str | None) -> None:  # fmt: skip
+    """Refuse a fit whose dense k × k matrices would not fit in memory, before any is made."""
+    units = opts.boot_by if opts.n_boot and opts.boot_by != "comparison" else None
+    sizes = group_sizes(clean, by, units, weights)
+    needed = memory_needed(sizes, opts.model != "bradley-terry", int(opts.n_boot))
+    big = sizes.loc[sizes["k"].idxmax()]
+    where = f" (largest of {len(sizes)} groups by {by!r})" if by is not None else ""
+    boot = f" with {int(opts.n_boot)} bootstrap resamples" if opts.n_boot else ""
+    check_memory(
+        f"a {TITLES[opts.model]} fit of {big['k']} candidates and {big['n']} comparisons"
+        f"{where}{boot}",
+        needed,
+        "filter candidates (fewer per fit), split the comparisons into instances and fit "
+        "each (by='instance', --by instance)" + (", or use fewer resamples" if boot else ""),
+    )
+
+
 def _weight_problems(df: pd.DataFrame, weights: str) -> list[str]:
     if weights not in df.columns:
         return [f"column {weights!r} (weights) not in the comparisons table"]
@@ -351,6 +370,7 @@ fitted with a Gaussian penalty, alpha=0.1')
     _check(opts, weights, clean, by)
     if weights is not None:
         clean[weights] = pd.to_numeric(clean[weights]).astype(float)
+    _check_memory(clean, opts, by, weights)
     gen = np.random.default_rng(rng)
     tables, rows, covs, draws = [], [], {}, []
     bar = progress_bar(

@@ -8,16 +8,25 @@ from pathlib import Path
 import click
 import pandas as pd
 
+from rrmap._atomic import write_text
+from rrmap._escape import message_text, spreadsheet_safe
 from rrmap._markdown import markdown_table
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.errors import InputError
 from rrmap.rank.alignment import align_rankings
 from rrmap.rank.annotators import annotator_agreement, annotator_weights, filter_annotators
 from rrmap.rank.bradley_terry import fit_bradley_terry
-from rrmap.rank.comparisons import read_comparisons, read_fineartbench
+from rrmap.rank.comparisons import read_comparisons, read_fineartbench, read_json
 from rrmap.rank.designs import sample_global, sample_per_instance
 from rrmap.rank.elo import fit_elo
 from rrmap.rank.filters import filter_subjective
+from rrmap.rank.limits import (
+    MAX_FILE_BYTES,
+    MAX_PERMUTATIONS,
+    MAX_QUESTIONS,
+    MAX_RESAMPLES,
+    format_bytes,
+)
 
 
 def _log(msg: str) -> None:
@@ -66,22 +75,36 @@ def _run_filters(df: pd.DataFrame, band, eta, by: str, min_agreement: float | No
     return kept, dropped, instances
 
 
-def _write_report(path: Path | None, table: pd.DataFrame, what: str, force: bool) -> None:
+def _csv_text(df: pd.DataFrame, raw_csv: bool) -> str:
+    """*df* as CSV; unless *raw_csv*, cells a spreadsheet would run as formulas start with '."""
+    return (df if raw_csv else spreadsheet_safe(df)).to_csv(index=False)
+
+
+def _check_outputs(force: bool, *paths: Path | None) -> None:
+    """Refuse existing outputs before any work (and again when writing)."""
+    for path in paths:
+        if path is not None:
+            refuse_overwrite(path, force)
+
+
+def _write_report(path: Path | None, table: pd.DataFrame, what: str, force: bool,
+                  raw_csv: bool) -> None:  # fmt: skip
     if path is not None:
         refuse_overwrite(path, force)
-        table.to_csv(path, index=False)
+        write_text(path, _csv_text(table, raw_csv))
         _log(f"wrote {len(table)} {what} to {path}")
 
 
 def _filter(df: pd.DataFrame, band, eta, by: str, dropped_path: Path | None, force: bool,
-            annot: dict) -> pd.DataFrame:  # fmt: skip
+            annot: dict, raw_csv: bool) -> pd.DataFrame:  # fmt: skip
     """Filters before a fit, then annotator weights; each step reported on stderr."""
     if (band is not None or eta is not None) and by == "instance" and by not in df.columns:
         raise InputError("filters need an 'instance' column")
     filtered = band is not None or eta is not None or annot["min_agreement"] is not None
     df, dropped, _ = _run_filters(df, band, eta, by, annot["min_agreement"], annot["consensus"])
     if filtered:
-        _write_report(dropped_path, dropped, "dropped pairs/instances/annotators", force)
+        _write_report(dropped_path, dropped, "dropped pairs/instances/annotators", force,
+                      raw_csv)  # fmt: skip
     if df.empty:
         raise InputError("no comparisons left after filtering")
     if annot["weight"]:
@@ -116,12 +139,14 @@ def _select(df: pd.DataFrame, columns: str | None) -> pd.DataFrame:
 
 
 def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: str,
-          columns: str | None = None) -> None:  # fmt: skip
+          columns: str | None = None, raw_csv: bool = False) -> None:  # fmt: skip
+    """Write *df* (CSV spreadsheet-safe unless *raw_csv*, JSON, or Markdown with every
+    label escaped) to stdout or, all-or-nothing, to *output*."""
     df = _select(df, columns)
     if output is not None:
         refuse_overwrite(output, force)
     if fmt == "csv":
-        text = df.to_csv(index=False)
+        text = _csv_text(df, raw_csv)
     elif fmt == "json":
         text = df.to_json(orient="records", indent=1) + "\n"
     else:
@@ -129,7 +154,7 @@ def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: st
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        write_text(output, text)
         _log(f"wrote {len(df)} {what} to {output}")
 
 
@@ -203,6 +228,10 @@ _out_opts = [
     click.option("--force", is_flag=True, help="Overwrite existing output files."),
     click.option("--columns", default=None,
                  help="Comma-separated columns to output (default: all)."),
+    click.option("--raw-csv", is_flag=True,
+                 help="Write CSV text cells as they are, for programs reading the output. "
+                 "By default a cell starting with = + - @, a tab or a carriage return gets "
+                 "a leading ' so that a spreadsheet shows it as text."),
 ]  # fmt: skip
 
 _model_opts = [
@@ -225,8 +254,9 @@ _model_opts = [
     click.option("--k", "k", type=float, default=32.0, help="Elo K-factor."),
     click.option("--initial", type=float, default=1500.0, help="Elo starting rating."),
     click.option("--scale", type=float, default=400.0, help="Elo logistic scale."),
-    click.option("--shuffles", type=int, default=100, help="Elo: number of random orders."),
-    click.option("--bootstrap", type=click.IntRange(min=0), default=0,
+    click.option("--shuffles", type=click.IntRange(1, MAX_RESAMPLES), default=100,
+                 help="Elo: number of random orders."),
+    click.option("--bootstrap", type=click.IntRange(0, MAX_RESAMPLES), default=0,
                  help="Bootstrap resamples (0: none): percentile intervals of scores and "
                  "ranks, top-k probabilities."),
     click.option("--bootstrap-by", default="comparison",
@@ -279,14 +309,16 @@ def rank_group() -> None:
 @_apply(_model_opts)
 @_apply(_filter_opts)
 @_apply(_out_opts)
-def fit_command(prefs: Path, by, model, input_format, output, fmt, force, columns, tie_band,
-                eta, dropped, min_agreement, weight_annotators, **opts) -> None:  # fmt: skip
+def fit_command(prefs: Path, by, model, input_format, output, fmt, force, columns, raw_csv,
+                tie_band, eta, dropped, min_agreement, weight_annotators,
+                **opts) -> None:  # fmt: skip
     """Rank the candidates of a comparisons file PREFS (CSV or FineArtBench JSON).
 
     Output: one row per candidate (and group) with score, uncertainty (se and
     95 % interval for Bradley-Terry, spread and 2.5-97.5 % range over orders
     for Elo), rank and win/loss/tie counts.
     """
+    _check_outputs(force, output, dropped)
     df = _read_prefs(prefs, input_format)
     if weight_annotators and model == "elo":
         raise InputError("--weight-annotators needs a likelihood model (bt, davidson, "
@@ -295,9 +327,9 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
                  "ties": _ties_for(model, opts["ties"]) if model != "elo" else "half"}  # fmt: skip
     annot = {"min_agreement": min_agreement, "weight": weight_annotators, "consensus": consensus}
     df = _filter(df, tuple(tie_band) if tie_band else None, eta, by or "instance", dropped,
-                 force, annot)  # fmt: skip
+                 force, annot, raw_csv)  # fmt: skip
     table = _fit(df, model, by, opts)
-    _emit(table, output, fmt, force, "ranking rows", columns)
+    _emit(table, output, fmt, force, "ranking rows", columns, raw_csv)
 
 
 @rank_group.command("filter", context_settings=CONTEXT_SETTINGS)
@@ -335,12 +367,13 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
 @_apply(_out_opts)
 def filter_command(prefs, tie_band, eta, min_agreement, no_tie_filter, no_fas_filter, by,
                    input_format, dropped, instances_report, output, fmt, force,
-                   columns) -> None:  # fmt: skip
+                   columns, raw_csv) -> None:  # fmt: skip
     """Drop tied pairs and non-transitive instances from PREFS; write the kept comparisons.
 
     The paper's filters with its values (band [0.4, 0.6], eta 0.15). What was
     dropped, and why, is summarised on stderr and listed in --dropped.
     """
+    _check_outputs(force, output, dropped, instances_report)
     df = _read_prefs(prefs, input_format)
     band = None if no_tie_filter else tuple(tie_band)
     eta_value = None if no_fas_filter else eta
@@ -349,9 +382,9 @@ def filter_command(prefs, tie_band, eta, min_agreement, no_tie_filter, no_fas_fi
     if by not in df.columns:
         raise InputError(f"column {by!r} (--by) not in {prefs}")
     kept, all_dropped, instances = _run_filters(df, band, eta_value, by, min_agreement, {})
-    _write_report(dropped, all_dropped, "dropped pairs/instances/annotators", force)
-    _write_report(instances_report, instances, "instance reports", force)
-    _emit(kept, output, fmt, force, "comparisons", columns)
+    _write_report(dropped, all_dropped, "dropped pairs/instances/annotators", force, raw_csv)
+    _write_report(instances_report, instances, "instance reports", force, raw_csv)
+    _emit(kept, output, fmt, force, "comparisons", columns, raw_csv)
 
 
 @rank_group.command("annotators", context_settings=CONTEXT_SETTINGS)
@@ -370,17 +403,18 @@ def filter_command(prefs, tie_band, eta, min_agreement, no_tie_filter, no_fas_fi
               help="auto: *.json is FineArtBench JSON, anything else CSV.")  # fmt: skip
 @_apply(_out_opts)
 def annotators_command(prefs, model, ties, annotator_column, pooled, input_format, output, fmt,
-                       force, columns) -> None:  # fmt: skip
+                       force, columns, raw_csv) -> None:  # fmt: skip
     """Agreement of each annotator of PREFS with the consensus ranking.
 
     One row per annotator: decisive judgements, share agreeing with the
     consensus, the share the consensus model expects on the same pairs, a
     z-score of the difference, and the log-odds weight --weight-annotators uses.
     """
+    _check_outputs(force, output)
     df = _read_prefs(prefs, input_format)
     table = annotator_agreement(df, model=_MODEL_NAMES[model], ties=_ties_for(model, ties),
                                 annotator=annotator_column, leave_one_out=not pooled)  # fmt: skip
-    _emit(table, output, fmt, force, "annotator rows", columns)
+    _emit(table, output, fmt, force, "annotator rows", columns, raw_csv)
 
 
 @rank_group.command("sample", context_settings=CONTEXT_SETTINGS)
@@ -406,7 +440,7 @@ def annotators_command(prefs, model, ties, annotator_column, pooled, input_forma
     "-n",
     "--n",
     "n",
-    type=int,
+    type=click.IntRange(1, MAX_QUESTIONS),
     required=True,
     help="global: total questions; instance: questions per instance.",
 )
@@ -414,16 +448,35 @@ def annotators_command(prefs, model, ties, annotator_column, pooled, input_forma
 @click.option("--seed", type=int, default=0, help="Random seed.")
 @_apply(_out_opts)
 def sample_command(design, candidates, instances, n, keep_sides, seed, output, fmt, force,
-                   columns) -> None:  # fmt: skip
-    """Write a design: which pairs to show, ready for annotators or a judge."""
+                   columns, raw_csv) -> None:  # fmt: skip
+    """Write a design: which pairs to show, ready for annotators or a judge.
+
+    At most 1,000,000 questions in all (and as many instances); see docs/rank.md.
+    """
+    _check_outputs(force, output)
     cands = _names_arg(candidates, "--candidates")
     if instances.strip().isdigit():
-        inst = [f"i{j}" for j in range(1, int(instances) + 1)]
+        inst = [f"i{j}" for j in range(1, _instance_count(instances) + 1)]
     else:
         inst = _names_arg(instances, "--instances")
+    if len(inst) > MAX_QUESTIONS:
+        raise InputError(f"--instances: {len(inst)} names, above the limit of {MAX_QUESTIONS} "
+                         "(rrmap.rank.limits.MAX_QUESTIONS)")  # fmt: skip
     fn = sample_global if design == "global" else sample_per_instance
     table = fn(inst, cands, n, rng=seed, randomize_sides=not keep_sides)
-    _emit(table.assign(design=design, seed=seed), output, fmt, force, "questions", columns)
+    _emit(table.assign(design=design, seed=seed), output, fmt, force, "questions", columns,
+          raw_csv)  # fmt: skip
+
+
+def _instance_count(value: str) -> int:
+    """``--instances N``: N, checked before a single name is made."""
+    digits = value.strip().lstrip("0") or "0"
+    if len(digits) > len(str(MAX_QUESTIONS)) or int(digits) > MAX_QUESTIONS:
+        raise InputError(
+            f"--instances {message_text(value.strip(), 40)}: above the limit of "
+            f"{MAX_QUESTIONS} instances (rrmap.rank.limits.MAX_QUESTIONS)"
+        )
+    return int(digits)
 
 
 def _names_arg(value: str, opt: str) -> list[str]:
@@ -431,7 +484,12 @@ def _names_arg(value: str, opt: str) -> list[str]:
         path = Path(value[1:])
         if not path.exists():
             raise FileNotFoundError(2, "No such file or directory", str(path))
-        names = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise InputError(f"{opt} {path}: {format_bytes(path.stat().st_size)}, above the "
+                             f"limit of {format_bytes(MAX_FILE_BYTES)} for a list of names "
+                             "(rrmap.rank.limits.MAX_FILE_BYTES)")  # fmt: skip
+        with open(path, encoding="utf-8") as fh:
+            names = [ln.strip() for ln in fh.read(MAX_FILE_BYTES).splitlines()]
         names = [x for x in names if x]
     else:
         names = [x.strip() for x in value.split(",") if x.strip()]
@@ -442,12 +500,7 @@ def _names_arg(value: str, opt: str) -> list[str]:
 
 def _ranking_json(path: Path) -> pd.DataFrame | None:
     """A ranking written by ``rank fit --format json`` (records with candidate and score)."""
-    import json
-
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
+    data = read_json(path)
     if isinstance(data, list) and data and isinstance(data[0], dict) and {
         "candidate", "score"} <= set(data[0]):  # fmt: skip
         return pd.DataFrame(data)
@@ -491,12 +544,17 @@ def _ranking(path: Path, by: str | None, model: str, input_format: str, opts: di
     default="auto",
     help="p-value method (auto: exact when possible).",
 )
-@click.option("--permutations", type=int, default=9999, help="Permutations when not exact.")
+@click.option(
+    "--permutations",
+    type=click.IntRange(1, MAX_PERMUTATIONS),
+    default=9999,
+    help="Permutations when not exact.",
+)
 @click.option("--summary-only", is_flag=True, help="Print only the one-row summary.")
 @_apply(_model_opts)
 @_apply(_out_opts)
 def align_command(human, model_file, by, alternative, method, permutations, summary_only,
-                  model, input_format, output, fmt, force, columns,
+                  model, input_format, output, fmt, force, columns, raw_csv,
                   **opts) -> None:  # fmt: skip
     """Spearman agreement of the MODEL ranking with the HUMAN ranking.
 
@@ -508,6 +566,7 @@ def align_command(human, model_file, by, alternative, method, permutations, summ
     The summary (mean rho, Fisher's combined p, exclusions) goes to stderr
     unless --summary-only sends it to the output.
     """
+    _check_outputs(force, output)
     h = _ranking(human, by, model, input_format, opts)
     m = _ranking(model_file, by, model, input_format, opts)
     res = align_rankings(h, m, by=by, alternative=alternative, method=method,
@@ -519,11 +578,11 @@ def align_command(human, model_file, by, alternative, method, permutations, summ
     if summary_only:
         _emit(summary.assign(**{f"excluded_{r}": n for r, n in
                                 zip(res.excluded.reason, res.excluded.n, strict=True)}),
-              output, fmt, force, "summary rows", columns)  # fmt: skip
+              output, fmt, force, "summary rows", columns, raw_csv)  # fmt: skip
         return
     s = summary.iloc[0]
     _log(f"alignment: {s.n_groups} group(s), mean rho {s.mean_rho:.4f}"
          + (f", Fisher combined p {s.fisher_p:.4g}" if by else "")
          + f" ({alternative}); excluded: {excluded}")  # fmt: skip
     _emit(res.table.assign(alternative=alternative, seed=opts["seed"]), output, fmt, force,
-          "alignment rows", columns)  # fmt: skip
+          "alignment rows", columns, raw_csv)  # fmt: skip

@@ -17,7 +17,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from rrmap._atomic import atomic_path
+from rrmap._escape import message_text, spreadsheet_safe
 from rrmap.errors import InputError
+from rrmap.rank.limits import MAX_FILE_BYTES, format_bytes
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -25,6 +28,7 @@ __all__ = [
     "FineArtBench",
     "read_comparisons",
     "read_fineartbench",
+    "read_json",
     "validate_comparisons",
     "write_comparisons",
 ]
@@ -197,8 +201,13 @@ def read_comparisons(path: str | os.PathLike[str]) -> pd.DataFrame:
     return validate_comparisons(df, source=str(path), line_offset=2)
 
 
-def write_comparisons(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
-    """Validate *df* and write it as CSV (required columns first).
+def write_comparisons(
+    df: pd.DataFrame, path: str | os.PathLike[str], *, raw_csv: bool = False
+) -> Path:
+    """Validate *df* and write it as CSV (required columns first), all-or-nothing.
+
+    The file is written to a temporary file beside *path* and renamed over it:
+    an error, a kill or a full disk leaves any earlier *path* as it was.
 
     Parameters
     ----------
@@ -207,6 +216,11 @@ def write_comparisons(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     path : str or path-like
         Destination; it is overwritten (the command line refuses without
         ``--force``).
+    raw_csv : bool, default False
+        Write text cells as they are, for programs (and :func:`read_comparisons`)
+        that read the file back. By default a cell a spreadsheet would run as a
+        formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+        return) gets a leading ``'``.
 
     Returns
     -------
@@ -216,18 +230,68 @@ def write_comparisons(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     Examples
     --------
     >>> import pandas as pd, tempfile, pathlib
-    >>> df = pd.DataFrame({"instance": ["i"], "left": ["A"], "right": ["B"],
+    >>> df = pd.DataFrame({"instance": ["i"], "left": ["=A"], "right": ["B"],
     ...                    "winner": ["right"], "seed": [7]})
     >>> p = write_comparisons(df, pathlib.Path(tempfile.mkdtemp()) / "out.csv")
     >>> print(p.read_text().strip())
     instance,left,right,winner,seed
-    i,A,B,right,7
+    i,'=A,B,right,7
+    >>> print(write_comparisons(df, p, raw_csv=True).read_text().strip().splitlines()[1])
+    i,=A,B,right,7
     """
     clean = validate_comparisons(df)
     rest = [c for c in clean.columns if c not in COMPARISON_COLUMNS]
+    table = clean[[*COMPARISON_COLUMNS, *rest]]
     path = Path(path)
-    clean[[*COMPARISON_COLUMNS, *rest]].to_csv(path, index=False)
+    with atomic_path(path) as tmp:
+        (table if raw_csv else spreadsheet_safe(table)).to_csv(tmp, index=False)
     return path
+
+
+def read_json(path: str | os.PathLike[str]) -> object:
+    """The JSON value in *path*: at most :data:`~rrmap.rank.limits.MAX_FILE_BYTES` bytes,
+    nested no deeper than Python's recursion limit allows.
+
+    Raises
+    ------
+    FileNotFoundError
+        If *path* does not exist.
+    rrmap.errors.InputError
+        For a file too large, not UTF-8 JSON, or nested too deeply, naming the file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "deep.json"
+    >>> _ = p.write_text("[" * 200_000)
+    >>> read_json(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: .../deep.json: JSON nested too deeply to read (...)
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise InputError(
+            f"{path}: {format_bytes(size)}, above the limit of {format_bytes(MAX_FILE_BYTES)} "
+            "for a JSON file read whole (rrmap.rank.limits.MAX_FILE_BYTES); split it, or "
+            "convert it to a comparisons CSV"
+        )
+    with open(path, "rb") as fh:  # a file that grew since: read no more than the limit
+        data = fh.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{path}: larger than {format_bytes(MAX_FILE_BYTES)} (grew while read)")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a JSON file ({message_text(exc)})") from None
+    except RecursionError:
+        raise InputError(
+            f"{path}: JSON nested too deeply to read ([ or {{ inside each other beyond "
+            "Python's recursion limit)"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -313,12 +377,7 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
     {'left': 1462, 'right': 654}
     """
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
-    try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not a JSON file ({exc})") from None
+    records = read_json(path)
     if not isinstance(records, list):
         raise InputError(f"{path}: expected a JSON list of records, got {type(records).__name__}")
     problems: list[str] = []

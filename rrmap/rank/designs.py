@@ -20,12 +20,14 @@ table.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
+from rrmap.rank.limits import MAX_DESIGN_WORK, MAX_QUESTIONS, check_memory
 
 __all__ = ["degree_uniform_subgraph", "sample_global", "sample_per_instance"]
 
@@ -34,7 +36,8 @@ def _names(values: Sequence[str], what: str) -> list[str]:
     if isinstance(values, str):
         raise InputError(f"{what} must be a list of names, got the string {values!r}")
     names = [str(v) for v in values]
-    dup = sorted({v for v in names if names.count(v) > 1})
+    counts = Counter(names)  # one pass: list.count per name is quadratic
+    dup = sorted(v for v, c in counts.items() if c > 1)
     if dup:
         raise InputError(f"{what}: duplicated names: {', '.join(dup)}")
     if any(v.strip() == "" for v in names):
@@ -42,15 +45,59 @@ def _names(values: Sequence[str], what: str) -> list[str]:
     return names
 
 
+def _is_int(value: object) -> bool:
+    """A whole number, not a bool (infinity and text are not)."""
+    try:
+        return not isinstance(value, bool) and int(value) == value  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
 def _check_n(n: int, k: int, what: str = "n_edges") -> int:
     hi = k * (k - 1) // 2
     lo = k - 1
-    if isinstance(n, bool) or int(n) != n or not (lo <= n <= hi):
+    if not _is_int(n) or not (lo <= n <= hi):
         raise InputError(
             f"{what} must be an integer with |V|-1 <= {what} <= |V|(|V|-1)/2, i.e. between "
             f"{lo} and {hi} for {k} candidates; got {n!r}"
         )
     return int(n)
+
+
+#: Bytes per candidate pair while the greedy runs: the chosen matrix (both halves), the
+#: pair indices and the degree, key and free arrays of one step.
+_PAIR_BYTES = 64
+
+
+def _check_size(n_instances: int, k: int, n: int, per_instance: bool) -> None:
+    """Refuse a design too large to build, before anything is built.
+
+    *n* is the number of questions per instance (``per_instance``) or in total.
+    """
+    total = n_instances * n if per_instance else n
+    if total > MAX_QUESTIONS:
+        how = f"{n_instances} instances x {n} questions = " if per_instance else ""
+        raise InputError(
+            f"the design has {how}{total} questions, above the limit of {MAX_QUESTIONS} "
+            "(rrmap.rank.limits.MAX_QUESTIONS); ask fewer questions or split the "
+            "instances into several designs"
+        )
+    pairs = k * (k - 1) // 2
+    work = n_instances * max(n - (k - 1), 0) * pairs if per_instance else 0
+    if work > MAX_DESIGN_WORK:
+        raise InputError(
+            f"the per-instance design scans {n_instances} instances x {n - (k - 1)} added "
+            f"edges x {pairs} pairs = {work} pairs, above the limit of {MAX_DESIGN_WORK} "
+            "(rrmap.rank.limits.MAX_DESIGN_WORK); use fewer candidates, fewer questions "
+            "per instance, or the global design"
+        )
+    population = n_instances * pairs
+    drawn = 0 if per_instance else 8 * min(population, 50 * n)  # numpy's choice
+    check_memory(
+        f"a design of {k} candidates and {total} questions",
+        _PAIR_BYTES * pairs + drawn + 300 * total,
+        "use fewer candidates or questions",
+    )
 
 
 def _random_spanning_tree(k: int, gen: np.random.Generator) -> list[tuple[int, int]]:
@@ -146,6 +193,7 @@ def degree_uniform_subgraph(
     if k < 1:
         raise InputError("candidates: need at least one candidate")
     n = _check_n(n_edges, k)
+    _check_size(1, k, n, per_instance=True)
     edges = _degree_uniform(k, n, np.random.default_rng(rng))
     return pd.DataFrame(
         {
@@ -208,6 +256,7 @@ def sample_per_instance(
     inst = _names(instances, "instances")
     names = _names(candidates, "candidates")
     n = _check_n(n_edges, len(names))
+    _check_size(len(inst), len(names), n, per_instance=True)
     gen = np.random.default_rng(rng)
     rows = []
     for i in inst:
@@ -256,15 +305,12 @@ def sample_global(
     k = len(names)
     per = k * (k - 1) // 2
     total = len(inst) * per
-    if (
-        isinstance(n_questions, bool)
-        or int(n_questions) != n_questions
-        or not (1 <= n_questions <= total)
-    ):
+    if not _is_int(n_questions) or not (1 <= n_questions <= total):
         raise InputError(
             f"n_questions must be an integer between 1 and {total} "
             f"({len(inst)} instances x {per} pairs); got {n_questions!r}"
         )
+    _check_size(len(inst), k, int(n_questions), per_instance=False)
     gen = np.random.default_rng(rng)
     picks = gen.choice(total, size=int(n_questions), replace=False)
     iu, ju = np.triu_indices(k, 1)

@@ -24,7 +24,8 @@ from rrmap.rank._bootstrap import (
     ranks,
     summarise,
 )
-from rrmap.rank._outcomes import Outcomes, counts_table, encode, groups, prepare
+from rrmap.rank._outcomes import Outcomes, counts_table, encode, group_sizes, groups, prepare
+from rrmap.rank.limits import check_count, check_memory
 
 __all__ = ["EloFit", "elo_ratings", "fit_elo"]
 
@@ -120,8 +121,10 @@ def _check_params(k: float, initial: float, scale: float, n_shuffles: int) -> No
         problems.append(f"initial must be a finite number, got {initial!r}")
     if not np.isfinite(scale) or scale <= 0:
         problems.append(f"scale must be > 0, got {scale!r}")
-    if int(n_shuffles) != n_shuffles or n_shuffles < 1:
-        problems.append(f"n_shuffles must be an integer >= 1, got {n_shuffles!r}")
+    try:
+        check_count("n_shuffles", n_shuffles, "MAX_RESAMPLES", minimum=1)
+    except InputError as exc:
+        problems.append(str(exc))
     if problems:
         raise InputError("; ".join(problems))
 
@@ -158,8 +161,36 @@ def _run(left, right, score, n_cand, k, initial, scale):
     return ratings.reshape(b, n_cand)
 
 
-#: Bootstrap resamples that run Elo side by side (memory: chunk × comparisons indices).
+#: Bootstrap resamples that run Elo side by side at most (memory: chunk × comparisons
+#: indices); fewer when they would need more than _CHUNK_BYTES.
 _CHUNK = 64
+_CHUNK_BYTES = 512_000_000
+#: Bytes per comparison and order while Elo runs: the order, the gathered sides and
+#: scores, and their flat copies.
+_RUN_BYTES = 80
+
+
+def _boot_chunk(n: int, n_boot: int) -> int:
+    return max(1, min(_CHUNK, n_boot, _CHUNK_BYTES // (_RUN_BYTES * max(n, 1))))
+
+
+def _memory_needed(sizes: pd.DataFrame, n_shuffles: int, n_boot: int) -> int:
+    """Bytes :func:`fit_elo` needs, from the groups' sizes, before any order is drawn.
+
+    The largest group's run (every order's comparison indices at once), its
+    bootstrap batch, and what every group keeps until the end: the ratings of
+    every order and the bootstrap draws (orders or resamples × k rows), copied
+    once when the groups are joined.
+    """
+    row = 64 + int(sizes["label"].max())
+    work, kept = [], []
+    for k, n in zip(sizes["k"].to_numpy(object), sizes["n"].to_numpy(object), strict=True):
+        run = _RUN_BYTES * n_shuffles * n + 48 * n_shuffles * k
+        if n_boot:
+            run += _RUN_BYTES * _boot_chunk(int(n), n_boot) * n + 120 * n_boot * k
+        work.append(run)
+        kept.append((n_shuffles + n_boot) * k * row)
+    return int(max(work) + 2 * sum(kept))
 
 
 def _keep(out: Outcomes, ties: str) -> Outcomes:
@@ -183,8 +214,9 @@ def _bootstrap(out: Outcomes, units, n_boot: int, gen: np.random.Generator, run,
         members = np.argsort(inv, kind="stable")
         starts = np.r_[0, np.cumsum(np.bincount(inv, minlength=len(codes)))]
     r = np.empty((n_boot, out.k))
-    for start in range(0, n_boot, _CHUNK):
-        size = min(_CHUNK, n_boot - start)
+    chunk = _boot_chunk(n, n_boot)
+    for start in range(0, n_boot, chunk):
+        size = min(chunk, n_boot - start)
         if units is None:
             idx = gen.integers(0, n, size=(size, n))
         else:
@@ -286,6 +318,7 @@ def fit_elo(
                                                       clean, by)  # fmt: skip
     if problems:
         raise InputError("; ".join(problems))
+    _check_memory(clean, by, int(n_shuffles), int(bootstrap), bootstrap_by)
     gen = np.random.default_rng(rng)
     n_groups = clean[by].nunique() if by else 1
     bar = progress_bar(bootstrap * n_groups, progress and bootstrap > 0)
@@ -316,7 +349,8 @@ def fit_elo(
             rb = _bootstrap(out, units, int(bootstrap), gen.spawn(1)[0], run, bar)
             boot = summarise(rb, level, top_k)
             drawn = pd.DataFrame({"resample": np.repeat(np.arange(int(bootstrap)), out.k),
-                                  "candidate": np.tile(out.candidates.astype(str), int(bootstrap)),
+                                  "candidate": np.tile(out.candidates.astype(object),
+                                                       int(bootstrap)),
                                   "score": rb.ravel(), "rank": ranks(rb).ravel()})  # fmt: skip
             tab["rank_ci"] = overlap_rank(boot.boot_low.to_numpy(), boot.boot_high.to_numpy())
             tab = pd.concat([tab, boot], axis=1)
@@ -349,6 +383,24 @@ def fit_elo(
     }
     drawn = pd.concat(draws, ignore_index=True) if draws else None
     return EloFit(table=table, ratings=ratings, params=params, draws=drawn)
+
+
+def _check_memory(clean: pd.DataFrame, by: str | None, n_shuffles: int, n_boot: int,
+                  boot_by: str) -> None:  # fmt: skip
+    """Refuse a run that would not fit in memory before the first order is drawn."""
+    sizes = group_sizes(clean, by, boot_by if n_boot and boot_by != "comparison" else None)
+    big = sizes.loc[sizes["n"].idxmax()]
+    where = f" (largest of {len(sizes)} groups by {by!r})" if by is not None else ""
+    boot = f" and {n_boot} bootstrap resamples" if n_boot else ""
+    check_memory(
+        f"Elo over {n_shuffles} orders{boot} of {big['k']} candidates and {big['n']} "
+        f"comparisons{where}",
+        _memory_needed(sizes, n_shuffles, n_boot),
+        "use fewer orders (n_shuffles, --shuffles)"
+        + (" or resamples" if n_boot else "")
+        + ", filter candidates, or split the comparisons into instances (by='instance', "
+        "--by instance)",
+    )
 
 
 def _order_table(out: Outcomes, r: np.ndarray, n_shuffles: int) -> pd.DataFrame:

@@ -25,8 +25,9 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.rank._outcomes import check_by
+from rrmap.rank._outcomes import check_by, group_sizes
 from rrmap.rank.comparisons import validate_comparisons
+from rrmap.rank.limits import check_memory
 
 __all__ = [
     "EXACT_FAS_LIMIT",
@@ -157,6 +158,22 @@ def _eades_order(w: np.ndarray) -> list[int]:
     return head + tail[::-1]
 
 
+def _fas_bytes(n: int, n_arcs: int, exact: bool) -> int:
+    """Memory of a feedback arc set of *n* vertices and *n_arcs* arcs: the subset programme
+    keeps about 2^n × (n + 12) numbers, the heuristic three n × n matrices; each arc
+    costs its share of the lists and the lookup table."""
+    return ((1 << n) * (8 * n + 96) if exact else 24 * n * n) + 160 * n_arcs
+
+
+def _check_fas_memory(n: int, n_arcs: int, exact: bool) -> None:
+    how = "an exact" if exact else "a (heuristic)"
+    check_memory(
+        f"{how} feedback arc set of {n} vertices and {n_arcs} arcs",
+        _fas_bytes(n, n_arcs, exact),
+        "use method='eades' (or 'auto')" if exact else "filter candidates",
+    )
+
+
 def minimum_feedback_arc_set(
     arcs: Sequence[tuple],
     *,
@@ -174,9 +191,11 @@ def minimum_feedback_arc_set(
         Arc weights (default 1 each); parallel arcs add up.
     method : {"auto", "exact", "eades"}, default "auto"
         ``"exact"``: dynamic programme over vertex subsets (Held–Karp
-        style), optimal, O(2^n n²) time; ``"eades"``: the Eades–Lin–Smyth
-        heuristic, O(n²) here, not always minimal; ``"auto"``: exact up to
-        :data:`EXACT_FAS_LIMIT` vertices, Eades beyond.
+        style), optimal, O(2^n n²) time and 2^n (8n + 96) bytes of memory
+        (refused above :data:`rrmap.rank.limits.MEMORY_LIMIT`: 22 vertices at
+        most); ``"eades"``: the Eades–Lin–Smyth heuristic, O(n²) here, not
+        always minimal; ``"auto"``: exact up to :data:`EXACT_FAS_LIMIT`
+        vertices, Eades beyond.
 
     Returns
     -------
@@ -201,13 +220,13 @@ def minimum_feedback_arc_set(
     vertices = sorted({v for a in arcs for v in a})
     idx = {v: i for i, v in enumerate(vertices)}
     n = len(vertices)
+    exact = method == "exact" or (method == "auto" and n <= EXACT_FAS_LIMIT)
+    _check_fas_memory(n, len(arcs), exact)
     w = np.zeros((n, n))
     for (u, v), x in zip(arcs, wts, strict=True):
         if u != v:
             w[idx[u], idx[v]] += x
     use_exact = method == "exact" or (method == "auto" and n <= EXACT_FAS_LIMIT)
-    if method == "exact" and n > 24:
-        raise InputError(f"exact feedback arc set is limited to 24 vertices, got {n}")
     order = (_exact_order(w) if use_exact else _eades_order(w)) if n else []
     pos = np.empty(n, dtype=np.int64)
     pos[order] = np.arange(n)
@@ -471,6 +490,11 @@ def filter_nontransitive(
     clean = _prepare(comparisons, by)
     if clean.empty:
         return FilterResult(clean, _empty_dropped(by), pd.DataFrame(), ("non_transitive",))
+    if method not in ("auto", "exact", "eades"):
+        raise InputError(f"method must be auto, exact or eades, got {method!r}")
+    sizes = group_sizes(clean, by)  # every instance is checked before the first is solved
+    k, n_arcs = int(sizes["k"].max()), int(sizes["n_pairs"].max())
+    _check_fas_memory(k, n_arcs, method == "exact" or (method == "auto" and k <= EXACT_FAS_LIMIT))
     prefs = pair_preferences(clean, by=by)
     rows = []
     for key, g in prefs.groupby(by, sort=True, observed=True):
