@@ -20,6 +20,8 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextPath
 from matplotlib.ticker import MaxNLocator
 
+from rrmap.plot._glyphs import gathered_glyph_warnings
+
 __all__: list[str] = []
 
 #: rcParams that keep text as text: TrueType (Type 42) in PDF and PS, ``<text>`` in SVG.
@@ -27,11 +29,16 @@ TEXT_AS_TEXT: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.font
 
 
 class _PaperFigure(Figure):
-    """A Figure whose ``savefig`` keeps text as text (never Type 3 fonts)."""
+    """A Figure whose ``savefig`` keeps text as text (never Type 3 fonts) and whose
+    drawing warns once of characters its font lacks."""
 
     def savefig(self, fname: Any, *args: Any, **kwargs: Any) -> None:
-        with mpl.rc_context(TEXT_AS_TEXT):
+        with mpl.rc_context(TEXT_AS_TEXT), gathered_glyph_warnings():
             super().savefig(fname, *args, **kwargs)
+
+    def draw(self, renderer: Any) -> None:
+        with gathered_glyph_warnings():
+            super().draw(renderer)
 
 
 def new_figure(width: float, height: float) -> Figure:
@@ -216,6 +223,11 @@ def fit_with_footer(
     foot = footer.height() if footer is not None else 0.0
     engine = fig.get_layout_engine()
     width = fig.get_figwidth()
+    # a first height with room for the panels: a tall footer would otherwise squeeze them
+    # to nothing in the first layout (which matplotlib then refuses with a warning)
+    guess = panel_height or axes[0].get_position().width * width * (aspect or 1.0)
+    if fig.get_figheight() < foot + rows * (guess + 0.4):
+        fig.set_size_inches(width, foot + rows * (guess + 0.4) + 0.3, forward=False)
     for _ in range(6):
         height = fig.get_figheight()
         engine.set(rect=(0.0, foot / height, 1.0, 1.0 - foot / height))
