@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rrmap._escape import plain_figure_text, short_label
 from rrmap.errors import InputError
 from rrmap.zones import QUALITY_LEVELS
 
@@ -154,20 +155,83 @@ def headers(points: Any) -> dict[str, str]:
     return dict(meta.get("headers") or {})
 
 
-def title(column: str | None, points: Any, labels: Mapping[str, str] | None) -> str | None:
-    """The title of *column* in a figure: a *labels* entry, else the file's spelling."""
-    if column is None:
-        return None
+#: Characters of a label drawn in a legend, a tick label or a title (beyond: "…").
+LABEL_LIMIT = 40
+#: Bidirectional embeddings, overrides and isolates: a figure draws none of them, and one
+#: left open (U+202E) would turn the rest of a title, "(n = 135)", around.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def figure_text(value: Any, limit: int | None = LABEL_LIMIT) -> str:
+    r"""*value* as a matplotlib text that shows its characters: never mathtext (``$``
+    escaped), control characters as spaces, bidirectional controls dropped, and cut to
+    *limit* characters with "…" (``None``: in full).
+
+    Examples
+    --------
+    >>> print(figure_text("$x^2$"), figure_text("a" * 50, 8))
+    \$x^2\$ aaaaaaa…
+    """
+    text = without_bidi_controls(value)
+    return plain_figure_text(text if limit is None else short_label(text, limit))
+
+
+def without_bidi_controls(value: Any) -> str:
+    """*value* as text without bidirectional embeddings, overrides and isolates."""
+    return _BIDI_CONTROLS.sub("", str(value))
+
+
+def fitted_text(value: Any, size: float, width: float, limit: int = LABEL_LIMIT) -> str:
+    """:func:`figure_text` of *value*, cut further until it is at most *width* inches
+    wide at *size* points (a panel title over its panel)."""
+    from rrmap.plot._sizing import text_width_pt
+
+    def fits(n: int) -> bool:
+        return text_width_pt(figure_text(value, n), size) <= 72.0 * width
+
+    n = min(len(without_bidi_controls(value)), limit)
+    if fits(n):
+        return figure_text(value, n)
+    lo, hi = 1, n  # fits(lo) is assumed: one character and "…"
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return figure_text(value, lo)
+
+
+def column_name(column: str, points: Any, labels: Mapping[str, str] | None) -> str:
+    """How *column* is named: a *labels* entry, else the file's spelling (not escaped)."""
     if labels and column in labels:
         return str(labels[column])
     return headers(points).get(column, column)
 
 
-def option_label(value: Any, labels: Mapping[str, str] | None) -> str:
-    """How an option is named in a legend or title (*labels* may rename it)."""
+def title(
+    column: str | None, points: Any, labels: Mapping[str, str] | None, limit: int = LABEL_LIMIT
+) -> str | None:
+    """The title of *column* in a matplotlib figure (:func:`column_name` as plain text)."""
+    if column is None:
+        return None
+    return figure_text(column_name(column, points, labels), limit)
+
+
+def option_name(value: Any, labels: Mapping[str, str] | None) -> str:
+    """How an option is named (*labels* may rename it), not escaped."""
     if labels and str(value) in labels:
         return str(labels[str(value)])
     return str(value)
+
+
+def option_label(value: Any, labels: Mapping[str, str] | None, limit: int = LABEL_LIMIT) -> str:
+    r"""How an option is named in a legend, a tick label or a title of a matplotlib figure:
+    :func:`option_name` as plain text, at most *limit* characters.
+
+    Examples
+    --------
+    >>> print(option_label("$x^2$", None), option_label("E1", {"E1": "Expert 1"}))
+    \$x^2\$ Expert 1
+    """
+    return figure_text(option_name(value, labels), limit)
 
 
 def _per_column(spec: Any, column: str | None, columns: Sequence[str]) -> Any:

@@ -24,6 +24,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Ellipse, Rectangle
 
 from rrmap.errors import InputError
+from rrmap.plot._glyphs import gathers_glyph_warnings
 from rrmap.plot._sizing import (
     Footer,
     fit_with_footer,
@@ -35,8 +36,17 @@ from rrmap.plot._sizing import (
     text_width_pt,
     thin_ticks,
 )
-from rrmap.plot._style import option_label, parse_width, title, typography
+from rrmap.plot._style import (
+    column_name,
+    figure_text,
+    fitted_text,
+    option_name,
+    parse_width,
+    title,
+    typography,
+)
 from rrmap.plot.map import (
+    CLIPPED_GID,
     _check_points,
     _draw_panel,
     _legend_handles,
@@ -52,6 +62,8 @@ __all__ = ["plot_rrmap_by_rater", "plot_rrmap_grid", "zone_key"]
 
 #: Narrowest panel the layouts draw (inches): below it, panels wrap to a new row.
 _MIN_PANEL = 1.45
+#: Room kept right of the grid's panels for the legends of its rows (inches).
+_RIGHT_LEGEND = 1.6
 
 
 def _point_size(panel_w: float) -> float:
@@ -61,13 +73,22 @@ def _point_size(panel_w: float) -> float:
 
 
 def _panel_title(name: str, n: int, n_clipped: int, clip: bool, panel_w: float) -> str:
-    """``E1 (n = 135, 2 clipped)``, on two lines when one is wider than the panel."""
+    """``E1 (n = 135, 2 clipped)``, on two lines when one is wider than the panel; the
+    rater's *name* (not escaped) is cut with "…" to the panel's width (*panel_w* inches,
+    less a margin between neighbouring titles)."""
     detail = f"n = {n}"
     if n_clipped:
         detail += f", {n_clipped} {'clipped' if clip else 'outside'}"
-    one = f"{name} ({detail})"
     size = float(mpl.rcParams["axes.titlesize"])
-    return one if text_width_pt(one, size) <= 72.0 * panel_w else f"{name}\n{detail}"
+    one = f"{figure_text(name)} ({detail})"
+    if text_width_pt(one, size) <= 72.0 * panel_w:
+        return one
+    return f"{fitted_text(name, size, 0.9 * panel_w)}\n{detail}"
+
+
+def _options_only(handles: Sequence[Any]) -> list[Any]:
+    """The legend entries of the options, without the one counting clipped points."""
+    return [h for h in handles if h.get_gid() != CLIPPED_GID]
 
 
 def _show_outer_labels(grid: np.ndarray, visible: np.ndarray) -> None:
@@ -115,6 +136,13 @@ def _add_footer(
     return footer
 
 
+def _entry_width(labels: Sequence[str], size: float) -> float:
+    """Width (inches) of the widest legend entry of *labels*: key, gap and text."""
+    rc = mpl.rcParams
+    key = rc["legend.handlelength"] + rc["legend.handletextpad"] + 2 * rc["legend.borderpad"]
+    return (max(text_width_pt(s, size) for s in labels) + key * size) / 72.0
+
+
 def _legends_in_slot(
     slot: Any, legends: list[dict[str, Any]], panel_w: float, panel_h: float
 ) -> list[dict[str, Any]]:
@@ -127,7 +155,7 @@ def _legends_in_slot(
         labels = [h.get_label() for h in kw["handles"]]
         ncols = legend_ncols(labels, size, panel_w - 0.05)
         need = legend_height_in(math.ceil(len(labels) / ncols), size, True) + 0.08
-        if used + need > panel_h:
+        if used + need > panel_h or _entry_width(labels, size) > panel_w - 0.05:
             break
         used += need
         fitted.append(ncols)
@@ -150,6 +178,7 @@ def _key(points: pd.DataFrame, st: _PanelStyle, clipped: int) -> dict[str, Any]:
     return {**zone_key(_thresholds_of(points, st.thresholds), clipped, st.clip), "title": "zones"}
 
 
+@gathers_glyph_warnings
 def plot_rrmap_by_rater(
     points: pd.DataFrame,
     color: str | None = None,
@@ -231,12 +260,12 @@ def plot_rrmap_by_rater(
             clipped += meta["n_clipped"]
             mappable = mappable or meta.get("mappable")
             styles = handles
-            label = option_label(name, st.labels)
+            label = option_name(name, st.labels)
             ax.set_title(_panel_title(label, len(sub), meta["n_clipped"], st.clip, panel_w))
         visible = np.arange(nrows * ncols).reshape(nrows, ncols) < n
         thin_ticks(grid.flat[:n])
         _show_outer_labels(grid, visible)
-        entries = [h for h in styles if not h.get_label().startswith(("clipped", "outside"))]
+        entries = _options_only(styles)
         options = None
         if legend and color is not None:
             options = {"handles": entries, "title": title(color, points, st.labels)}
@@ -266,6 +295,7 @@ def _default_categories(points: pd.DataFrame, rater: str, max_options: int) -> l
     ]
 
 
+@gathers_glyph_warnings
 def plot_rrmap_grid(
     points: pd.DataFrame,
     categories: Sequence[str] | None = None,
@@ -332,7 +362,8 @@ def plot_rrmap_grid(
         legends = "right" if w >= 5.5 else "below"
     if legends not in ("right", "below"):
         raise InputError(f"legends must be 'right' or 'below', got {legends!r}")
-    panel_w = (w - (1.6 if legends == "right" else 0.45)) / max(points[rater].nunique(), 1)
+    room = w - (_RIGHT_LEGEND if legends == "right" else 0.45)
+    panel_w = room / max(points[rater].nunique(), 1)
     style.setdefault("zone_labels", False)
     style.setdefault("size", _point_size(panel_w))
     st = _panel_style(style)
@@ -387,7 +418,7 @@ class _GridFigure:
 
     def draw_rows(self) -> None:
         size = float(mpl.rcParams["legend.fontsize"])
-        panel_w = (self.width - (1.6 if self.right else 0.45)) / len(self.raters)
+        panel_w = (self.width - (_RIGHT_LEGEND if self.right else 0.45)) / len(self.raters)
         for i, cat in enumerate(self.categories):
             self.st.order = _levels(self.points[cat], None)
             for j, name in enumerate(self.raters):
@@ -398,19 +429,21 @@ class _GridFigure:
                 self.mappable = self.mappable or meta.get("mappable")
                 if i == 0:
                     self.clipped += meta["n_clipped"]
-                    label = option_label(name, self.st.labels)
+                    label = option_name(name, self.st.labels)
                     ax.set_title(
                         _panel_title(label, len(sub), meta["n_clipped"], self.st.clip, panel_w)
                     )
-            entries = [h for h in handles if not h.get_label().startswith(("clipped", "outside"))]
+            entries = _options_only(handles)
             head = title(cat, self.points, self.st.labels)
             if self.right:
+                ncols = 1 if len(entries) <= 10 else 2
+                head = self._fit_right_legend(entries, cat, ncols)
                 leg = self.grid[i, -1].legend(
                     handles=entries,
                     title=head,
                     loc="center left",
                     bbox_to_anchor=(1.04, 0.5),
-                    ncols=1 if len(entries) <= 10 else 2,
+                    ncols=ncols,
                     borderaxespad=0.0,
                 )
                 self.row_legends.append(leg)
@@ -425,6 +458,19 @@ class _GridFigure:
                 self.row_legends.append(leg)
         thin_ticks(self.grid.flat)
         _show_outer_labels(self.grid, np.ones(self.grid.shape, dtype=bool))
+
+    def _fit_right_legend(self, entries: list[Any], column: str, ncols: int) -> str:
+        """Entries (in place) and title of a legend right of a row, cut with "…" to the
+        room the layout keeps there; returns the title."""
+        rc = mpl.rcParams
+        size = float(rc["legend.fontsize"])
+        key = (rc["legend.handlelength"] + rc["legend.handletextpad"]) * size / 72.0
+        gap = rc["legend.columnspacing"] * size / 72.0 * (ncols - 1)
+        room = (_RIGHT_LEGEND - 0.2 - gap) / ncols - key
+        for handle, level in zip(entries, self.st.order or [], strict=False):
+            handle.set_label(fitted_text(option_name(level, self.st.labels), size, room))
+        name = column_name(column, self.points, self.st.labels)
+        return fitted_text(name, float(rc["legend.title_fontsize"]), _RIGHT_LEGEND - 0.2)
 
     def _spacers(self, panel_h: float) -> None:
         """Height ratios giving each spacer row its legend's height."""
@@ -446,6 +492,7 @@ class _GridFigure:
         engine = fig.get_layout_engine()
         width = fig.get_figwidth()
         nrows = len(self.categories)
+        fig.set_size_inches(width, self._first_height(aspect, foot), forward=False)
         for _ in range(6):
             height = fig.get_figheight()
             engine.set(rect=(0.0, foot / height, 1.0, 1.0 - foot / height))
@@ -462,6 +509,16 @@ class _GridFigure:
         fig.draw_without_rendering()
         self._place_row_legends()
         footer.place()
+
+    def _first_height(self, aspect: float, foot: float) -> float:
+        """A first guess of the figure's height (inches): panels of *aspect* with their
+        titles, the legends under the rows and the footer, so that the first layout never
+        squeezes the panels to nothing (tall legends) and the fit only refines it."""
+        panel_w = (self.width - (_RIGHT_LEGEND if self.right else 0.45)) / len(self.raters)
+        renderer = renderer_of(self.fig)
+        legends = sum(leg.get_window_extent(renderer).height for leg in self.row_legends)
+        below = 0.0 if self.right else legends / self.fig.dpi
+        return len(self.categories) * (aspect * panel_w + 0.3) + 0.6 + below + foot
 
     def _place_row_legends(self) -> None:
         if self.right:

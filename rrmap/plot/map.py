@@ -45,11 +45,13 @@ from rrmap.plot._geometry import (
     _clip_to_view,
     _zone_rectangles,
 )
+from rrmap.plot._glyphs import gathers_glyph_warnings
 from rrmap.plot._style import (
     MARKERS,
     OKABE_ITO,
     QUALITY_COLORS,
     QUALITY_MARKERS,
+    figure_text,
     option_label,
     style_map,
     title,
@@ -65,12 +67,18 @@ __all__ = [
     "QUALITY_MARKERS",
     "PanelArtists",
     "axis_label",
+    "axis_name",
     "background_cmap",
     "panel_artists",
     "plot_rrmap",
 ]
 
 _GID = "rrmap"
+#: gid of the legend entry counting the clipped points (told apart from the options by it,
+#: never by its text: an option may be called "clipped").
+CLIPPED_GID = "rrmap.legend.clipped"
+#: Characters of an axis label renamed by ``labels=`` (beyond: "…").
+_AXIS_LIMIT = 60
 _LABELS = {"x": "relative shift Δ", "y": "relative dispersion R", "bc": "Bhattacharyya coefficient"}
 
 
@@ -290,6 +298,7 @@ def _legend_handles(
                 markeredgewidth=0.4,
                 markersize=ms * 1.15,
                 label=what + count,
+                gid=CLIPPED_GID,
             )
         )
     return handles
@@ -581,17 +590,28 @@ def _draw_panel(
     return meta, handles
 
 
-def axis_label(name: str, labels: Mapping[str, str] | None = None) -> str:
-    """Label of ``delta``, ``r`` or ``bc`` (the colorbar); *labels* may rename them.
+def axis_name(name: str, labels: Mapping[str, str] | None = None) -> str:
+    """Name of ``delta``, ``r`` or ``bc`` (the colorbar); *labels* may rename them.
 
     Examples
     --------
-    >>> axis_label("bc"), axis_label("delta", {"delta": "Δ"})
+    >>> axis_name("bc"), axis_name("delta", {"delta": "Δ"})
     ('Bhattacharyya coefficient', 'Δ')
     """
     if labels and name in labels:
         return str(labels[name])
     return _LABELS[{"delta": "x", "r": "y"}.get(name, name)]
+
+
+def axis_label(name: str, labels: Mapping[str, str] | None = None) -> str:
+    r""":func:`axis_name` as the plain text of a matplotlib axis label.
+
+    Examples
+    --------
+    >>> print(axis_label("delta"), axis_label("r", {"r": "$R$"}))
+    relative shift Δ \$R\$
+    """
+    return figure_text(axis_name(name, labels), _AXIS_LIMIT)
 
 
 def _add_colorbar(fig: Any, mappable: Any, axes: Any, labels: Mapping[str, str] | None, **kw: Any):
@@ -602,6 +622,7 @@ def _add_colorbar(fig: Any, mappable: Any, axes: Any, labels: Mapping[str, str] 
     return cb
 
 
+@gathers_glyph_warnings
 def plot_rrmap(
     points: pd.DataFrame | None = None,
     color: str | None = None,

@@ -25,14 +25,35 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from rrmap.errors import InputError
-from rrmap.plot._sizing import Footer, fit_with_footer, freeze_ticks, legend_ncols, new_figure
-from rrmap.plot._style import QUALITY_COLORS, option_label, parse_width, title, typography
+from rrmap.plot._glyphs import gathers_glyph_warnings
+from rrmap.plot._sizing import (
+    Footer,
+    fit_with_footer,
+    freeze_ticks,
+    legend_ncols,
+    new_figure,
+    text_width_pt,
+)
+from rrmap.plot._style import (
+    QUALITY_COLORS,
+    fitted_text,
+    option_label,
+    option_name,
+    parse_width,
+    title,
+    typography,
+)
+from rrmap.plot.layouts import _panel_title
 from rrmap.tables import agreement, proportions, wilson_interval
 from rrmap.zones import QUALITY_LEVELS
 
 __all__ = ["plot_agreement", "plot_proportions"]
 
 _BAR = 0.17  # printed bar thickness (inches)
+#: Characters of a rater or an option in a tick label (beyond: "…").
+_TICK_LIMIT = 30
+#: Characters of each rater in the agreement bars' labels ("a = b ≠ c").
+_PAIR_LIMIT = 20
 
 
 def _text_color(fill: str) -> str:
@@ -128,6 +149,7 @@ def _boundary_intervals(ax: Any, shares: pd.DataFrame, y: np.ndarray) -> None:
     )
 
 
+@gathers_glyph_warnings
 def plot_proportions(
     points: pd.DataFrame,
     by: str | None = None,
@@ -180,7 +202,7 @@ def plot_proportions(
         if by is None:
             axes = [fig.add_subplot()]
             names = [
-                f"{option_label(r, labels)} (n = {n})"
+                f"{option_label(r, labels, _TICK_LIMIT)} (n = {n})"
                 for r, n in zip(tab.expert, tab.n, strict=True)
             ]
             _stacked_bars(axes[0], tab, names)
@@ -211,9 +233,8 @@ def _proportion_panels(
     column only."""
     options = list(dict.fromkeys(tab[by]))
     size = float(mpl.rcParams["ytick.labelsize"])
-    from rrmap.plot._sizing import text_width_pt
-
-    label_w = max(text_width_pt(option_label(o, labels), size) for o in options) / 72 + 0.15
+    names = [option_label(o, labels, _TICK_LIMIT) for o in options]
+    label_w = max(text_width_pt(name, size) for name in names) / 72 + 0.15
     ncols = max(1, min(len(raters), int((width - label_w) // 1.6)))
     nrows = math.ceil(len(raters) / ncols)
     grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
@@ -222,9 +243,10 @@ def _proportion_panels(
             ax.set_visible(False)
             continue
         sub = tab[tab["expert"] == raters[k]].set_index(by).reindex(options).fillna(0.0)
-        _stacked_bars(ax, sub.reset_index(), [option_label(o, labels) for o in options])
+        _stacked_bars(ax, sub.reset_index(), names)
         n = int(sub["n"].sum())
-        ax.set_title(f"{option_label(raters[k], labels)} (n = {n})")
+        panel_w = (width - label_w) / ncols - 0.1
+        ax.set_title(_panel_title(option_name(raters[k], labels), n, 0, True, panel_w))
         below = k + ncols < len(raters)  # another panel under this one
         ax.tick_params(labelleft=k % ncols == 0, labelbottom=not below)
     return [ax for ax in grid.flat if ax.get_visible()], len(options), nrows
@@ -240,6 +262,7 @@ def _pair_matrix(table: pd.DataFrame, a: str, b: str) -> np.ndarray:
     return out
 
 
+@gathers_glyph_warnings
 def plot_agreement(
     points: pd.DataFrame,
     *,
@@ -297,7 +320,7 @@ def plot_agreement(
         bars = top.add_subplot()
         _agreement_bars(bars, table, pairs, labels)
         mats = bottom.subplots(mat_rows, ncols, squeeze=False)
-        _pair_matrices(mats, table, pairs, labels)
+        _pair_matrices(mats, table, pairs, labels, side, (w - 0.3) / ncols - 0.1)
         freeze_ticks(fig, typ["xtick.labelsize"])
         _fit_stack(fig, [top, bottom], heights, bars, _BAR * n_bars)
     return fig
@@ -331,14 +354,15 @@ def _agreement_bars(
         rows.append(
             (f"all agree: {q}", int((agree & (table["zone"] == q)).sum()), QUALITY_COLORS[q])
         )
-    part = table.loc[table["pattern"] == "partial", "agreeing"]
+    partial = table[table["pattern"] == "partial"]
     for a, b in pairs:
-        key = f"{a}|{b}"
-        count = int(part.map(lambda s, key=key: key in s.split(";")).sum())
-        name = f"{option_label(a, labels)} = {option_label(b, labels)}"
+        # from the raters' zones, not the "agreeing" text: a name may hold "|" or ";"
+        same = partial[a].notna() & (partial[a].astype(object) == partial[b].astype(object))
+        count = int(same.sum())
+        name = f"{option_label(a, labels, _PAIR_LIMIT)} = {option_label(b, labels, _PAIR_LIMIT)}"
         if len(pairs) == 3:  # three raters: the third put it elsewhere
             (other,) = {x for p in pairs for x in p} - {a, b}
-            name += f" ≠ {option_label(other, labels)}"
+            name += f" ≠ {option_label(other, labels, _PAIR_LIMIT)}"
         rows.append((name if len(pairs) > 1 else "agree", count, "0.7"))
     rows.append(("all different", int((table["pattern"] == "all different").sum()), "0.35"))
     incomplete = int((table["pattern"] == "incomplete").sum())
@@ -363,9 +387,13 @@ def _pair_matrices(
     table: pd.DataFrame,
     pairs: list[tuple[str, str]],
     labels: Mapping[str, str] | None,
+    side: float,
+    cell: float,
 ) -> None:
-    """Zone × zone counts per rater pair (or pooled), the diagonal outlined."""
+    """Zone × zone counts per rater pair (or pooled), the diagonal outlined; titles fit the
+    *cell* width of a column of matrices, axis labels the *side* of a matrix (inches)."""
     size = float(mpl.rcParams["xtick.labelsize"])
+    label_size = float(mpl.rcParams["axes.labelsize"])
     short = ["exc.", "fair", "ster.", "bad"]
     if len(pairs) <= 6:
         blocks = [(a, b, _pair_matrix(table, a, b)) for a, b in pairs]
@@ -392,11 +420,21 @@ def _pair_matrices(
                 )
             )
         same = np.trace(m) / max(m.sum(), 1)
-        ax.set_title(
-            f"{option_label(a, labels)} × {option_label(b, labels)}: {100 * same:.0f} % same zone"
-        )
+        ax.set_title(_pair_title(option_name(a, labels), option_name(b, labels), same, cell))
         ax.set_xticks(range(4), short)
         ax.set_yticks(range(4), short if k % mats.shape[1] == 0 else [])
-        ax.set_xlabel(option_label(b, labels))
-        ax.set_ylabel(option_label(a, labels))
+        ax.set_xlabel(fitted_text(option_name(b, labels), label_size, side))
+        ax.set_ylabel(fitted_text(option_name(a, labels), label_size, side))
         ax.tick_params(length=0)
+
+
+def _pair_title(a: str, b: str, same: float, width: float) -> str:
+    """``E1 × E2: 31 % same zone``, or the pair over the share when that is wider than
+    *width* inches, each name then cut with "…" to half the width."""
+    size = float(mpl.rcParams["axes.titlesize"])
+    share = f"{100 * same:.0f} % same zone"
+    one = f"{option_label(a, None)} × {option_label(b, None)}: {share}"
+    if text_width_pt(one, size) <= 72.0 * width:
+        return one
+    half = (width - text_width_pt(" × ", size) / 72.0) / 2.0
+    return f"{fitted_text(a, size, half)} × {fitted_text(b, size, half)}\n{share}"
