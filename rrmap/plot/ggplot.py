@@ -41,6 +41,7 @@ from plotnine import (
     scale_shape_manual,
 )
 from plotnine.facets import facet_null
+from plotnine.scales.scale_discrete import scale_discrete
 
 from rrmap.plot._geometry import (
     DEFAULT_XLIM,
@@ -51,7 +52,8 @@ from rrmap.plot._geometry import (
     _clip_to_view,
     _zone_rectangles,
 )
-from rrmap.plot._style import style_map, title
+from rrmap.plot._glyphs import gathered_glyph_warnings
+from rrmap.plot._style import figure_text, option_label, style_map, title
 from rrmap.plot.map import _check_points, _levels, _thresholds_of, axis_label, background_cmap
 from rrmap.zones import Thresholds
 
@@ -137,7 +139,8 @@ class RRMapPlot(ggplot):
     """
 
     def draw(self, *, show: bool = False) -> Any:
-        return ggplot.draw(self._fitted(), show=show)
+        with gathered_glyph_warnings():
+            return ggplot.draw(self._fitted(), show=show)
 
     def save(self, filename: Any = None, *args: Any, **kwargs: Any) -> None:
         """``ggplot.save``, with text kept as text and 300 dpi unless *dpi* is given."""
@@ -147,14 +150,14 @@ class RRMapPlot(ggplot):
 
         if not args and kwargs.get("dpi") is None:
             kwargs["dpi"] = 300
-        with mpl.rc_context(TEXT_AS_TEXT):
+        with mpl.rc_context(TEXT_AS_TEXT), gathered_glyph_warnings():
             super().save(filename, *args, **kwargs)
 
     def _fitted(self) -> ggplot:
         """A copy whose legends fit: drawn once to measure, rearranged while they do not."""
         import matplotlib.pyplot as plt
 
-        plot = deepcopy(self)
+        plot = _plain_labels(deepcopy(self))
         if not isinstance(plot.facet, facet_null):
             # facets are too narrow for the names beside the Δ band: they would be cut
             kept = [x for x in plot.layers if getattr(x, "_rrmap_role", "") != "side labels"]
@@ -172,6 +175,39 @@ class RRMapPlot(ggplot):
                 break
             plot = plot + fix
         return plot
+
+
+def _plain_labels(plot: ggplot) -> ggplot:
+    """*plot* (changed in place) with facet strips and the legend entries of discrete scales
+    left at their default labels drawn as plain text: a value ``$x^2$`` is never mathtext,
+    and one longer than :data:`_STRIP_LIMIT` characters is cut with "…" in a strip."""
+    if not isinstance(plot.facet, facet_null):
+        plot.facet.labeller = _PlainLabeller(plot.facet.labeller)
+    for scale in plot.scales:
+        if isinstance(scale, scale_discrete) and scale.labels is True:
+            scale.labels = _plain_breaks
+    return plot
+
+
+#: Characters of a value in a facet strip (beyond: "…").
+_STRIP_LIMIT = 30
+
+
+class _PlainLabeller:
+    """A facet labeller giving the strips of *inner* as plain text."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __call__(self, label_info: Any) -> Any:
+        out = self.inner(label_info)
+        out.variables = {k: figure_text(v, _STRIP_LIMIT) for k, v in out.variables.items()}
+        return out
+
+
+def _plain_breaks(breaks: Sequence[Any]) -> list[str]:
+    """Legend labels of a discrete scale as plain text."""
+    return [figure_text(b) for b in breaks]
 
 
 def _thin_facet_breaks(plot: ggplot) -> ggplot:
@@ -334,8 +370,10 @@ def ggrrmap(
             layer._rrmap_role = "side labels"
     caption = None
     if points is not None:
+        if color is not None:
+            p += _option_scales(points, color, order, palette, markers, labels)
         point_layers, caption = _point_layers(
-            points, data["points"], color, order, palette, markers, size, alpha, clip, xlim, ylim
+            points, data["points"], color, order, size, alpha, clip, xlim, ylim
         )
         p += point_layers
     p += coord_cartesian(xlim=xlim, ylim=ylim, expand=False)
@@ -429,8 +467,6 @@ def _point_layers(
     pts: pd.DataFrame,
     color: str | None,
     order: Sequence[Any] | None,
-    palette: Sequence[str] | Mapping[Any, str] | None,
-    markers: Sequence[str] | Mapping[Any, str] | None,
     size: float,
     alpha: float,
     clip: bool,
@@ -448,9 +484,7 @@ def _point_layers(
             )
         )
     else:
-        levels = _levels(points[color], order)
-        styles = style_map(levels, palette, markers, color, list(points.columns))
-        keys = [str(v) for v in levels]
+        keys = [str(v) for v in _levels(points[color], order)]
         pts = pts.assign(**{color: pd.Categorical(pts[color].astype(str), keys)})
         layers += [
             geom_point(
@@ -460,8 +494,6 @@ def _point_layers(
                 alpha=alpha,
                 stroke=0.3,
             ),
-            scale_color_manual(values={k: styles[v][0] for k, v in zip(keys, levels, strict=True)}),
-            scale_shape_manual(values={k: styles[v][1] for k, v in zip(keys, levels, strict=True)}),
         ]
     if clip and n_clipped:
         layers += _clipped_layers(pts, color, size, xlim, ylim)
@@ -471,6 +503,25 @@ def _point_layers(
             "clipped to its edge (triangles)" if clip else "not shown"
         )
     return layers, caption
+
+
+def _option_scales(
+    points: pd.DataFrame,
+    color: str,
+    order: Sequence[Any] | None,
+    palette: Sequence[str] | Mapping[Any, str] | None,
+    markers: Sequence[str] | Mapping[Any, str] | None,
+    labels: Mapping[str, str] | None,
+) -> list:
+    """Colour and shape of every option (as in the matplotlib figures), named in the legend
+    by its display name as plain text."""
+    levels = _levels(points[color], order)
+    styles = style_map(levels, palette, markers, color, list(points.columns))
+    names = {str(v): option_label(v, labels) for v in levels}
+    return [
+        scale_color_manual(values={str(v): styles[v][0] for v in levels}, labels=names),
+        scale_shape_manual(values={str(v): styles[v][1] for v in levels}, labels=names),
+    ]
 
 
 def _clipped_layers(
