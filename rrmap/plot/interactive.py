@@ -10,6 +10,7 @@ offline (plotly.js is embedded). Needs the ``interactive`` extra (plotly).
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from rrmap._escape import short_label
 from rrmap.plot._geometry import (
     DEFAULT_XLIM,
     DEFAULT_YLIM,
@@ -29,8 +31,15 @@ from rrmap.plot._geometry import (
     _clip_to_view,
     _zone_rectangles,
 )
-from rrmap.plot._style import option_label, parse_width, style_map, title
-from rrmap.plot.map import _check_points, _levels, _thresholds_of, axis_label, background_cmap
+from rrmap.plot._style import (
+    LABEL_LIMIT,
+    column_name,
+    option_name,
+    parse_width,
+    style_map,
+    without_bidi_controls,
+)
+from rrmap.plot.map import _check_points, _levels, _thresholds_of, axis_name, background_cmap
 from rrmap.zones import Thresholds
 
 __all__ = ["interactive_rrmap", "save_html"]
@@ -55,6 +64,27 @@ _ARROWS = {">": "triangle-right", "<": "triangle-left", "^": "triangle-up", "v":
 _PX_PER_IN = 96.0
 
 
+def html_text(value: Any, limit: int | None = None) -> str:
+    """*value* as plotly text that shows its characters: HTML escaped (``<b>`` is no tag),
+    ``$`` and ``%`` as character references (no LaTeX, no ``%{...}`` placeholder),
+    bidirectional controls dropped, cut to *limit* characters with "…".
+
+    Examples
+    --------
+    >>> html_text("<b>$x^2$</b> %{x}")
+    '&lt;b&gt;&#36;x^2&#36;&lt;/b&gt; &#37;{x}'
+    """
+    text = without_bidi_controls(value)
+    if limit is not None:
+        text = short_label(text, limit)
+    return html.escape(text).replace("$", "&#36;").replace("%", "&#37;")
+
+
+def _html_value(value: Any) -> Any:
+    """A text cell of the hover data as :func:`html_text`; other values as they are."""
+    return html_text(value) if isinstance(value, str) else value
+
+
 def _colorscale() -> list[list[Any]]:
     cmap = background_cmap()
     return [
@@ -68,9 +98,10 @@ def _hover(points: pd.DataFrame, rater: str) -> tuple[np.ndarray, str]:
     meta = points.attrs.get("rrmap", {})
     cats = [c for c in meta.get("categories") or [] if c in points.columns and c != rater]
     cols = [rater, *cats]
-    lines = [f"<b>{title(rater, points, None)}</b>: %{{customdata[0]}}"]
+    lines = [f"<b>{html_text(column_name(rater, points, None))}</b>: %{{customdata[0]}}"]
     lines += [
-        f"{title(c, points, None)}: %{{customdata[{i}]}}" for i, c in enumerate(cats, start=1)
+        f"{html_text(column_name(c, points, None))}: %{{customdata[{i}]}}"
+        for i, c in enumerate(cats, start=1)
     ]
     k = len(cols)
     have_intervals = {"low_ref", "high_ref", "low_query", "high_query"} <= set(points.columns)
@@ -91,6 +122,7 @@ def _hover(points: pd.DataFrame, rater: str) -> tuple[np.ndarray, str]:
                 f"{'BC' if name == 'bc' else 'quality'}: %{{customdata[{len(cols) - 1}]{fmt}}}"
             )
     data = points[cols].astype(object).to_numpy()
+    data[:, :k] = np.vectorize(_html_value, otypes=[object])(data[:, :k])
     return data, "<br>".join(lines) + "<extra></extra>"
 
 
@@ -107,7 +139,7 @@ def _map_traces(th: Thresholds, xlim: Any, ylim: Any, resolution: int, first: bo
             zmax=1.0,
             colorscale=_colorscale(),
             showscale=first,
-            colorbar={"title": {"text": axis_label("bc")}, "orientation": "h", "y": -0.25},
+            colorbar={"title": {"text": axis_name("bc")}, "orientation": "h", "y": -0.25},
             hoverinfo="skip",
             name="BC",
         )
@@ -212,7 +244,7 @@ def interactive_rrmap(
         cols=len(panels),
         shared_yaxes=True,
         horizontal_spacing=0.03,
-        subplot_titles=None if facet is None else [option_label(p, labels) for p in panels],
+        subplot_titles=None if facet is None else _panel_titles(panels, labels, w_in),
     )
     levels = _levels(points[color], order) if color is not None else [None]
     styles = (
@@ -227,22 +259,37 @@ def interactive_rrmap(
         sub = points if panel is None else points[points[facet] == panel]
         for trace in _point_traces(sub, color, levels, styles, rater, xlim, ylim, clip, k, labels):
             fig.add_trace(trace, row=1, col=k)
-    fig.update_xaxes(range=list(xlim), title_text=axis_label("delta", labels), zeroline=False)
+    fig.update_xaxes(range=list(xlim), title_text=_axis_title("delta", labels), zeroline=False)
     fig.update_yaxes(range=list(ylim), zeroline=False)
-    fig.update_yaxes(title_text=axis_label("r", labels), row=1, col=1)
+    fig.update_yaxes(title_text=_axis_title("r", labels), row=1, col=1)
     height = 0.85 * (w_in - 1.0) / len(panels) * _PX_PER_IN + 220
     fig.update_layout(
         width=round(w_in * _PX_PER_IN),
         height=round(height),
         template="simple_white",
         legend={
-            "title": {"text": title(color, points, labels) or ""},
+            "title": {"text": _legend_title(color, points, labels)},
             "orientation": "h",
             "y": -0.45,
         },
         margin={"l": 60, "r": 20, "t": 40, "b": 40},
     )
     return fig
+
+
+def _panel_titles(panels: list[Any], labels: Mapping[str, str] | None, w_in: float) -> list[str]:
+    """The panels' titles, each cut with "…" to the width of its panel (16 px type, about
+    9 px a character)."""
+    limit = max(8, min(LABEL_LIMIT, int(w_in * _PX_PER_IN / len(panels) / 9.0)))
+    return [html_text(option_name(p, labels), limit) for p in panels]
+
+
+def _axis_title(name: str, labels: Mapping[str, str] | None) -> str:
+    return html_text(axis_name(name, labels), LABEL_LIMIT)
+
+
+def _legend_title(color: str | None, points: pd.DataFrame, labels: Mapping[str, str] | None) -> str:
+    return "" if color is None else html_text(column_name(color, points, labels), LABEL_LIMIT)
 
 
 def _point_traces(
@@ -264,7 +311,7 @@ def _point_traces(
     for level in levels:
         col, mk = styles[level]
         of_level = np.ones(len(sub), bool) if color is None else (sub[color] == level).to_numpy()
-        name = "points" if color is None else option_label(level, labels)
+        name = "points" if color is None else html_text(option_name(level, labels), LABEL_LIMIT)
         for direction in ("", *_ARROWS):
             sel = of_level & (placed.direction == direction)
             if not sel.any() or (direction and not clip):
