@@ -233,9 +233,9 @@ def test_ggrrmap_strips_and_legend_are_plain_text(hostile):
         fig = (p + theme(figure_size=(7, 3.5))).draw()
         texts = check_figure(fig)
     assert [str(w.message) for w in caught] == []
-    strips = [t for t in texts if matches(t, t) and (t in RATERS.values() or t.endswith("…"))]
+    # the strips: the raters as written, the long one cut at 30 characters
     assert r"\$\undefinedcmd{\$" in texts and r"\$x^2\$" in texts
-    assert figure_text(shown(LONG, 30)) in texts, strips
+    assert figure_text(shown(LONG, 30)) in texts
     for name in ["$bold$", "a|b", "{}", "%", "_"]:
         assert figure_text(name) in texts
 
