@@ -29,6 +29,7 @@ import pandas as pd
 from rrmap._escape import message_text
 from rrmap._version import __version__
 from rrmap.cli.common import refuse_overwrite
+from rrmap.judge._outputs import csv_cells, csv_text, write_csv, write_json
 
 _ABBREV = 48
 
@@ -46,6 +47,12 @@ _ALLOW_OUTSIDE_OPTION = click.option(
     is_flag=True,
     help="Accept images outside the input file's folder (../, absolute paths, links).",
 )
+_RAW_CSV_OPTION = click.option(
+    "--raw-csv",
+    is_flag=True,
+    help="Write CSV text cells as they are, for programs: no ' before a cell starting "
+    "with = + - @ (which a spreadsheet would run as a formula).",
+)
 _MAX_SIDE_OPTION = click.option(
     "--max-side",
     type=click.IntRange(16),
@@ -54,127 +61,131 @@ _MAX_SIDE_OPTION = click.option(
 )
 
 
+_BACKEND_OPTIONS = [
+    click.option(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="Chat-completions base URL, e.g. https://api.openai.com/v1.",
+    ),
+    click.option("--model", default=None, metavar="NAME", help="Model name at the endpoint."),
+    click.option(
+        "--api-key-env",
+        default=None,
+        metavar="VAR",
+        help="Environment variable holding the API key (none: no key sent).",
+    ),
+    click.option(
+        "--concurrency", type=click.IntRange(1), default=8, help="Requests in flight at most."
+    ),
+    click.option(
+        "--cache",
+        "cache_dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Cache directory: a rerun resumes without repeating finished calls.",
+    ),
+    click.option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=120.0,
+        help="Seconds per HTTP request.",
+    ),
+    click.option("--temperature", type=float, default=0.0, help="Sampling temperature."),
+    click.option(
+        "--max-tokens", type=click.IntRange(1), default=1024, help="Longest reply in tokens."
+    ),
+    click.option(
+        "--max-retries",
+        type=click.IntRange(0),
+        default=6,
+        help="Retries of a call after 429/5xx/timeouts/dropped connections.",
+    ),
+    click.option(
+        "--seed",
+        type=int,
+        default=0,
+        help="Seed of the random steps (backoff jitter, random baseline).",
+    ),
+    click.option(
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Write the result table here instead of stdout.",
+    ),
+    click.option("--force", is_flag=True, help="Overwrite existing output files."),
+    _RAW_CSV_OPTION,
+    click.option(
+        "--dry-run",
+        is_flag=True,
+        help="Count the calls the run needs and those cached, print the first request "
+        "to send (images abbreviated); send nothing.",
+    ),
+    click.option("--quiet", is_flag=True, help="No progress bar."),
+    click.option(
+        "--max-calls",
+        type=click.IntRange(0),
+        default=None,
+        help="Stop before paying for more calls than this (cached answers are free).",
+    ),
+    click.option(
+        "--max-cost",
+        type=click.FloatRange(0),
+        default=None,
+        metavar="USD",
+        help="Stop before a call could take the cost past this (needs prices).",
+    ),
+    click.option(
+        "--price-in",
+        type=click.FloatRange(0),
+        default=None,
+        metavar="USD",
+        help="Price of a million prompt tokens.",
+    ),
+    click.option(
+        "--price-out",
+        type=click.FloatRange(0),
+        default=None,
+        metavar="USD",
+        help="Price of a million completion tokens.",
+    ),
+    click.option(
+        "--prices",
+        "prices_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="YAML/JSON file of prices per model ({model: {input: USD, output: USD}}).",
+    ),
+    click.option(
+        "--batch",
+        is_flag=True,
+        help="Send uncached requests as batch jobs (/files + /batches: about half price).",
+    ),
+    click.option(
+        "--batch-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Only write the next batch of requests as JSONL here (e.g. for vllm run-batch).",
+    ),
+    click.option(
+        "--batch-results",
+        type=click.Path(dir_okay=False, exists=True, path_type=Path),
+        multiple=True,
+        help="Read a batch output JSONL into the cache first (repeatable).",
+    ),
+    click.option(
+        "--poll-interval",
+        type=click.FloatRange(0),
+        default=30.0,
+        help="Seconds between two looks at a running batch job.",
+    ),
+]
+
+
 def _backend_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    opts = [
-        click.option(
-            "--base-url",
-            default=None,
-            metavar="URL",
-            help="Chat-completions base URL, e.g. https://api.openai.com/v1.",
-        ),
-        click.option("--model", default=None, metavar="NAME", help="Model name at the endpoint."),
-        click.option(
-            "--api-key-env",
-            default=None,
-            metavar="VAR",
-            help="Environment variable holding the API key (none: no key sent).",
-        ),
-        click.option(
-            "--concurrency", type=click.IntRange(1), default=8, help="Requests in flight at most."
-        ),
-        click.option(
-            "--cache",
-            "cache_dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            help="Cache directory: a rerun resumes without repeating finished calls.",
-        ),
-        click.option(
-            "--timeout",
-            type=click.FloatRange(min=0, min_open=True),
-            default=120.0,
-            help="Seconds per HTTP request.",
-        ),
-        click.option("--temperature", type=float, default=0.0, help="Sampling temperature."),
-        click.option(
-            "--max-tokens", type=click.IntRange(1), default=1024, help="Longest reply in tokens."
-        ),
-        click.option(
-            "--max-retries",
-            type=click.IntRange(0),
-            default=6,
-            help="Retries of a call after 429/5xx/timeouts/dropped connections.",
-        ),
-        click.option(
-            "--seed",
-            type=int,
-            default=0,
-            help="Seed of the random steps (backoff jitter, random baseline).",
-        ),
-        click.option(
-            "-o",
-            "--output",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="Write the result table here instead of stdout.",
-        ),
-        click.option("--force", is_flag=True, help="Overwrite existing output files."),
-        click.option(
-            "--dry-run",
-            is_flag=True,
-            help="Count the calls the run needs and those cached, print the first request "
-            "to send (images abbreviated); send nothing.",
-        ),
-        click.option("--quiet", is_flag=True, help="No progress bar."),
-        click.option(
-            "--max-calls",
-            type=click.IntRange(0),
-            default=None,
-            help="Stop before paying for more calls than this (cached answers are free).",
-        ),
-        click.option(
-            "--max-cost",
-            type=click.FloatRange(0),
-            default=None,
-            metavar="USD",
-            help="Stop before a call could take the cost past this (needs prices).",
-        ),
-        click.option(
-            "--price-in",
-            type=click.FloatRange(0),
-            default=None,
-            metavar="USD",
-            help="Price of a million prompt tokens.",
-        ),
-        click.option(
-            "--price-out",
-            type=click.FloatRange(0),
-            default=None,
-            metavar="USD",
-            help="Price of a million completion tokens.",
-        ),
-        click.option(
-            "--prices",
-            "prices_file",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="YAML/JSON file of prices per model ({model: {input: USD, output: USD}}).",
-        ),
-        click.option(
-            "--batch",
-            is_flag=True,
-            help="Send uncached requests as batch jobs (/files + /batches: about half price).",
-        ),
-        click.option(
-            "--batch-file",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="Only write the next batch of requests as JSONL here (e.g. for vllm run-batch).",
-        ),
-        click.option(
-            "--batch-results",
-            type=click.Path(dir_okay=False, exists=True, path_type=Path),
-            multiple=True,
-            help="Read a batch output JSONL into the cache first (repeatable).",
-        ),
-        click.option(
-            "--poll-interval",
-            type=click.FloatRange(0),
-            default=30.0,
-            help="Seconds between two looks at a running batch job.",
-        ),
-    ]
-    return functools.reduce(lambda f, o: o(f), reversed(opts), func)
+    """Add the options every endpoint command shares (:data:`_BACKEND_OPTIONS`)."""
+    return functools.reduce(lambda f, o: o(f), reversed(_BACKEND_OPTIONS), func)
 
 
 def _budget(o: dict[str, Any], model: str) -> Any:
@@ -395,12 +406,12 @@ def _provenance(
         "temperature": getattr(ep, "temperature", None),
         "max_tokens": getattr(ep, "max_tokens", None),
         "batch": bool(o.get("batch") or o.get("batch_results")),
+        "csv_cells": csv_cells(o.get("raw_csv", False)),
         **extra,
         "calls": stats.to_dict() if hasattr(stats, "to_dict") else None,
     }
     path = output.with_name(output.name + ".json")
-    path.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
-    return path
+    return write_json(path, record)
 
 
 def _abbreviate(obj: Any) -> Any:
@@ -422,15 +433,21 @@ def _print_request(client: Any, body: dict[str, Any]) -> None:
 
 
 def _emit(
-    table: pd.DataFrame, output: Path | None, what: str, writer: Callable | None = None
+    table: pd.DataFrame,
+    output: Path | None,
+    what: str,
+    raw: bool = False,
+    prepare: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
 ) -> None:
+    """Write the result *table* to *output* (stdout if none): complete or not at all,
+    formula-like text cells neutralised unless *raw* (see :mod:`rrmap.judge._outputs`).
+
+    *prepare* (checking a table and ordering its columns) is applied to a file's table.
+    """
     if output is None:
-        sys.stdout.write(table.to_csv(index=False))
+        sys.stdout.write(csv_text(table, raw))
         return
-    if writer is not None:
-        writer(table, output)
-    else:
-        table.to_csv(output, index=False)
+    write_csv(output, prepare(table) if prepare is not None else table, raw)
     click.echo(f"wrote {len(table)} {what} to {output}", err=True)
 
 

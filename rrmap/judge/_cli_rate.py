@@ -9,6 +9,7 @@ import click
 
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.judge._cli_common import _backend_options, _client, _execute, _finish
+from rrmap.judge._outputs import write_csv
 
 
 @click.command("rate", context_settings=CONTEXT_SETTINGS)
@@ -131,7 +132,7 @@ def rate_command(
     if done is None:
         return
     result, backend = done
-    paths = result.write(out, force=o["force"])
+    paths = result.write(out, force=o["force"], raw_csv=o["raw_csv"])
     click.echo(
         f"wrote {len(result.ratings)} intervals to {paths[0]} "
         f"(runs, variability, failures and settings beside it)",
@@ -147,5 +148,5 @@ def rate_command(
     _finish(backend.stats, str(paths[3]), client.budget)
     if merge_with is not None:
         merged = merge_ratings(merge_with, result)
-        merged.to_csv(merged_path, index=False)
+        write_csv(merged_path, merged, o["raw_csv"])
         click.echo(f"wrote {len(merged)} human + model ratings to {merged_path}", err=True)

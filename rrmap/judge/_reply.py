@@ -1,15 +1,20 @@
-"""Reading an endpoint's reply within a size limit, and checking where replies come from.
+"""An endpoint's reply: where it comes from, its size limit, its wait, its text.
 
 A reply body is read piece by piece and given up as soon as it passes the
 limit (:data:`MAX_REPLY_BYTES` by default), so a runaway or hostile endpoint
 costs at most that much memory per call in flight. Compressed bodies
 (``gzip``, ``deflate``) are inflated in bounded steps: the limit applies to
 the inflated size, and a small compressed body that would inflate to
-gigabytes is stopped at the limit too.
+gigabytes is stopped at the limit too. A reply's text keeps whole
+characters only: a lone surrogate (half a character, which a ``\ud800``
+escape can carry) becomes U+FFFD, since it could be written nowhere.
 """
 
 from __future__ import annotations
 
+import email.utils
+import re
+import time
 import zlib
 from typing import Any
 from urllib.parse import urlsplit
@@ -148,3 +153,36 @@ def base_url_problems(url: str) -> list[str]:
     if "#" in url:
         problems.append(f"base URL {shown} has a fragment (#...): give the path only, e.g. {plain}")
     return problems
+
+
+def _retry_after(value: str | None, cap: float) -> float | None:
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return min(max(seconds, 0.0), cap)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _whole_characters(text: str) -> str:
+    """*text* with each lone surrogate (half a character, from a ``\\ud800`` escape) as U+FFFD:
+    such a string cannot be written as UTF-8, to the cache or to any output."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _message_text(data: Any) -> tuple[str, str | None]:
+    choice = data["choices"][0]
+    content = choice["message"].get("content")
+    if isinstance(content, list):
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if content is not None and not isinstance(content, str):
+        raise TypeError("the message content is not text")
+    return _whole_characters(content or ""), choice.get("finish_reason")

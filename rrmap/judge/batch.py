@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from rrmap._atomic import atomic_path
 from rrmap.errors import InputError
 from rrmap.judge._planner import Planner
 from rrmap.judge._reply import MAX_REPLY_BYTES
@@ -68,7 +69,7 @@ def write_batch_requests(
     Parameters
     ----------
     path : path
-        The JSONL file (overwritten).
+        The JSONL file (replaced once complete).
     bodies : mapping of str to dict
         Cache key → chat-completions request body.
     base_url : str
@@ -88,7 +89,7 @@ def write_batch_requests(
     """
     out = Path(path)
     url = _chat_path(base_url)
-    with open(out, "w", encoding="utf-8") as fh:
+    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as fh:  # complete or absent
         for key, body in bodies.items():
             line = {"custom_id": key, "method": "POST", "url": url, "body": dict(body)}
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")

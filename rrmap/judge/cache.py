@@ -219,7 +219,8 @@ def cache_key(body: Mapping[str, Any]) -> str:
     canonical = {k: v for k, v in body.items() if k != "stream"}
     canonical["messages"] = hash_images(list(body.get("messages", [])))
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # surrogatepass: the same bytes as UTF-8 for any real text; a lone surrogate has a key too
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class ResponseCache:

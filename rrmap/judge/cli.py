@@ -13,6 +13,7 @@ from rrmap.judge._cli_common import (
     _ALLOW_OUTSIDE_OPTION,
     _MAX_SIDE_OPTION,
     _PROMPTS_OPTION,
+    _RAW_CSV_OPTION,
     _backend_options,
     _check_outputs,
     _client,
@@ -23,6 +24,7 @@ from rrmap.judge._cli_common import (
     _provenance,
 )
 from rrmap.judge._cli_rate import rate_command
+from rrmap.judge._outputs import write_csv
 
 
 @click.group("judge", context_settings=CONTEXT_SETTINGS)
@@ -108,7 +110,6 @@ def twoafc_command(
     from rrmap.judge.judges import RandomJudge
     from rrmap.judge.pairwise import judge_pairs, read_pairs, stage_fields
     from rrmap.judge.prompts import load_prompts
-    from rrmap.rank.comparisons import write_comparisons
 
     table = read_pairs(pairs, allow_outside=allow_outside)
     prompts = load_prompts(prompts_file)
@@ -151,12 +152,13 @@ def twoafc_command(
     _check_outputs(o["force"], o["output"], per_order, bias_out)
     seed = o["seed"]
     comps = result.comparisons.assign(seed=seed)
-    _emit(comps, o["output"], "comparisons", write_comparisons)
+    raw = o["raw_csv"]
+    _emit(comps, o["output"], "comparisons", raw, prepare=_comparisons_table)
     if per_order is not None:
-        result.per_order.assign(seed=seed).to_csv(per_order, index=False)
+        write_csv(per_order, result.per_order.assign(seed=seed), raw)
         click.echo(f"wrote {len(result.per_order)} per-order answers to {per_order}", err=True)
     if bias_out is not None:
-        result.bias.assign(seed=seed).to_csv(bias_out, index=False)
+        write_csv(bias_out, result.bias.assign(seed=seed), raw)
     for line in result.summary().splitlines():
         click.echo(line, err=True)
     for r in result.excluded.itertuples(index=False):
@@ -182,6 +184,15 @@ def twoafc_command(
         click.echo(stats.summary(), err=True)
         where = str(per_order) if per_order else "the excluded pairs above (--per-order FILE: all)"
         _finish(stats, where, getattr(judge, "budget", None))
+
+
+def _comparisons_table(table: pd.DataFrame) -> pd.DataFrame:
+    """A checked comparisons table, its required columns first (as `rrmap rank` reads it)."""
+    from rrmap.rank.comparisons import COMPARISON_COLUMNS, validate_comparisons
+
+    clean = validate_comparisons(table)
+    rest = [c for c in clean.columns if c not in COMPARISON_COLUMNS]
+    return clean[[*COMPARISON_COLUMNS, *rest]]
 
 
 @judge_group.command("mcq", context_settings=CONTEXT_SETTINGS)
@@ -259,9 +270,10 @@ def mcq_command(
     acc = mcq_accuracy(res.per_question, by=list(by) or None).assign(
         model=client.name, circular=circular, seed=o["seed"]
     )
-    _emit(acc, o["output"], "accuracy rows")
+    _emit(acc, o["output"], "accuracy rows", raw=o["raw_csv"])
     if responses_out is not None:
-        res.responses.assign(model=client.name, seed=o["seed"]).to_csv(responses_out, index=False)
+        replies = res.responses.assign(model=client.name, seed=o["seed"])
+        write_csv(responses_out, replies, o["raw_csv"])
         click.echo(f"wrote {len(res.responses)} replies to {responses_out}", err=True)
     unmatched = res.unmatched()
     click.echo(
@@ -354,12 +366,12 @@ def interpret_command(
         return
     res, backend = done
     scores = res.scores.assign(judge_model=client.name, seed=o["seed"])
-    _emit(scores, o["output"], "graded responses")
+    _emit(scores, o["output"], "graded responses", raw=o["raw_csv"])
     summary = interpretation_summary(res.scores, by=list(by) or None).assign(
         judge_model=client.name
     )
     if summary_out is not None:
-        summary.to_csv(summary_out, index=False)
+        write_csv(summary_out, summary, o["raw_csv"])
     click.echo(summary.to_string(index=False), err=True)
     for r in res.scores[~res.scores["valid"]].itertuples(index=False):
         click.echo(f"invalid: {r.id}: {r.error}", err=True)
@@ -406,6 +418,7 @@ def interpret_command(
     help="Write the table here instead of stdout.",
 )
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+@_RAW_CSV_OPTION
 def subjectivity_command(
     per_order: Path,
     by: tuple[str, ...],
@@ -413,6 +426,7 @@ def subjectivity_command(
     lexicon: Path | None,
     output: Path | None,
     force: bool,
+    raw_csv: bool,
 ) -> None:
     """Subjectivity of the replies in PER_ORDER (from `2afc --per-order`), per model and mode.
 
@@ -433,7 +447,7 @@ def subjectivity_command(
         texts = texts[texts["turn"].isin(turns)]
     _check_outputs(force, output)
     out = subjectivity_by(texts, by=list(by), lexicon=load_lexicon(lexicon))
-    _emit(out, output, "rows")
+    _emit(out, output, "rows", raw=raw_csv)
 
 
 judge_group.add_command(rate_command)

@@ -30,12 +30,10 @@ import asyncio
 import concurrent.futures
 import contextlib
 import contextvars
-import email.utils
 import functools
 import json
 import os
 import sys
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -48,6 +46,9 @@ from rrmap.judge._reply import (
     ACCEPT_ENCODING,
     MAX_REPLY_BYTES,
     ReplyTooLargeError,
+    _message_text,
+    _retry_after,
+    _whole_characters,
     base_url_problems,
     read_body,
 )
@@ -271,28 +272,6 @@ class Endpoint:
         return key
 
 
-def _retry_after(value: str | None, cap: float) -> float | None:
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - time.time()
-    return min(max(seconds, 0.0), cap)
-
-
-def _message_text(data: Any) -> tuple[str, str | None]:
-    choice = data["choices"][0]
-    content = choice["message"].get("content")
-    if isinstance(content, list):
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return (content or ""), choice.get("finish_reason")
-
-
 class ChatClient:
     """Send chat messages to an :class:`Endpoint`, with cache, retries and a concurrency limit.
 
@@ -459,7 +438,7 @@ class ChatClient:
             return None
         usage = record.get("usage") or {}
         return ChatResult(
-            text=record["text"],
+            text=_whole_characters(record["text"]),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
             finish_reason=record.get("finish_reason"),

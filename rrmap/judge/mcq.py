@@ -255,6 +255,26 @@ def _split(value: Any) -> list[str]:
     return [p.strip() for p in text.split("|")]
 
 
+def _question_options(rec: dict[str, Any]) -> list[str]:
+    """The options of one question record: ``options`` (list, mapping or text) or
+    ``option_a``, ``option_b``, ... columns."""
+    opts_raw = rec.get("options")
+    if isinstance(opts_raw, dict):
+        options = [str(opts_raw[key]).strip() for key in sorted(opts_raw)]
+    else:
+        options = _split(opts_raw)
+    if not options:
+        letter_cols = [c for c in rec if re.fullmatch(r"option_[a-z]", str(c))]
+        options = [
+            str(rec[c]).strip()
+            for c in sorted(letter_cols)
+            if rec[c] is not None
+            and str(rec[c]).strip()
+            and not (isinstance(rec[c], float) and pd.isna(rec[c]))
+        ]
+    return options
+
+
 def _question_images(
     rec: dict[str, Any],
     base: Path,
@@ -355,20 +375,7 @@ def validate_questions(
         question = str(rec.get("question") or "").strip()
         if not question:
             problems.append(f"{where}: 'question' is empty")
-        opts_raw = rec.get("options")
-        if isinstance(opts_raw, dict):
-            options = [str(opts_raw[key]).strip() for key in sorted(opts_raw)]
-        else:
-            options = _split(opts_raw)
-        if not options:
-            letter_cols = [c for c in rec if re.fullmatch(r"option_[a-z]", str(c))]
-            options = [
-                str(rec[c]).strip()
-                for c in sorted(letter_cols)
-                if rec[c] is not None
-                and str(rec[c]).strip()
-                and not (isinstance(rec[c], float) and pd.isna(rec[c]))
-            ]
+        options = _question_options(rec)
         if len(options) < 2:
             problems.append(f"{where}: needs at least 2 options, found {len(options)}")
         elif len(options) > len(_LETTERS):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -153,9 +152,30 @@ class ModelRatings:
         out["modal_share"] = modal.astype(float)
         return out.reset_index()
 
-    def write(self, path: str | os.PathLike[str], force: bool = False) -> list[Path]:
+    def write(
+        self, path: str | os.PathLike[str], force: bool = False, *, raw_csv: bool = False
+    ) -> list[Path]:
         """Write the ratings CSV and its sidecars (``.runs.csv``, ``.variability.csv``,
         ``.failures.csv``, ``.json`` settings) next to it.
+
+        The five files are written in full before any of them replaces an
+        existing file, so a full disk or a crash leaves the previous ones.
+        Text cells a spreadsheet would run as formulas (a criterion, a
+        corpus name or a model's answer starting with ``=``, ``+``, ``-``,
+        ``@``) get a leading ``'`` unless *raw_csv*.
+
+        Parameters
+        ----------
+        path : path
+            The ratings CSV.
+        force : bool, default False
+            Replace existing files.
+        raw_csv : bool, default False
+            Write text cells as they are (for programs, not spreadsheets).
+
+        Returns
+        -------
+        list of Path
 
         Examples
         --------
@@ -165,6 +185,8 @@ class ModelRatings:
         >>> [p.name for p in mr.write(Path(tempfile.mkdtemp()) / "m.csv")]
         ['m.csv', 'm.runs.csv', 'm.variability.csv', 'm.failures.csv', 'm.json']
         """
+        from rrmap.judge._outputs import csv_cells, csv_text, json_text, write_files
+
         out = Path(path)
         stem = out.with_suffix("")
         paths = [
@@ -179,9 +201,7 @@ class ModelRatings:
             if existing:
                 raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite")
         out.parent.mkdir(parents=True, exist_ok=True)
-        self.ratings.to_csv(paths[0], index=False)
-        self.runs.to_csv(paths[1], index=False)
-        self.variability.to_csv(paths[2], index=False)
-        self.failures.to_csv(paths[3], index=False)
-        paths[4].write_text(json.dumps(self.settings, indent=2, default=str) + "\n")
-        return paths
+        tables = [self.ratings, self.runs, self.variability, self.failures]
+        texts = [csv_text(t, raw_csv) for t in tables]
+        texts.append(json_text({**self.settings, "csv_cells": csv_cells(raw_csv)}))
+        return write_files(dict(zip(paths, texts, strict=True)))

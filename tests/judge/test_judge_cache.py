@@ -317,5 +317,13 @@ def test_reply_with_a_lone_surrogate_is_stored_and_read_back(tmp_path):
     with ChatServer(lambda body: "odd \ud800 text", api_key=None) as server:
         first, _ = _ask_once(server, tmp_path)
         second, _ = _ask_once(server, tmp_path)
-    assert first.text == second.text == "odd \ud800 text"
+    assert first.text == second.text == "odd \ufffd text"  # half a character: replaced
     assert second.from_cache and server.received == 1
+
+
+def test_record_holding_a_lone_surrogate_is_written_and_read(tmp_path):
+    cache = ResponseCache(tmp_path)
+    body = {"model": "m", "messages": [{"role": "user", "content": "\udc80"}]}
+    cache.put(cache_key(body), body, {"text": "x \ud800"})
+    record = cache.get(cache_key(body))
+    assert record["text"] == "x \ud800" and record["messages"][0]["content"] == "\udc80"
