@@ -327,3 +327,49 @@ def test_record_holding_a_lone_surrogate_is_written_and_read(tmp_path):
     cache.put(cache_key(body), body, {"text": "x \ud800"})
     record = cache.get(cache_key(body))
     assert record["text"] == "x \ud800" and record["messages"][0]["content"] == "\udc80"
+
+
+def _cli(args: list[str]):
+    from click.testing import CliRunner
+
+    from rrmap.cli import main
+
+    return CliRunner().invoke(main, args)
+
+
+def test_cached_reply_nested_too_deeply_never_stops_a_rerun(tmp_path):
+    pairs = _write_pairs(tmp_path / "data", 2)
+    deep = '{"a":' * 100_000
+    with ChatServer(lambda body: deep, api_key=None) as server:
+        args = ["judge", "2afc", str(pairs), "--mode", "base", "--base-url", server.base_url,
+                "--model", MODEL, "--cache", str(tmp_path / "cache"), "--quiet",
+                "--per-order", str(tmp_path / "po.csv"), "--force"]  # fmt: skip
+        first = _cli(args)
+        sent = server.received
+        again = _cli(args)
+        assert server.received == sent == 8  # 2 pairs × 2 orders × (ask + one re-ask)
+    for run in (first, again):
+        assert run.exit_code == 0, run.output
+        assert "excluded: p0 m_a vs m_b" in run.stderr
+        assert "Error:" not in run.stderr and "Traceback" not in run.output
+    assert "cached 8" in again.stderr
+
+
+def test_cli_reports_a_damaged_record_in_one_warning_line(tmp_path):
+    pairs = _write_pairs(tmp_path / "data", 1)
+    with ChatServer(api_key=None) as server:
+        args = ["judge", "2afc", str(pairs), "--mode", "base", "--base-url", server.base_url,
+                "--model", MODEL, "--cache", str(tmp_path / "cache"), "--quiet", "--force",
+                "-o", str(tmp_path / "out.csv")]  # fmt: skip
+        assert _cli(args).exit_code == 0
+        record = sorted((tmp_path / "cache").glob("??/*.json"))[0]
+        data = json.loads(record.read_text())
+        record.write_text(json.dumps({**data, "text": '{"winner": 0}'}))
+        again = _cli(args)
+        assert server.received == 3  # only the edited call is made again
+    assert again.exit_code == 0, again.output
+    warning = [line for line in again.stderr.splitlines() if line.startswith("Warning:")]
+    assert warning == [
+        f"Warning: cache record {record}: checksum mismatch (edited or damaged); not used, "
+        "the call is made again"
+    ]
