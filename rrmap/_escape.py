@@ -24,6 +24,7 @@ __all__ = [
     "message_text",
     "plain_figure_text",
     "short_label",
+    "split_escaped",
     "split_groups",
     "spreadsheet_cell",
     "spreadsheet_safe",
@@ -180,8 +181,9 @@ def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def join_groups(labels: Iterable[object]) -> str:
-    r"""Group labels as one ``|``-separated field; a ``\`` or ``|`` inside a label is
-    escaped with a backslash, so that :func:`split_groups` gives the labels back.
+    r"""Group labels as one ``|``-separated field; a ``\``, ``|`` or ``;`` inside a label
+    is escaped with a backslash, so that :func:`split_groups` gives the labels back (and
+    fields can be listed with ``;``, :func:`split_escaped`).
 
     Examples
     --------
@@ -190,7 +192,9 @@ def join_groups(labels: Iterable[object]) -> str:
     >>> split_groups(join_groups(["a|b", "c\\", "d"]))
     ['a|b', 'c\\', 'd']
     """
-    return "|".join(str(g).replace("\\", "\\\\").replace("|", "\\|") for g in labels)
+    return "|".join(
+        str(g).replace("\\", "\\\\").replace("|", "\\|").replace(";", "\\;") for g in labels
+    )
 
 
 def split_groups(field: str) -> list[str]:
@@ -211,14 +215,26 @@ def split_groups(field: str) -> list[str]:
     >>> split_groups(r"a\|b|c")
     ['a|b', 'c']
     """
+    return split_escaped(field, "|", unescape=True)
+
+
+def split_escaped(field: str, sep: str, *, unescape: bool = False) -> list[str]:
+    r"""*field* split at each *sep* not escaped by a backslash; escapes kept unless
+    *unescape*.
+
+    Examples
+    --------
+    >>> split_escaped(r"a\;b|c;d|e", ";")
+    ['a\\;b|c', 'd|e']
+    """
     out, cur, i = [], [], 0
     while i < len(field):
         ch = field[i]
         if ch == "\\" and i + 1 < len(field):
-            cur.append(field[i + 1])
+            cur.append(field[i + 1] if unescape else field[i : i + 2])
             i += 2
             continue
-        if ch == "|":
+        if ch == sep:
             out.append("".join(cur))
             cur = []
         else:

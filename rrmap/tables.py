@@ -7,6 +7,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from rrmap._escape import join_groups, split_escaped
+from rrmap.errors import InputError
 from rrmap.gaussian import z_value
 from rrmap.points import key_columns
 from rrmap.zones import QUALITY_DTYPE, QUALITY_LEVELS
@@ -155,7 +157,9 @@ def agreement(points: pd.DataFrame) -> pd.DataFrame:
         key), ``n_zones`` (distinct zones), ``pattern`` (``all agree``,
         ``all different``, ``partial`` or ``incomplete`` when a rater has no
         point for the key), ``zone`` (the shared zone when all agree) and
-        ``agreeing`` (the rater pairs that agree, ``E1|E2`` joined by ``;``).
+        ``agreeing`` (the rater pairs that agree, ``E1|E2`` joined by ``;``;
+        a backslash, ``|`` or ``;`` in a rater's name is escaped with a backslash,
+        :func:`rrmap.report.split_groups`).
 
     Examples
     --------
@@ -168,6 +172,12 @@ def agreement(points: pd.DataFrame) -> pd.DataFrame:
     raters = sorted(points["expert"].unique(), key=str)
     if len(raters) < 2:
         raise ValueError(f"pointwise agreement needs at least two raters, found {raters}")
+    taken = {str(r) for r in raters} & {*map(str, keys), *_AGREEMENT_COLUMNS}
+    if taken:
+        raise InputError(
+            f"rater {sorted(taken)[0]!r} has the name of a column of the agreement table "
+            f"({', '.join([*map(str, keys), *_AGREEMENT_COLUMNS])}): rename the rater"
+        )
     wide = points.pivot(index=keys, columns="expert", values="quality")
     wide = wide.reindex(columns=raters)
     wide.columns = [str(c) for c in wide.columns]
@@ -187,7 +197,7 @@ def agreement(points: pd.DataFrame) -> pd.DataFrame:
     agreeing = []
     for row in vals:
         pairs = [
-            f"{raters[i]}|{raters[j]}"
+            join_groups([raters[i], raters[j]])
             for i, j in combinations(range(len(raters)), 2)
             if not pd.isna(row[i]) and row[i] == row[j]
         ]
@@ -203,6 +213,10 @@ def agreement(points: pd.DataFrame) -> pd.DataFrame:
     for r in raters:
         out[str(r)] = pd.Categorical(out[str(r)], dtype=QUALITY_DTYPE)
     return out
+
+
+#: Columns of :func:`agreement` besides the keys and the raters.
+_AGREEMENT_COLUMNS = ("n_raters", "n_zones", "pattern", "zone", "agreeing")
 
 
 def agreement_summary(agreement_table: pd.DataFrame) -> pd.DataFrame:
@@ -239,9 +253,9 @@ def agreement_summary(agreement_table: pd.DataFrame) -> pd.DataFrame:
                 rows.append((pat, z, int(((ag["pattern"] == pat) & (ag["zone"] == z)).sum())))
         if pat == "partial":
             part = ag.loc[ag["pattern"] == "partial", "agreeing"]
-            pairs = sorted({p for s in part for p in s.split(";") if p})
-            for p in pairs:
-                rows.append((pat, p, int(part.map(lambda s, p=p: p in s.split(";")).sum())))
+            listed = [split_escaped(s, ";") for s in part]
+            for p in sorted({p for ps in listed for p in ps if p}):
+                rows.append((pat, p, sum(p in ps for ps in listed)))
     out = pd.DataFrame(rows, columns=["pattern", "detail", "count"])
     out["share"] = out["count"] / total if total else np.nan
     return out

@@ -173,3 +173,33 @@ def test_agreement_needs_two_raters():
 def test_unknown_column_is_named(example_points):
     with pytest.raises(KeyError, match="column 'style' not in the points table"):
         proportions(example_points, by="style")
+
+
+def test_agreement_pairs_stay_unambiguous_with_separators_in_names(example_points):
+    from rrmap._escape import split_escaped, split_groups
+
+    names = {"E1": "a;b", "E2": "c|d", "E3": "e\\"}
+    pts = example_points.assign(expert=example_points["expert"].map(names))
+    ag = rrmap.agreement(pts)
+    partial = ag[ag["pattern"] == "partial"]
+    for text, row in zip(partial["agreeing"], partial.itertuples(index=False), strict=True):
+        zones = {
+            r: getattr(row, "_" + str(i)) for i, r in enumerate(ag.columns) if r in names.values()
+        }
+        pairs = [split_groups(p) for p in split_escaped(text, ";")]
+        assert len(pairs) == 1 and len(pairs[0]) == 2
+        a, b = pairs[0]
+        assert zones[a] == zones[b]
+    summary = rrmap.agreement_summary(ag)
+    details = summary.loc[summary["pattern"] == "partial", "detail"].tolist()
+    assert sorted(map(lambda d: tuple(split_groups(d)), details[1:])) == [
+        ("a;b", "c|d"),
+        ("a;b", "e\\"),
+        ("c|d", "e\\"),
+    ]
+
+
+def test_a_rater_named_like_a_column_of_the_agreement_table_is_an_error(example_points):
+    pts = example_points.assign(expert=example_points["expert"].replace("E1", "pattern"))
+    with pytest.raises(rrmap.errors.InputError, match="rater 'pattern' has the name of a column"):
+        rrmap.agreement(pts)
