@@ -44,9 +44,17 @@ def results(hostile, tmp_path_factory) -> dict[str, Path]:
         folder = tmp_path_factory.mktemp(name) / "out"
         res = CliRunner().invoke(
             main,
-            ["analyze", str(hostile), "--by", "mv{1}", "--out", str(folder), "--no-figures"]
-            + FAST
-            + extra,
+            [
+                "analyze",
+                str(hostile),
+                "--by",
+                "mv{1}",
+                "--out",
+                str(folder),
+                "--no-figures",
+                *FAST,
+                *extra,
+            ],
         )
         assert res.exit_code == 0, res.output
         out[name] = folder
