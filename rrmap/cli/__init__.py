@@ -74,6 +74,17 @@ class _Group(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*_COMMANDS, *super().list_commands(ctx)})
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """The command named first in *args*; a mistyped name gets the nearest one suggested."""
+        name = click.utils.make_str(args[0])
+        if self.get_command(ctx, name) is None and not name.startswith("-"):
+            import difflib
+
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
+            if near:
+                ctx.fail(f"No such command {name!r}. Did you mean {near[0]!r}?")
+        return super().resolve_command(ctx, args)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in _COMMANDS and cmd_name not in self.commands:
             module, attr = _COMMANDS[cmd_name][0].split(":")

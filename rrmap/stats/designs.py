@@ -427,9 +427,17 @@ def _check_by(points: pd.DataFrame, by: str | Sequence[str] | None) -> list[str]
     bad = [b for b in by if b not in points.columns or b == "expert"]
     if bad:
         choices = known if known is not None else [c for c in points.columns if c != "expert"]
-        raise InputError(f"--by {bad}: not a category column; choose from {choices}")
+        import difflib
+
+        hints = [difflib.get_close_matches(str(b), [str(c) for c in choices], n=1) for b in bad]
+        near = "; ".join(f"did you mean {h[0]}?" for h in hints if h)
+        raise InputError(
+            f"--by {', '.join(map(str, bad))}: not a category column; choose from "
+            f"{', '.join(map(str, choices))}" + (f" ({near})" if near else "")
+        )
     if len(set(by)) != len(by):
-        raise InputError(f"--by lists a category twice: {by}")
+        twice = sorted({b for b in by if by.count(b) > 1}, key=str)
+        raise InputError(f"--by lists a category twice: {', '.join(map(str, twice))}")
     return by
 
 

@@ -101,3 +101,39 @@ def test_the_command_line_hands_arrow_memory_back_to_the_system():
     env["ARROW_DEFAULT_MEMORY_POOL"] = "jemalloc"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "jemalloc"
+
+
+def test_a_mistyped_command_gets_the_nearest_one():
+    from click.testing import CliRunner
+
+    from rrmap.cli import main
+
+    res = CliRunner().invoke(main, ["analyse", "x.csv"])
+    assert res.exit_code == 2
+    assert "No such command 'analyse'. Did you mean 'analyze'?" in res.output
+    res = CliRunner().invoke(main, ["zzzz"])
+    assert res.exit_code == 2 and "Did you mean" not in res.output
+
+
+def test_a_mistyped_category_is_named_as_typed_with_the_nearest_one(tmp_path):
+    from click.testing import CliRunner
+
+    import rrmap
+    from rrmap.cli import main
+
+    res = CliRunner().invoke(
+        main,
+        [
+            "analyze",
+            str(rrmap.datasets.example_ratings_path()),
+            "--by",
+            "movment",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
+    assert res.exit_code == 1
+    assert res.output.startswith(
+        "Error: --by movment: not a category column; choose from movement,"
+    )
+    assert res.output.rstrip().endswith("(did you mean movement?)")
