@@ -189,6 +189,41 @@ class AnalysisResult:
 
         return f"{self._headline()}\n\nExpert effect, overall:\n{overall_text(self.tests)}"
 
+    def summary(self, color: bool = False, width: int = 100) -> str:
+        """What ran and what passed, as plain text for a terminal: the report's opening
+        sentences and the overall expert effect as an aligned table.
+
+        Parameters
+        ----------
+        color : bool, default False
+            Bold the significant p-values (ANSI codes).
+        width : int, default 100
+            Width the sentences are wrapped to.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import rrmap
+        >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=99, rng=0)
+        >>> print(res.summary().splitlines()[0])
+        405 RRMap points from 3 raters (E1, E2, E3). 8 tests ran; 8 pass p < 0.05 after Holm
+        """
+        import textwrap
+
+        from rrmap._escape import message_text
+        from rrmap.report import overall_text, summary_lines
+
+        lines = [
+            textwrap.fill(s, width=width)
+            for s in summary_lines(self, lambda r: message_text(r, 60))
+        ]
+        return "\n".join(
+            [*lines, "", "Expert effect, overall:", overall_text(self.tests, color=color)]
+        )
+
     def _repr_markdown_(self) -> str:
         from rrmap._escape import markdown_text
         from rrmap.report import overall_markdown

@@ -9,13 +9,14 @@ pointwise agreement and the settings that reproduce the run.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import markdown_text, split_groups
+from rrmap._escape import markdown_text, message_text, split_groups
 from rrmap._markdown import markdown_table
 from rrmap.stats.designs import split_within
 from rrmap.zones import QUALITY_LEVELS
@@ -24,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rrmap.analysis import AnalysisResult
 
 __all__ = [
+    "aligned_text",
     "design_frame",
     "design_frames",
     "design_sections",
@@ -397,8 +399,16 @@ def overall_markdown(tests: pd.DataFrame) -> str:
     )
 
 
-def overall_text(tests: pd.DataFrame) -> str:
-    """The expert effect overall (design 1) as plain text, significant p-values marked ``*``.
+def overall_text(tests: pd.DataFrame, color: bool = False) -> str:
+    """The expert effect overall (design 1) as an aligned plain-text table: names left,
+    numbers right, significant p-values marked ``*`` (and bold with *color*).
+
+    Parameters
+    ----------
+    tests : DataFrame
+        A tests table.
+    color : bool, default False
+        Bold the significant p-values with ANSI codes (for a terminal).
 
     Examples
     --------
@@ -413,8 +423,50 @@ def overall_text(tests: pd.DataFrame) -> str:
         return "(no tests)"
     adjusted = any(c.startswith("pvalue_") for c in tests.columns)
     which = "adjusted p" if adjusted else "p"
-    shown = _display_frame(frame, "groups", lambda t: f"{t}*")
-    return shown.to_string(index=False) + f"\n* {which} < 0.05"
+    bold = (lambda t: f"\x1b[1m{t}*\x1b[0m") if color else (lambda t: f"{t}*")
+    shown = _display_frame(frame, "groups", bold, message_text)
+    left = {"groups", "design", "zone test", "note"}
+    return aligned_text(shown, left) + f"\n* {which} < 0.05"
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def aligned_text(frame: pd.DataFrame, left: Collection[str] = ()) -> str:
+    """*frame* as plain text in aligned columns: the *left* ones left-aligned, the others
+    right-aligned; ANSI codes take no width.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(aligned_text(pd.DataFrame({"rater": ["E1", "E22"], "n": [5, 10]}), {"rater"}))
+    rater   n
+    E1      5
+    E22    10
+    """
+    cols = [str(c) for c in frame.columns]
+    cells = [["" if _blank(v) else str(v) for v in frame[c]] for c in frame.columns]
+    widths = [
+        max([len(col), *(len(_ANSI.sub("", v)) for v in values)])
+        for col, values in zip(cols, cells, strict=True)
+    ]
+
+    def pad(text: str, width: int, at_left: bool) -> str:
+        room = width - len(_ANSI.sub("", text))
+        return text + " " * room if at_left else " " * room + text
+
+    lines = ["  ".join(pad(c, w, c in left) for c, w in zip(cols, widths, strict=True)).rstrip()]
+    for row in zip(*cells, strict=True):
+        lines.append(
+            "  ".join(
+                pad(v, w, c in left) for v, w, c in zip(row, widths, cols, strict=True)
+            ).rstrip()
+        )
+    return "\n".join(lines)
+
+
+def _blank(v: object) -> bool:
+    return v is None or (not isinstance(v, str) and bool(pd.isna(v)))
 
 
 def overall_html(tests: pd.DataFrame) -> str:

@@ -279,3 +279,13 @@ def test_write_refuses_to_replace_old_figures(tmp_path):
     with pytest.raises(InputError, match=r"already holds figures/; use --force"):
         res.write(tmp_path, figures=False)
     assert (tmp_path / "figures" / "rrmap_grid.pdf").read_bytes() == b"an earlier run"
+
+
+def test_summary_bolds_significant_p_values_only_in_color(result):
+    plain, bold = result.summary(), result.summary(color=True)
+    assert "\x1b[" not in plain
+    import re
+
+    assert re.sub(r"\x1b\[[0-9;]*m", "", bold) == plain
+    starred = plain.count("*")
+    assert bold.count("\x1b[1m") == starred - 1  # every mark but the legend's

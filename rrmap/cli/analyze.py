@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 import warnings
 from pathlib import Path
 
@@ -221,7 +224,10 @@ def _analyze_and_write(
     written = result.write(
         out, force=force, figures=not no_figures, width=width, dpi=dpi, raw_csv=raw_csv
     )
-    click.echo(result._repr_markdown_())
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    width = min(shutil.get_terminal_size((100, 24)).columns, 120)
+    click.echo(result.summary(color=color, width=width), color=color)
+    click.echo(f"\nReport: {out / 'report.md'}")
     if not quiet:
         for path in written:
             click.echo(f"wrote {path}", err=True)

@@ -70,8 +70,14 @@ def test_end_to_end_matches_the_library(runner, tmp_path):
     assert settings["by"] == ["movement", "criterion", "criterion_group", "modality"]
     assert "- seed: 3" in (out / "report.md").read_text()
     # summary on stdout, progress and the file list on stderr
-    assert res.stdout.startswith("**rrmap analysis of ")
-    assert "| E1\\|E2\\|E3 | 405 |" in res.stdout
+    # plain text that reads in a terminal: sentences, then an aligned table, no Markdown
+    assert res.stdout.startswith("405 RRMap points from 3 raters (E1, E2, E3). 504 tests ran;")
+    table = res.stdout.split("Expert effect, overall:\n")[1].splitlines()
+    assert table[0].split()[:4] == ["groups", "n", "design", "E"]
+    assert table[1].split()[:3] == ["E1|E2|E3", "405", "matched"]
+    assert len({len(line) for line in table[:5]}) <= 2  # aligned (trailing blanks cut)
+    assert "**" not in res.stdout and "\x1b[" not in res.stdout and "|---" not in res.stdout
+    assert res.stdout.rstrip().endswith(f"Report: {out / 'report.md'}")
     assert "tests:" in res.stderr and f"wrote {out / 'report.md'}" in res.stderr
 
 
@@ -89,7 +95,7 @@ def test_quiet_silences_stderr(runner, tmp_path):
     )
     assert res.exit_code == 0
     assert res.stderr == ""
-    assert "rrmap analysis of" in res.stdout
+    assert "RRMap points from 3 raters" in res.stdout
 
 
 def test_by_and_p_adjust(runner, tmp_path):
