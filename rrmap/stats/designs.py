@@ -21,10 +21,11 @@ identity only, so its p-value never depends on which other tests run.
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -474,33 +475,70 @@ def _run(
     from joblib import Parallel, delayed
 
     jobs = (
-        delayed(run_family)(cols.take(f.index, f.group), f.group, f.within, settings, streams)
-        for f in plan
+        delayed(_numbered)(
+            i, run_family, cols.take(f.index, f.group), f.group, f.within, settings, streams
+        )
+        for i, f in enumerate(plan)
     )
-    rows: list[dict] = []
-    bar = _progress_bar(len(plan), progress)
+    done: dict[int, list[dict]] = {}
     # threads by default: the products release the GIL, and threads start at once
-    # (a backend set with joblib.parallel_config, e.g. Dask, takes precedence)
-    parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
-    try:
-        with blas_threads(len(points)):
-            for family_rows in parallel(jobs):
-                rows += family_rows
-                if bar is not None:
-                    bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
-    return _frame(rows)
+    # (a backend set with joblib.parallel_config, e.g. Dask, takes precedence); families
+    # are counted as they finish, then put back in plan order
+    parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
+    with _progress_bar(len(plan), progress) as bar, blas_threads(len(points)):
+        for i, family_rows in parallel(jobs):
+            done[i] = family_rows
+            bar.update(1)
+    return _frame([row for i in range(len(plan)) for row in done[i]])
 
 
-def _progress_bar(total: int, show: bool):
-    """A tqdm bar of designs on stderr (also shown in Jupyter, no widget needed), or None."""
+def _numbered(i: int, fn: Callable[..., list[dict]], *args: object) -> tuple[int, list[dict]]:
+    return i, fn(*args)
+
+
+@contextlib.contextmanager
+def _progress_bar(total: int, show: bool) -> Iterator[Any]:
+    """A tqdm bar of test families on stderr, refreshed twice a second so its elapsed time
+    moves while a long family runs; off when stderr is not a terminal (except in Jupyter),
+    and a stand-in that does nothing when not shown."""
     if not show:
-        return None
+        yield _NoBar()
+        return
+    import threading
+
     from tqdm import tqdm
 
-    return tqdm(total=total, desc="tests", unit="design", file=sys.stderr)
+    in_notebook = "ipykernel" in sys.modules
+    bar = tqdm(
+        total=total,
+        desc="tests",
+        unit="family",
+        file=sys.stderr,
+        disable=False if in_notebook else None,
+    )
+    stop = threading.Event()
+
+    def _tick() -> None:
+        while not stop.wait(0.5):
+            bar.refresh()
+
+    ticker = threading.Thread(target=_tick, daemon=True)
+    if not bar.disable:
+        ticker.start()
+    try:
+        yield bar
+    finally:
+        stop.set()
+        if ticker.is_alive():
+            ticker.join()
+        bar.close()
+
+
+class _NoBar:
+    """What :func:`_progress_bar` gives when no bar is shown."""
+
+    def update(self, n: int = 1) -> None:
+        """Nothing to show."""
 
 
 def run_designs(

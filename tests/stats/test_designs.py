@@ -300,10 +300,7 @@ def test_default_categories_needs_keys():
         default_categories(pd.DataFrame({"expert": ["a"]}))
 
 
-def test_progress_bar_on_stderr(pts, capsys):
-    run_designs(pts, by="modality", n_perm=0, tests=["chi2"], progress=True)
-    err = capsys.readouterr().err
-    assert "tests" in err and "7/7" in err
+def test_no_progress_bar_when_not_asked(pts, capsys):
     run_designs(pts, by="modality", n_perm=0, tests=["chi2"], progress=False)
     assert capsys.readouterr().err == ""
 
@@ -463,3 +460,23 @@ def test_runs_on_a_dask_cluster_through_joblib():
     # the families ran as tasks on the cluster
     assert len(stream.data) >= 1
     pd.testing.assert_frame_equal(res, ref)
+
+
+def test_the_progress_bar_counts_families_on_a_terminal_only(example_points, monkeypatch):
+    import io
+
+    from rrmap.stats.designs import _progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream, shown in ((io.StringIO(), False), (Terminal(), True)):
+        monkeypatch.setattr("sys.stderr", stream)
+        res = run_designs(example_points, by="modality", n_perm=9, rng=0, progress=True)
+        text = stream.getvalue()
+        assert ("tests: 100%" in text) is shown
+        if shown:  # a family: the overall expert effect, each option, each rater
+            assert res["within"].nunique() == 7 and "7/7" in text and "family/s" in text
+    with _progress_bar(3, False) as bar:
+        bar.update(1)  # the stand-in takes updates and shows nothing
