@@ -30,6 +30,7 @@ with ``p = h / L``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -40,7 +41,7 @@ from numpy.typing import ArrayLike
 
 from rrmap._escape import join_groups
 from rrmap._streams import Streams
-from rrmap.errors import InputError
+from rrmap.errors import InputError, PermutationWarning
 from rrmap.limits import MAX_PERMUTATIONS, check_count
 from rrmap.stats import _permutation as _engine
 from rrmap.stats._permutation import DEFAULT_CHUNK_BYTES, DEFAULT_MEMORY_BYTES, PlannedTest
@@ -101,7 +102,18 @@ class EnergyTestResult:
 
 
 def _as_points(x: ArrayLike, name: str) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
+    if isinstance(x, pd.DataFrame) and "delta" in x.columns and "r" in x.columns:
+        hint = "pass points[['delta', 'r']]"
+    else:
+        hint = "pass numeric coordinates, e.g. points[['delta', 'r']]"
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(
+            f"{name}: an energy test compares numeric points, not text ({exc}); {hint}, or "
+            "test a category of an RRMap points table with rrmap.stats.compare_groups(points, "
+            "by=...)"
+        ) from None
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
@@ -113,6 +125,19 @@ def _as_points(x: ArrayLike, name: str) -> np.ndarray:
             "energy tests need finite coordinates"
         )
     return arr
+
+
+def _warn_if_floor_above(n_perm: int, alpha: float) -> None:
+    """The :class:`~rrmap.errors.PermutationWarning` of ``rrmap analyze`` for one test: with
+    *n_perm* permutations no p-value can be below *alpha*."""
+    if n_perm and 1.0 / (n_perm + 1) > alpha:
+        warnings.warn(
+            f"with {n_perm} permutations the smallest energy p-value is 1/{n_perm + 1} ≈ "
+            f"{1.0 / (n_perm + 1):.2g}, above {alpha}: the test can never be significant; use "
+            f"at least {int(np.ceil(1 / alpha - 1))} permutations",
+            PermutationWarning,
+            stacklevel=3,
+        )
 
 
 def _row_list(mask: np.ndarray) -> str:
@@ -307,6 +332,7 @@ def energy_test(
     """
     n_perm = _check_n_perm(n_perm)
     _check_options(chunk_size, stop_hits, memory)
+    _warn_if_floor_above(n_perm, 0.05)
     pts, codes, sizes = _pool(samples)
     spec = PlannedTest(np.arange(len(pts)), codes, len(sizes))
     streams = _energy_streams(Streams.of(rng), "", "all")
@@ -387,6 +413,7 @@ def energy_tests(
     """
     n_perm = _check_n_perm(n_perm)
     _check_options(chunk_size, stop_hits, memory)
+    _warn_if_floor_above(n_perm, 0.05)
     pts = _as_points(x, "points")
     lab = pd.Series(np.asarray(labels, dtype=object))
     if len(lab) != len(pts):

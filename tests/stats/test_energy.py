@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import dcor
 import numpy as np
 import pytest
@@ -258,3 +260,35 @@ def test_statistic_invariances(seed):
     moved = [s @ rot.T + np.array([3.0, -1.0]) for s in samples]
     assert energy_statistic(*moved) == pytest.approx(e, rel=1e-10)
     assert energy_statistic(*[2.5 * s for s in samples]) == pytest.approx(2.5 * e, rel=1e-12)
+
+
+def test_text_given_as_points_says_what_to_pass(example_points):
+    from rrmap.stats import energy_tests
+
+    with pytest.raises(InputError) as err:
+        energy_tests(example_points, example_points["expert"])
+    text = str(err.value)
+    assert "pass points[['delta', 'r']]" in text and "compare_groups(points, by=...)" in text
+    with pytest.raises(InputError, match=r"sample 1: an energy test compares numeric points"):
+        energy_test([["a", 1.0], ["b", 2.0]], [[0.0, 1.0], [1.0, 2.0]])
+
+
+@pytest.mark.parametrize("n_perm", [1, 10, 19])
+def test_too_few_permutations_warn_as_in_analyze(n_perm):
+    from rrmap.errors import PermutationWarning
+    from rrmap.stats import energy_tests
+
+    a, b = np.zeros((3, 2)), np.ones((4, 2))
+    warns = n_perm < 19  # 1/(B+1) > 0.05 exactly when B < 19
+    for call in (
+        lambda: energy_test(a, b, n_perm=n_perm, rng=0),
+        lambda: energy_tests(np.vstack([a, b]), ["a"] * 3 + ["b"] * 4, n_perm=n_perm, rng=0),
+    ):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        mine = [w for w in caught if issubclass(w.category, PermutationWarning)]
+        assert len(mine) == int(warns)
+        if warns:
+            assert f"1/{n_perm + 1}" in str(mine[0].message)
+            assert mine[0].filename == __file__  # points at the caller's line
