@@ -46,7 +46,7 @@ from rrmap.plot.export import save, save_analysis_figures
 from rrmap.plot.intervals import example_interval_pairs, plot_interval_examples
 from rrmap.plot.layouts import plot_rrmap_by_rater, plot_rrmap_grid, zone_key
 from rrmap.plot.map import PanelArtists, background_cmap, panel_artists, plot_rrmap
-from rrmap.plot.styles import PAPER_STYLE
+from rrmap.plot.styles import PAPER_STYLE, paper_style
 from rrmap.plot.summaries import plot_agreement, plot_proportions
 
 __all__ = [
@@ -64,6 +64,7 @@ __all__ = [
     "ggrrmap",
     "interactive_rrmap",
     "panel_artists",
+    "paper_style",
     "parse_width",
     "plot_agreement",
     "plot_interval_examples",

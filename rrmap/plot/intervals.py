@@ -16,6 +16,7 @@ from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
 from rrmap.plot._geometry import DEFAULT_XLIM, DEFAULT_YLIM
 from rrmap.plot._glyphs import gathers_glyph_warnings
+from rrmap.plot._keywords import lists_keywords
 from rrmap.plot._sizing import freeze_ticks, new_figure
 from rrmap.plot._style import QUALITY_COLORS, parse_width, style_map, typography
 from rrmap.plot.map import _legend_handles, panel_artists, plot_rrmap
@@ -97,6 +98,7 @@ def _pairs_frame(pairs: pd.DataFrame | Sequence[Any] | None) -> pd.DataFrame:
     return out
 
 
+@lists_keywords()
 @gathers_glyph_warnings
 def plot_interval_examples(
     pairs: pd.DataFrame | Sequence[Any] | None = None,

@@ -25,6 +25,7 @@ from matplotlib.patches import Ellipse, Rectangle
 
 from rrmap.errors import InputError
 from rrmap.plot._glyphs import gathers_glyph_warnings
+from rrmap.plot._keywords import lists_keywords
 from rrmap.plot._sizing import (
     Footer,
     fit_with_footer,
@@ -47,6 +48,7 @@ from rrmap.plot._style import (
 )
 from rrmap.plot.map import (
     CLIPPED_GID,
+    PANEL_KEYWORDS,
     _check_points,
     _draw_panel,
     _legend_handles,
@@ -178,6 +180,7 @@ def _key(points: pd.DataFrame, st: _PanelStyle, clipped: int) -> dict[str, Any]:
     return {**zone_key(_thresholds_of(points, st.thresholds), clipped, st.clip), "title": "zones"}
 
 
+@lists_keywords(PANEL_KEYWORDS)
 @gathers_glyph_warnings
 def plot_rrmap_by_rater(
     points: pd.DataFrame,
@@ -295,6 +298,7 @@ def _default_categories(points: pd.DataFrame, rater: str, max_options: int) -> l
     ]
 
 
+@lists_keywords(PANEL_KEYWORDS)
 @gathers_glyph_warnings
 def plot_rrmap_grid(
     points: pd.DataFrame,

@@ -46,6 +46,7 @@ from rrmap.plot._geometry import (
     _zone_rectangles,
 )
 from rrmap.plot._glyphs import gathers_glyph_warnings
+from rrmap.plot._keywords import check_keywords, lists_keywords
 from rrmap.plot._style import (
     MARKERS,
     OKABE_ITO,
@@ -475,6 +476,10 @@ class _PanelStyle:
     labels: Mapping[str, str] | None = None
 
 
+#: The keywords of :func:`plot_rrmap` that every layout passes on to its panels.
+PANEL_KEYWORDS: tuple[str, ...] = tuple(_PanelStyle.__dataclass_fields__)
+
+
 def _panel_style(kw: dict[str, Any]) -> _PanelStyle:
     """The panel keywords of *kw* (popped) as a :class:`_PanelStyle`; ``labels=True/False``
     is read as ``zone_labels``."""
@@ -484,10 +489,7 @@ def _panel_style(kw: dict[str, Any]) -> _PanelStyle:
         labels = None
     elif labels is not None and not isinstance(labels, Mapping):
         raise InputError(f"labels must map names to display names, got {labels!r}")
-    known = _PanelStyle.__dataclass_fields__
-    unknown = [k for k in kw if k not in known]
-    if unknown:
-        raise TypeError(f"unexpected keyword argument {', '.join(map(repr, unknown))}")
+    check_keywords("plot_rrmap", kw, PANEL_KEYWORDS)
     style = _PanelStyle(**{k: kw.pop(k) for k in list(kw)}, labels=labels)
     style.xlim, style.ylim = _check_limits(style.xlim, style.ylim)
     if style.background not in (True, False, "raster", "contour"):
@@ -622,6 +624,7 @@ def _add_colorbar(fig: Any, mappable: Any, axes: Any, labels: Mapping[str, str] 
     return cb
 
 
+@lists_keywords(PANEL_KEYWORDS)
 @gathers_glyph_warnings
 def plot_rrmap(
     points: pd.DataFrame | None = None,
@@ -716,7 +719,9 @@ def plot_rrmap(
     if ax is not None:
         if width is not None:
             raise InputError("width sizes a new figure; with ax=, size your own figure")
-        return _plot_on(ax, points, color, st, colorbar, legend, None)
+        from rrmap.plot._user_axes import plot_on_user
+
+        return plot_on_user(ax, points, color, st, colorbar, legend)
     from rrmap.plot._sizing import fit_with_footer, freeze_ticks, new_figure
     from rrmap.plot._style import parse_width, typography
 

@@ -26,6 +26,7 @@ from matplotlib.patches import Patch
 
 from rrmap.errors import InputError
 from rrmap.plot._glyphs import gathers_glyph_warnings
+from rrmap.plot._keywords import lists_keywords
 from rrmap.plot._sizing import (
     Footer,
     fit_with_footer,
@@ -149,6 +150,7 @@ def _boundary_intervals(ax: Any, shares: pd.DataFrame, y: np.ndarray) -> None:
     )
 
 
+@lists_keywords()
 @gathers_glyph_warnings
 def plot_proportions(
     points: pd.DataFrame,
@@ -262,6 +264,7 @@ def _pair_matrix(table: pd.DataFrame, a: str, b: str) -> np.ndarray:
     return out
 
 
+@lists_keywords()
 @gathers_glyph_warnings
 def plot_agreement(
     points: pd.DataFrame,
