@@ -156,8 +156,9 @@ def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
     ["'=1+1", 'E2']
     """
     changed: dict[str, pd.Series] = {}
-    for name in df.columns:
-        col = df[name]
+    plain = _without_attrs(df)
+    for name in plain.columns:
+        col = plain[name]
         if not _text_column(col):
             continue
         if isinstance(col.dtype, pd.CategoricalDtype):
@@ -176,6 +177,16 @@ def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
         return df
     out = df.assign(**changed) if changed else df.copy(deep=False)
     out.columns = names
+    out.attrs = {}
+    return out
+
+
+def _without_attrs(df: pd.DataFrame) -> pd.DataFrame:
+    """*df* sharing its columns but without ``attrs``: pandas deep-copies a frame's attrs
+    into every column taken from it, which makes a loop over many columns quadratic."""
+    if not df.attrs:
+        return df
+    out = pd.DataFrame(df, copy=False)
     out.attrs = {}
     return out
 

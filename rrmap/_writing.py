@@ -90,6 +90,9 @@ def write_csv(
 
 
 def _write(df: pd.DataFrame, fh: TextIO, chunk_rows: int) -> None:
+    if df.attrs:  # every column taken from a frame deep-copies its attrs: once, not per column
+        df = pd.DataFrame(df, copy=False)
+        df.attrs = {}
     writer = csv.writer(fh, lineterminator="\n")
     writer.writerow([str(c) for c in df.columns])
     if df.shape[1] >= 2 and len(df) and _has_pyarrow():
