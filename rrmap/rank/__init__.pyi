@@ -3,6 +3,7 @@
 from . import alignment, annotators, bradley_terry, comparisons, designs, elo, filters, limits
 from .alignment import (
     EXACT_SPEARMAN_LIMIT,
+    EXACT_TIED_SPEARMAN_LIMIT,
     Alignment,
     align_rankings,
     spearman_test,

@@ -7,8 +7,9 @@ Fisher's method (``−2 Σ log p`` against χ² with 2m degrees of freedom).
 With 10 candidates the usual t or normal approximation of the p-value of ρ
 is poor, so p-values are exact when there are no ties and at most
 :data:`EXACT_SPEARMAN_LIMIT` candidates — from the exact null distribution of
-``Σ d²`` over all n! permutations, counted by a dynamic programme — and
-otherwise from a seeded permutation test.
+``Σ d²`` over all n! permutations, counted by a dynamic programme — or with
+ties and at most :data:`EXACT_TIED_SPEARMAN_LIMIT` candidates, by enumerating
+all n! orders of the (mid-)ranks; otherwise from a seeded permutation test.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from rrmap.rank.limits import check_count
 
 __all__ = [
     "EXACT_SPEARMAN_LIMIT",
+    "EXACT_TIED_SPEARMAN_LIMIT",
     "Alignment",
     "align_rankings",
     "spearman_test",
@@ -34,6 +36,8 @@ __all__ = [
 
 #: Most candidates for which the exact null distribution is enumerated (12! ≈ 4.8e8 orders).
 EXACT_SPEARMAN_LIMIT = 12
+#: Most candidates for which, with tied scores, all n! orders are enumerated (9! = 362,880).
+EXACT_TIED_SPEARMAN_LIMIT = 9
 _ALTERNATIVES = ("two-sided", "greater", "less")
 _METHODS = ("auto", "exact", "permutation", "asymptotic")
 
@@ -77,6 +81,31 @@ def _exact_p(rho: float, n: int, alternative: str) -> float:
     return float(counts[hit].sum() / total)
 
 
+@cache
+def _all_orders(n: int) -> np.ndarray:
+    """Every permutation of 0..n-1, one a row (n! × n, int8)."""
+    from itertools import chain, permutations
+
+    flat = np.fromiter(chain.from_iterable(permutations(range(n))), dtype=np.int8)
+    return flat.reshape(-1, n)
+
+
+def _exact_tied_p(x: np.ndarray, y: np.ndarray, rho: float, alternative: str) -> float:
+    """Share of all n! orders of *y*'s mid-ranks with a ρ at least as extreme as *rho*."""
+    rx, ry = stats.rankdata(x), stats.rankdata(y)
+    rxc, ryc = rx - rx.mean(), ry - ry.mean()
+    den = np.sqrt((rxc @ rxc) * (ryc @ ryc))
+    null = (ryc[_all_orders(len(x))] @ rxc) / den
+    tol = 1e-9
+    if alternative == "greater":
+        hit = null >= rho - tol
+    elif alternative == "less":
+        hit = null <= rho + tol
+    else:
+        hit = np.abs(null) >= abs(rho) - tol
+    return float(hit.mean())
+
+
 def _rho(x: np.ndarray, y: np.ndarray) -> float:
     rx, ry = stats.rankdata(x), stats.rankdata(y)
     rx = rx - rx.mean()
@@ -105,8 +134,10 @@ def spearman_test(
         ``"greater"`` tests for positive agreement — the question alignment
         asks, and the sensible choice before Fisher's combination.
     method : {"auto", "exact", "permutation", "asymptotic"}, default "auto"
-        ``"exact"``: exact null distribution (no ties, n ≤
-        :data:`EXACT_SPEARMAN_LIMIT`); ``"permutation"``: ``n_permutations``
+        ``"exact"``: exact null distribution (no ties and n ≤
+        :data:`EXACT_SPEARMAN_LIMIT`, or ties and n ≤
+        :data:`EXACT_TIED_SPEARMAN_LIMIT`: all n! orders of the mid-ranks of
+        ``y``); ``"permutation"``: ``n_permutations``
         random permutations of ``y``, p = (b + 1)/(B + 1);
         ``"asymptotic"``: scipy's t approximation; ``"auto"``: exact when
         possible, else permutation for n ≤ 50, else asymptotic.
@@ -130,6 +161,12 @@ def spearman_test(
     >>> rho, p, how = spearman_test([1, 2, 3, 4, 5], [2, 1, 4, 3, 5])
     >>> round(rho, 2), round(p, 4), how
     (0.8, 0.1333, 'exact')
+
+    With ties, all 4! = 24 orders of the mid-ranks: 2 of them reach ρ = 0.9487.
+
+    >>> rho, p, how = spearman_test([1, 2, 3, 4], [1, 1, 2, 3], alternative="greater")
+    >>> round(rho, 4), p, how
+    (0.9487, 0.08333333333333333, 'exact')
     """
     if alternative not in _ALTERNATIVES:
         raise InputError(
@@ -150,17 +187,21 @@ def spearman_test(
     if np.isnan(rho):
         return rho, float("nan"), "undefined"
     ties = len(np.unique(x)) < n or len(np.unique(y)) < n
+    limit = EXACT_TIED_SPEARMAN_LIMIT if ties else EXACT_SPEARMAN_LIMIT
     if method == "auto":
-        if not ties and n <= EXACT_SPEARMAN_LIMIT:
+        if n <= limit:
             method = "exact"
         else:
             method = "permutation" if n <= 50 else "asymptotic"
     if method == "exact":
-        if ties or n > EXACT_SPEARMAN_LIMIT:
+        if n > limit:
             raise InputError(
-                f"exact p-values need untied scores and n <= {EXACT_SPEARMAN_LIMIT} "
-                f"(n={n}, ties={'yes' if ties else 'no'}); use method='permutation'"
+                f"exact p-values need n <= {EXACT_SPEARMAN_LIMIT} untied scores or n <= "
+                f"{EXACT_TIED_SPEARMAN_LIMIT} with ties (n={n}, ties={'yes' if ties else 'no'}); "
+                "use method='permutation'"
             )
+        if ties:
+            return rho, _exact_tied_p(x, y, rho, alternative), "exact"
         return rho, _exact_p(rho, n, alternative), "exact"
     if method == "asymptotic":
         res = stats.spearmanr(x, y, alternative=alternative)

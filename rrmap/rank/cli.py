@@ -16,7 +16,7 @@ from rrmap.errors import InputError
 from rrmap.rank.alignment import align_rankings
 from rrmap.rank.annotators import annotator_agreement, annotator_weights, filter_annotators
 from rrmap.rank.bradley_terry import fit_bradley_terry
-from rrmap.rank.comparisons import read_comparisons, read_fineartbench, read_json
+from rrmap.rank.comparisons import read_comparisons, read_fineartbench, read_json, record_lines
 from rrmap.rank.designs import sample_global, sample_per_instance
 from rrmap.rank.elo import fit_elo
 from rrmap.rank.filters import filter_subjective
@@ -101,6 +101,8 @@ def _filter(df: pd.DataFrame, band, eta, by: str, dropped_path: Path | None, for
     if (band is not None or eta is not None) and by == "instance" and by not in df.columns:
         raise InputError("filters need an 'instance' column")
     filtered = band is not None or eta is not None or annot["min_agreement"] is not None
+    if df.empty:
+        raise InputError("no comparisons to rank (nothing was filtered: the input has none)")
     df, dropped, _ = _run_filters(df, band, eta, by, annot["min_agreement"], annot["consensus"])
     if filtered:
         _write_report(dropped_path, dropped, "dropped pairs/instances/annotators", force,
@@ -521,10 +523,12 @@ def _ranking(path: Path, by: str | None, model: str, input_format: str, opts: di
         if by is not None and by in table.columns:
             table[by] = table[by].astype(str)
         return table
-    head = pd.read_csv(path, nrows=0).columns
+    record_lines(path)  # a row with more or fewer fields than the header is an error
+    head = pd.read_csv(path, nrows=0, index_col=False).columns
     if "winner" in head:
         return _fit(_read_prefs(path, input_format), model, by, opts)
-    return pd.read_csv(path, dtype={"candidate": str, **({by: str} if by else {})})
+    return pd.read_csv(path, dtype={"candidate": str, **({by: str} if by else {})},
+                       index_col=False)  # fmt: skip
 
 
 @rank_group.command("align", context_settings=CONTEXT_SETTINGS)

@@ -9,12 +9,14 @@ designs of :mod:`rrmap.rank.designs` all use this one table.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from rrmap._atomic import atomic_path
@@ -29,12 +31,15 @@ __all__ = [
     "read_comparisons",
     "read_fineartbench",
     "read_json",
+    "record_lines",
     "validate_comparisons",
     "write_comparisons",
 ]
 
-#: The required columns, in output order.
+#: The columns of a comparisons table, in output order; ``instance`` may be left out
+#: (one global ranking), the others are required.
 COMPARISON_COLUMNS: tuple[str, ...] = ("instance", "left", "right", "winner")
+_REQUIRED = ("left", "right", "winner")
 #: The allowed values of ``winner``.
 WINNERS: tuple[str, ...] = ("left", "right", "tie")
 
@@ -68,7 +73,8 @@ def validate_comparisons(
     Parameters
     ----------
     df : DataFrame
-        Columns ``instance``, ``left``, ``right``, ``winner`` and optionally
+        Columns ``left``, ``right``, ``winner`` and optionally ``instance``
+        (needed only to group, filter or resample by instance) and
         ``annotator``; other columns are kept.
     source : str, default "<DataFrame>"
         Name used in error messages (the file name when reading a file).
@@ -104,7 +110,14 @@ is not one of left, right, tie (row 0)
     """
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(df).__name__}")
-    missing = [c for c in COMPARISON_COLUMNS if c not in df.columns]
+    unit = "line" if line_offset is not None else "row"
+    numbers = np.arange(len(df)) + (line_offset if line_offset is not None else 0)
+    return _validate(df, source, unit, numbers)
+
+
+def _validate(df: pd.DataFrame, source: str, unit: str, numbers: np.ndarray) -> pd.DataFrame:
+    """:func:`validate_comparisons` reporting row ``i`` as ``unit numbers[i]``."""
+    missing = [c for c in _REQUIRED if c not in df.columns]
     if missing:
         _raise_problems(
             source,
@@ -115,8 +128,6 @@ is not one of left, right, tie (row 0)
             ],
         )
     out = df.copy().reset_index(drop=True)
-    unit = "line" if line_offset is not None else "row"
-    offset = line_offset if line_offset is not None else 0
     problems: list[str] = []
     for col in _STRING_COLUMNS:
         if col not in out.columns:
@@ -127,20 +138,20 @@ is not one of left, right, tie (row 0)
         if col == "winner":
             cleaned = cleaned.str.lower()
         if empty.any() and col != "annotator":
-            rows = (empty[empty].index + offset).tolist()
+            rows = numbers[empty.to_numpy()].tolist()
             problems.append(f"column {col!r}: empty value ({_rows_text(rows, unit)})")
         out[col] = cleaned.astype("str") if not empty.any() else cleaned
     winners = out["winner"]
     bad = winners.notna() & ~winners.isin(WINNERS)
     for value, idx in winners[bad].groupby(winners[bad], sort=True).groups.items():
-        rows = (pd.Index(idx) + offset).tolist()
+        rows = numbers[np.asarray(idx)].tolist()
         problems.append(
             f"column 'winner': value {value!r} is not one of {', '.join(WINNERS)} "
             f"({_rows_text(rows, unit)})"
         )
     same = out["left"].notna() & (out["left"] == out["right"])
     if same.any():
-        rows = (same[same].index + offset).tolist()
+        rows = numbers[same.to_numpy()].tolist()
         problems.append(
             f"columns 'left' and 'right': a candidate compared with itself "
             f"({_rows_text(rows, unit)})"
@@ -149,15 +160,80 @@ is not one of left, right, tie (row 0)
     return out
 
 
+def _is_blank(row: list[str]) -> bool:
+    """A line pandas skips: nothing, or only blanks."""
+    return not row or (len(row) == 1 and row[0].strip(" \t") == "")
+
+
+def record_lines(path: Path) -> np.ndarray:
+    """The physical line (1-based) on which each data record of a CSV file starts.
+
+    Checks that every record has as many fields as the header — a name with
+    an unquoted comma would otherwise shift the columns silently, or make
+    pandas take the first column for an index — and raises an
+    :class:`~rrmap.errors.InputError` naming the lines and their field counts.
+    Blank lines are skipped, as pandas does.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.csv"
+    >>> _ = p.write_text('a,b\\n1,2\\n\\n"x\\ny",3\\n')
+    >>> record_lines(p).tolist()
+    [2, 4]
+    >>> _ = p.write_text("a,b\\n1,2,3\\n4\\n")
+    >>> record_lines(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: .../x.csv: 2 problems: line 2 has 3 fields, ... line 3 has 1 field...
+    """
+    lines: list[int] = []
+    bad: dict[int, list[int]] = {}
+    width = None
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            reader = csv.reader(fh)
+            start = 1
+            for row in reader:
+                if _is_blank(row):
+                    start = reader.line_num + 1
+                    continue
+                if width is None:
+                    width = len(row)
+                elif len(row) != width:
+                    bad.setdefault(len(row), []).append(start)
+                else:
+                    lines.append(start)
+                start = reader.line_num + 1
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a readable CSV file ({message_text(exc)})") from None
+    problems = []
+    for n, where in sorted(bad.items(), key=lambda item: item[1][0]):
+        head = _rows_text(where, "line")
+        verb = "has" if len(where) == 1 else "have"
+        problems.append(f"{head} {verb} {n} field{'s' if n != 1 else ''}, the header {width}")
+    if problems:
+        hints = []
+        if any(n > (width or 0) for n in bad):
+            hints.append("a value with a comma (e.g. a name 'Smith, J.') must be in double quotes")
+        if any(n < (width or 0) for n in bad):
+            hints.append("every row needs a field for every column (an empty one: ,,)")
+        problems.append(" and ".join(hints) + "; nothing was read")
+        raise InputError(f"{path}: {len(problems) - 1} problem{'s' if len(problems) > 2 else ''}"
+                         ": " + "; ".join(problems))  # fmt: skip
+    return np.asarray(lines, dtype=np.int64)
+
+
 def read_comparisons(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read and validate a comparisons CSV file.
 
     Parameters
     ----------
     path : str or path-like
-        CSV with a header line and columns ``instance``, ``left``, ``right``,
-        ``winner`` (``left``, ``right`` or ``tie``), optionally ``annotator``
-        and anything else.
+        CSV with a header line and columns ``left``, ``right``, ``winner``
+        (``left``, ``right`` or ``tie``), optionally ``instance`` (leave it out
+        for one global ranking), ``annotator`` and anything else. A value with
+        a comma must be in double quotes.
 
     Returns
     -------
@@ -169,7 +245,10 @@ def read_comparisons(path: str | os.PathLike[str]) -> pd.DataFrame:
     FileNotFoundError
         If *path* does not exist.
     rrmap.errors.InputError
-        With every problem and its file line number (the header is line 1).
+        With every problem and the physical file line it is on (the header is
+        line 1; blank lines and line breaks inside quotes are counted); a
+        record with more or fewer fields than the header is an error (see
+        :func:`record_lines`), before anything is read.
 
     Examples
     --------
@@ -182,23 +261,28 @@ def read_comparisons(path: str | os.PathLike[str]) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(2, "No such file or directory", str(path))
+    lines = record_lines(path)
     try:
         # names such as "NA" or "None" are candidates, not missing values; other
-        # columns get pandas' usual parsing
+        # columns get pandas' usual parsing; never a first column taken as the index
         df = pd.read_csv(
             path,
             dtype={c: str for c in _STRING_COLUMNS},
             keep_default_na=False,
             na_values={c: [""] for c in _STRING_COLUMNS},
+            index_col=False,
         )
         extra = [c for c in df.columns if c not in _STRING_COLUMNS]
         if extra:
-            parsed = pd.read_csv(path, usecols=extra)
+            parsed = pd.read_csv(path, usecols=extra, index_col=False)
             for c in extra:
                 df[c] = parsed[c].to_numpy()
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a readable CSV file ({exc})") from None
-    return validate_comparisons(df, source=str(path), line_offset=2)
+    if len(df) != len(lines):  # pandas and the csv module disagree about the records
+        raise InputError(f"{path}: not a readable CSV file ({len(lines)} records by line, "
+                         f"{len(df)} read)")  # fmt: skip
+    return _validate(df, str(path), "line", lines)
 
 
 def write_comparisons(
@@ -240,8 +324,8 @@ def write_comparisons(
     i,=A,B,right,7
     """
     clean = validate_comparisons(df)
-    rest = [c for c in clean.columns if c not in COMPARISON_COLUMNS]
-    table = clean[[*COMPARISON_COLUMNS, *rest]]
+    first = [c for c in COMPARISON_COLUMNS if c in clean.columns]
+    table = clean[[*first, *(c for c in clean.columns if c not in COMPARISON_COLUMNS)]]
     path = Path(path)
     with atomic_path(path) as tmp:
         (table if raw_csv else spreadsheet_safe(table)).to_csv(tmp, index=False)
@@ -327,7 +411,12 @@ class FineArtBench:
     source: str
 
 
-_FAB_KEYS = ("id", "content_index", "style_index", "method_left", "method_right", "winner")
+_FAB_KEYS = (
+    *("id", "content_index", "style_index", "method_left", "method_right", "winner"),
+    "skipped",
+)
+_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "true or false",
+               int: "a number", float: "a number", type(None): "null"}  # fmt: skip
 
 
 def _blank(value: object) -> bool:
@@ -361,10 +450,12 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
     Raises
     ------
     rrmap.errors.InputError
-        Not JSON, not a list of records, or records with missing keys, null
-        (or empty) methods, null indices, a null winner on a record that is
-        not skipped, a ``skipped`` that is not a JSON boolean, or unknown
-        winners (all listed, by record position).
+        Not JSON, not a list of records, an empty list, or records that are
+        not JSON objects, with missing keys (``skipped`` included), null (or
+        empty) methods, null indices, a null winner on a record that is not
+        skipped, a ``skipped`` that is not a JSON boolean, unknown winners or
+        a method compared with itself — all listed by their position in the
+        file's list (``record 0`` is the first record, excluded ones counted).
 
     Examples
     --------
@@ -379,8 +470,13 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
     path = Path(path)
     records = read_json(path)
     if not isinstance(records, list):
-        raise InputError(f"{path}: expected a JSON list of records, got {type(records).__name__}")
+        what = _JSON_TYPES.get(type(records), type(records).__name__)
+        raise InputError(f"{path}: expected a JSON list of records, got {what}")
+    if not records:
+        raise InputError(f"{path}: the list of records is empty: nothing to read")
     problems: list[str] = []
+    not_object: dict[str, list[int]] = {}
+    kept: list[int] = []
     missing: dict[str, list[int]] = {}
     null: dict[str, list[int]] = {}
     bad_skipped: dict[str, list[int]] = {}
@@ -389,14 +485,14 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
     counts = {"skipped": 0, "unannotated": 0}
     for pos, rec in enumerate(records):
         if not isinstance(rec, dict):
-            missing.setdefault("(not an object)", []).append(pos)
+            not_object.setdefault(_JSON_TYPES.get(type(rec), "a value"), []).append(pos)
             continue
         absent = [k for k in _FAB_KEYS if k not in rec]
         for k in absent:
             missing.setdefault(k, []).append(pos)
         if absent:
             continue
-        skipped = rec.get("skipped", False)
+        skipped = rec["skipped"]
         if not isinstance(skipped, bool):
             bad_skipped.setdefault(repr(skipped), []).append(pos)
             continue
@@ -419,6 +515,7 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
         if w not in WINNERS:
             bad_winner.setdefault(repr(winner), []).append(pos)
             continue
+        kept.append(pos)
         rows.append(
             {
                 "instance": f"c{rec['content_index']}-s{rec['style_index']}",
@@ -431,6 +528,8 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
                 "style_prompt": rec.get("style_prompt"),
             }
         )
+    for what, positions in not_object.items():
+        problems.append(f"not a JSON object but {what} ({_rows_text(positions, 'record')})")
     for key, positions in missing.items():
         problems.append(f"key {key!r} missing ({_rows_text(positions, 'record')})")
     for key, positions in null.items():
@@ -449,7 +548,7 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
     _raise_problems(str(path), problems)
     columns = [*COMPARISON_COLUMNS, "id", "content_index", "style_index", "style_prompt"]
     table = pd.DataFrame(rows, columns=columns)
-    table = validate_comparisons(table, source=str(path))
+    table = _validate(table, str(path), "record", np.asarray(kept, dtype=np.int64))
     excluded = pd.DataFrame(
         {"reason": list(counts), "n_records": [int(v) for v in counts.values()]}
     )

@@ -85,19 +85,36 @@ def test_permutation_close_to_exact_and_seeded():
     assert abs(p1 - p_exact) < 4 * np.sqrt(p_exact * (1 - p_exact) / 20000) + 1e-4
 
 
-def test_ties_use_permutation_and_exact_refuses():
+def test_ties_up_to_nine_are_exact_by_enumeration():
     x = [1, 2, 2, 3, 4, 5]
     y = [1, 3, 2, 4, 6, 5]
-    rho, p, how = spearman_test(x, y, rng=0, n_permutations=20000)
-    assert how == "permutation"
+    rho, p, how = spearman_test(x, y)
+    assert how == "exact"
     assert rho == pytest.approx(stats.spearmanr(x, y).statistic)
     # all 720 reorderings of the tied y give the exact conditional p-value
     rx = stats.rankdata(x) - 3.5
     ry = stats.rankdata(y)[np.array(list(permutations(range(6))))] - 3.5
     null = (ry @ rx) / np.sqrt((rx @ rx) * (ry[0] @ ry[0]))
     exact = np.mean(np.abs(null) >= abs(rho) - 1e-9)
-    assert abs(p - exact) < 4 * np.sqrt(exact * (1 - exact) / 20000) + 1e-4
-    with pytest.raises(InputError, match="exact p-values need untied scores and n <= 12"):
+    assert p == pytest.approx(exact, abs=1e-15)
+
+    # scipy's exhaustive permutation test agrees (one-sided too)
+    def rho_of(a, b, axis=-1):
+        ra, rb = stats.rankdata(a, axis=axis), stats.rankdata(b, axis=axis)
+        ra, rb = ra - ra.mean(axis, keepdims=True), rb - rb.mean(axis, keepdims=True)
+        return (ra * rb).sum(axis) / np.sqrt((ra**2).sum(axis) * (rb**2).sum(axis))
+
+    ref = stats.permutation_test((x, y), rho_of, permutation_type="pairings", vectorized=True,
+                                 n_resamples=np.inf, alternative="greater")  # fmt: skip
+    assert spearman_test(x, y, alternative="greater")[1] == pytest.approx(ref.pvalue, abs=1e-12)
+
+
+def test_ties_above_nine_use_permutation_and_exact_refuses():
+    x = [1, 2, 2, 3, 4, 5, 6, 7, 8, 9]
+    y = [1, 3, 2, 4, 6, 5, 8, 7, 10, 9]
+    _rho, _p, how = spearman_test(x, y, rng=0, n_permutations=2000)
+    assert how == "permutation"
+    with pytest.raises(InputError, match="n <= 12 untied scores or n <= 9 with ties"):
         spearman_test(x, y, method="exact")
 
 

@@ -235,3 +235,31 @@ def test_filter_command(runner, tmp_path):
     none = runner.invoke(main, ["rank", "filter", str(path), "--no-tie-filter",
                                 "--no-fas-filter"])  # fmt: skip
     assert none.exit_code == 1 and "both filters are switched off" in none.stderr
+
+
+def test_fit_refuses_a_row_with_more_fields_than_the_header(runner, tmp_path):
+    """An unquoted comma once ranked made-up candidates 'J.', 'Doe', 'Smith' with exit 0."""
+    p = tmp_path / "x.csv"
+    p.write_text("instance,left,right,winner\ni1,Smith, J.,Doe,left\ni1,Doe,Smith, J.,right\n")
+    res = runner.invoke(main, ["rank", "fit", str(p)])
+    assert res.exit_code != 0
+    assert "lines 2, 3 have 5 fields, the header 4" in res.output
+
+
+def test_align_ranking_file_with_a_shifted_row_is_an_error(runner, tmp_path):
+    good = tmp_path / "h.csv"
+    good.write_text("candidate,score\nA,1\nB,0\nC,-1\n")
+    bad = tmp_path / "m.csv"
+    bad.write_text("candidate,score\nA,1\nB,0,extra\nC,-1\n")
+    res = runner.invoke(main, ["rank", "align", str(good), str(bad)])
+    assert res.exit_code != 0 and "line 3 has 3 fields, the header 2" in res.output
+
+
+def test_nothing_to_rank_is_not_called_filtering(runner, tmp_path):
+    rec = {"id": 0, "content_index": 1, "style_index": 2, "style_prompt": "p",
+           "method_left": "A", "method_right": "B", "winner": None, "skipped": True}  # fmt: skip
+    p = tmp_path / "fab.json"
+    p.write_text(pd.Series([rec]).to_json(orient="records"))
+    res = runner.invoke(main, ["rank", "fit", str(p)])
+    assert res.exit_code != 0
+    assert "no comparisons to rank" in res.output and "after filtering" not in res.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -201,10 +202,98 @@ def test_fineartbench_nulls_and_string_booleans_are_errors_not_candidates(tmp_pa
 
 @pytest.mark.parametrize(
     ("text", "match"),
-    [("{not json", "not a JSON file"), ('{"a": 1}', "expected a JSON list of records, got dict")],
+    [
+        ("{not json", "not a JSON file"),
+        ('{"a": 1}', "expected a JSON list of records, got an object"),
+    ],
 )
 def test_fineartbench_not_a_list(tmp_path, text, match):
     p = tmp_path / "fab.json"
     p.write_text(text)
+    with pytest.raises(InputError, match=match):
+        read_fineartbench(p)
+
+
+def _fab_record(i, **kw):
+    base = {
+        "id": i,
+        "content_index": 1,
+        "style_index": 2,
+        "style_prompt": "p",
+        "method_left": "A",
+        "method_right": "B",
+        "winner": "left",
+        "skipped": False,
+    }
+    return {**base, **kw}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # an unquoted comma in a name: pandas once took the first column for the index
+        ("instance,left,right,winner\ni1,Smith, J.,Doe,left\ni1,Doe,Smith, J.,right\n",
+         "lines 2, 3 have 5 fields, the header 4; a value with a comma"),
+        ("instance,left,right,winner\ni1,A,B,left\ni1,A,B\n",
+         "line 3 has 3 fields, the header 4; every row needs a field"),
+        # physical lines: a blank line and a quoted line break are counted
+        ('instance,left,right,winner\n\ni1,"A\nB",C,left\ni1,A,B,left,x\n',
+         "line 5 has 5 fields, the header 4"),
+    ],
+)  # fmt: skip
+def test_rows_with_another_field_count_are_errors_naming_the_line(tmp_path, text, lines):
+    p = tmp_path / "c.csv"
+    p.write_text(text)
+    with pytest.raises(InputError, match="1 problem: " + lines):
+        read_comparisons(p)
+
+
+def test_problem_lines_are_physical_lines(tmp_path):
+    p = tmp_path / "c.csv"
+    p.write_text('instance,left,right,winner\n\ni1,"A\nB",C,left\n\ni1,A,A,left\n')
+    with pytest.raises(InputError, match=r"compared with itself \(line 6\)"):
+        read_comparisons(p)
+    p.write_text('left,right,winner\n"Smith, J.",Doe,left\n')
+    assert read_comparisons(p)[["left", "right"]].values.tolist() == [["Smith, J.", "Doe"]]
+
+
+def test_instance_column_is_optional(tmp_path):
+    from rrmap.rank import fit_bradley_terry
+
+    p = tmp_path / "c.csv"
+    p.write_text("left,right,winner\nA,B,left\nB,A,left\nA,B,left\n")
+    df = read_comparisons(p)
+    assert "instance" not in df.columns
+    fit = fit_bradley_terry(df)
+    assert fit.table["score"].iloc[0] - fit.table["score"].iloc[1] == pytest.approx(np.log(2))
+    out = write_comparisons(df, tmp_path / "out.csv")
+    assert out.read_text().splitlines()[0] == "left,right,winner"
+    with pytest.raises(InputError, match="column 'instance' \\(bootstrap_by\\) not in"):
+        fit_bradley_terry(df, bootstrap=10, bootstrap_by="instance")
+
+
+def test_fineartbench_records_numbered_as_in_the_file(tmp_path):
+    """A self-comparison once pointed at 'row 1' for record 3 (excluded records not counted)."""
+    recs = [_fab_record(0), _fab_record(1, skipped=True), _fab_record(2, winner=""),
+            _fab_record(3, method_right="A")]  # fmt: skip
+    p = tmp_path / "fab.json"
+    p.write_text(json.dumps(recs))
+    with pytest.raises(InputError, match=r"a candidate compared with itself \(record 3\)$"):
+        read_fineartbench(p)
+
+
+@pytest.mark.parametrize(
+    ("records", "match"),
+    [
+        ([], "the list of records is empty"),
+        ([_fab_record(0), 7, [1]],
+         r"not a JSON object but a number \(record 1\); not a JSON object but a list \(record 2\)"),
+        ([{k: v for k, v in _fab_record(0).items() if k != "skipped"}],
+         r"1 problem: key 'skipped' missing \(record 0\)"),
+    ],
+)  # fmt: skip
+def test_fineartbench_empty_non_objects_and_missing_skipped(tmp_path, records, match):
+    p = tmp_path / "fab.json"
+    p.write_text(json.dumps(records))
     with pytest.raises(InputError, match=match):
         read_fineartbench(p)
