@@ -10,7 +10,14 @@ from .alignment import (
     split_half_alignment,
 )
 from .annotators import annotator_agreement, annotator_weights, filter_annotators
-from .bradley_terry import MODELS, BradleyTerryFit, fit_bradley_terry, mle_existence
+from .bradley_terry import (
+    MIN_BOOTSTRAP_UNITS,
+    MODELS,
+    BootstrapWarning,
+    BradleyTerryFit,
+    fit_bradley_terry,
+    mle_existence,
+)
 from .comparisons import (
     COMPARISON_COLUMNS,
     WINNERS,

@@ -11,12 +11,22 @@ resamples cost one small multinomial draw and one sparse product.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
 from rrmap.errors import InputError
 from rrmap.rank.limits import check_count
+
+#: Fewer resampling units than this (``bootstrap_by`` a column) give a warning: with
+#: few units the bootstrap distribution is coarse and its intervals too narrow.
+MIN_BOOTSTRAP_UNITS = 20
+
+
+class BootstrapWarning(UserWarning):
+    """A bootstrap that runs but whose intervals are not to be trusted (too few units)."""
 
 
 def bootstrap_problems(n_boot, boot_by: str, level: float, top_k: tuple[int, ...],
@@ -42,7 +52,37 @@ def bootstrap_problems(n_boot, boot_by: str, level: float, top_k: tuple[int, ...
             rows = np.flatnonzero(df[boot_by].isna().to_numpy())
             problems.append(f"column {boot_by!r} (bootstrap_by): missing value in "
                             f"{len(rows)} rows ({', '.join(map(str, rows[:20]))})")  # fmt: skip
+        elif by is None or by in df.columns:
+            problems += _unit_problems(df, boot_by, by)
     return problems
+
+
+def _unit_problems(df: pd.DataFrame, boot_by: str, by: str | None) -> list[str]:
+    """One unit (per group) is an error; fewer than :data:`MIN_BOOTSTRAP_UNITS` a warning."""
+    if by is None:
+        units = pd.Series([df[boot_by].nunique()], index=[None])
+    else:
+        units = df.groupby(by, sort=True, observed=True)[boot_by].nunique()
+    if units.empty:
+        return []
+    where = "" if by is None else f" in {by}={units.idxmin()}"
+    fewest = int(units.min())
+    if fewest < 2:
+        n_one = int((units < 2).sum())
+        groups = "" if by is None else f" ({n_one} of {len(units)} groups)"
+        return [f"bootstrap_by={boot_by!r}: only one {boot_by}{where}{groups}: every resample "
+                "is the data itself and the intervals would have width 0; resample "
+                "comparisons (bootstrap_by='comparison') or collect more units"]  # fmt: skip
+    if fewest < MIN_BOOTSTRAP_UNITS:
+        warnings.warn(
+            f"bootstrap_by={boot_by!r}: only {fewest} units{where} (fewer than "
+            f"{MIN_BOOTSTRAP_UNITS}): a bootstrap over so few units has a coarse distribution "
+            "and intervals that are often much too narrow; compare them with the Wald "
+            "interval (ci_low/ci_high)",
+            BootstrapWarning,
+            stacklevel=4,
+        )
+    return []
 
 
 def _whole(value: object) -> bool:

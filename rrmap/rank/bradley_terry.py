@@ -36,14 +36,28 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.rank._bootstrap import bootstrap_problems, progress_bar, ranks, summarise
+from rrmap.rank._bootstrap import (
+    MIN_BOOTSTRAP_UNITS,
+    BootstrapWarning,
+    bootstrap_problems,
+    progress_bar,
+    ranks,
+    summarise,
+)
 from rrmap.rank._existence import bradley_terry_existence, tie_model_existence
 from rrmap.rank._fit import TITLES, Options, bootstrap_group, fit_group, group_table, memory_needed
 from rrmap.rank._likelihood import MODELS
 from rrmap.rank._outcomes import encode, group_sizes, groups, prepare
 from rrmap.rank.limits import check_memory
 
-__all__ = ["MODELS", "BradleyTerryFit", "fit_bradley_terry", "mle_existence"]
+__all__ = [
+    "MIN_BOOTSTRAP_UNITS",
+    "MODELS",
+    "BootstrapWarning",
+    "BradleyTerryFit",
+    "fit_bradley_terry",
+    "mle_existence",
+]
 
 
 @dataclass(frozen=True)
@@ -292,7 +306,10 @@ def fit_bradley_terry(
     bootstrap_by : str, default "comparison"
         The resampling unit: ``"comparison"`` (rows), or a column whose
         values are resampled whole (``"instance"``: comparisons within one
-        content/style pair are not independent; ``"annotator"``).
+        content/style pair are not independent; ``"annotator"``). One unit
+        (in any group) is an :class:`~rrmap.errors.InputError` — every
+        resample would be the data itself; fewer than
+        :data:`MIN_BOOTSTRAP_UNITS` (20) a :class:`BootstrapWarning`.
     top_k : int or tuple of int, default (1,)
         Ranks for the ``p_top{k}`` columns.
     level : float, default 0.95

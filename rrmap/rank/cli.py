@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -15,7 +16,7 @@ from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.errors import InputError
 from rrmap.rank.alignment import align_rankings
 from rrmap.rank.annotators import annotator_agreement, annotator_weights, filter_annotators
-from rrmap.rank.bradley_terry import fit_bradley_terry
+from rrmap.rank.bradley_terry import BootstrapWarning, fit_bradley_terry
 from rrmap.rank.comparisons import read_comparisons, read_fineartbench, read_json, record_lines
 from rrmap.rank.designs import sample_global, sample_per_instance
 from rrmap.rank.elo import fit_elo
@@ -197,6 +198,19 @@ def _ties_for(model: str, ties: str | None) -> str:
 
 
 def _fit(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.DataFrame:
+    """:func:`_fit_table`, its bootstrap warnings shown as ``warning:`` lines on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", BootstrapWarning)
+        table = _fit_table(df, model, by, opts)
+    for w in caught:
+        if issubclass(w.category, BootstrapWarning):
+            _log(f"warning: {w.message}")
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return table
+
+
+def _fit_table(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.DataFrame:
     ties = _ties_for(model, opts["ties"])
     keys = [by] if by else []
     boot = {"bootstrap": opts["bootstrap"], "bootstrap_by": opts["bootstrap_by"],

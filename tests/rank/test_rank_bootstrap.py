@@ -266,3 +266,40 @@ def test_cli_tie_options_errors(tmp_path):
     assert res.exit_code == 1
     assert "column 'rater' (bootstrap_by) not in the comparisons table" in res.stderr
     assert "Traceback" not in res.output
+
+
+def test_bootstrap_by_one_unit_is_refused():
+    """One instance once gave intervals of width 0 and p_top1 = 1 without a word."""
+    df = _simulate(0, n_instances=1)
+    with pytest.raises(InputError, match="only one instance: every resample is the data"):
+        fit_bradley_terry(df, bootstrap=50, bootstrap_by="instance", rng=0)
+    with pytest.raises(InputError, match="only one instance"):
+        fit_elo(df, bootstrap=5, bootstrap_by="instance", rng=0, n_shuffles=1)
+    # grouped: one group with a single annotator is enough to refuse
+    other = _simulate(1, n_instances=1).assign(instance="i1")
+    two = pd.concat([df.assign(annotator="u1"),
+                     other.assign(annotator=np.where(np.arange(len(other)) % 2, "u1", "u2"))])  # fmt: skip
+    with pytest.raises(InputError, match=r"only one annotator in instance=i0 \(1 of 2 groups\)"):
+        fit_bradley_terry(two, by="instance", bootstrap=10, bootstrap_by="annotator", rng=0)
+
+
+@pytest.mark.parametrize(("n_units", "warns"), [(3, True), (19, True), (20, False)])
+def test_bootstrap_by_few_units_warns(n_units, warns, recwarn):
+    from rrmap.rank import BootstrapWarning
+
+    df = _simulate(0, n_instances=n_units)
+    assert df["instance"].nunique() == n_units
+    fit_bradley_terry(df, bootstrap=20, bootstrap_by="instance", rng=0)
+    caught = [w for w in recwarn if issubclass(w.category, BootstrapWarning)]
+    assert len(caught) == int(warns)
+    if warns:
+        assert f"only {n_units} units (fewer than 20)" in str(caught[0].message)
+
+
+def test_cli_prints_few_units_as_a_warning_line(tmp_path):
+    path = tmp_path / "p.csv"
+    _simulate(0, n_instances=3).to_csv(path, index=False)
+    res = CliRunner().invoke(main, ["rank", "fit", str(path), "--bootstrap", "20",
+                                    "--bootstrap-by", "instance", "-q"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "warning: bootstrap_by='instance': only 3 units" in res.stderr
