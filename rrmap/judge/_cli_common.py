@@ -338,16 +338,29 @@ def _keep_batch_requests(client: Any, path: Path) -> None:
 
 
 def _dry_run_report(client: Any, counts: Any, what: str) -> None:
+    from rrmap.judge._planner import worst_cost
+
     if counts.to_send:
         first = next(iter(counts.to_send.values()))
         _print_request(client, first)
+    reasks = f" and up to {counts.reasks} format re-ask(s)" if counts.reasks else ""
     click.echo(
-        f"dry run: {what}: the run needs {counts.needed} call(s): {counts.cached} cached, "
-        f"{len(counts.to_send)} to send (identical requests once; re-asks of unreadable "
-        f"answers not counted); nothing was sent"
+        f"dry run: {what}: the run needs {counts.needed + counts.reasks} call(s) at most: "
+        f"{counts.cached} cached, {len(counts.to_send)} to send{reasks} (identical requests "
+        "once); nothing was sent"
         + ("; the first request to send is above" if counts.to_send else ""),
         err=True,
     )
+    cost = worst_cost(counts, client)
+    if cost is not None:
+        prices = client.budget.prices
+        click.echo(
+            f"dry run: the calls to send cost at most ${cost:.4f} (every reply "
+            f"{client.endpoint.max_tokens} tokens, the prompt estimated at 3 characters a token "
+            f"and 1500 an image; at ${prices.input:g} / ${prices.output:g} per million tokens in "
+            "/ out)",
+            err=True,
+        )
 
 
 def _finish(stats: Any, where: str, budget: Any = None) -> None:

@@ -36,8 +36,14 @@ class PlanCounts:
     to_send: dict[str, dict[str, Any]] = field(default_factory=dict)
     repeated: int = 0
     #: per request to send: the calls a budget must set aside for it (its conversation's
-    #: turns left when it starts one, 0 when an earlier turn was bought in this run)
+    #: turns left, re-asks included)
     turns: dict[str, int] = field(default_factory=dict)
+    #: requests to send that continue a conversation whose earlier turns are answered
+    continuing: set[str] = field(default_factory=set)
+    #: format re-asks the conversations with a request to send may still need (at most)
+    reasks: int = 0
+    #: the worst case in dollars of those re-asks (with prices)
+    reask_cost: float = 0.0
 
     @property
     def needed(self) -> int:
@@ -99,11 +105,26 @@ class Planner:
     @contextlib.asynccontextmanager
     async def open_conversation(self, turns: int) -> Any:
         """Count the turns of one conversation (see :func:`rrmap.judge.client.conversation`)."""
-        token = _CONVERSATION.set(_Conversation(turns))
+        conv = _Conversation(turns)
+        token = _CONVERSATION.set(conv)
         try:
             yield
         finally:
             _CONVERSATION.reset(token)
+            if conv.last is not None and conv.turns > conv.made:
+                # the turns declared but not made are re-asks of an unreadable answer
+                # (a placeholder always reads): counted as needed, an upper bound
+                left = conv.turns - conv.made
+                self.counts.reasks += left
+                budget = self.client.budget
+                if budget is not None:
+                    self.counts.reask_cost += budget._turns_cost(
+                        worst_prompt(conv.last, self.client.endpoint.max_tokens),
+                        self.client.endpoint.max_tokens,
+                        False,
+                        1,
+                        left,
+                    )
 
     def with_seed(self, seed: int) -> Planner:
         """A twin whose requests carry *seed* (as a model rater's repeated runs do)."""
@@ -139,16 +160,58 @@ class Planner:
                 self.counts.cached += 1
             self.stats.add(cached)
             return cached
+        if conv is not None:
+            conv.last = body  # the latest request of a conversation with one to send
         if key in self.counts.to_send:
             self.counts.repeated += 1
         else:
             self.counts.to_send[key] = body
             left = max(1, conv.turns - conv.made + 1) if conv is not None else 1
-            self.counts.turns[key] = 0 if conv is not None and conv.bought else left
+            self.counts.turns[key] = left
+            if conv is not None and conv.made > 1:
+                self.counts.continuing.add(key)
         if self.placeholder is None:
             self.stats.not_sent += 1
             raise NotSentError("not sent: no answer yet (dry run or waiting for a batch job)")
         return ChatResult(self.placeholder, source="plan", attempts=0)
+
+
+def worst_prompt(body: Mapping[str, Any], max_tokens: int) -> int:
+    """Prompt tokens of *body* at most, had every earlier reply been *max_tokens* long.
+
+    Examples
+    --------
+    >>> worst_prompt({"messages": [{"role": "assistant", "content": "ok"}]}, 100)
+    108
+    """
+    from rrmap.judge.budget import estimate_prompt_tokens
+
+    messages = body.get("messages", [])
+    replies = sum(1 for m in messages if isinstance(m, Mapping) and m.get("role") == "assistant")
+    return estimate_prompt_tokens(body) + replies * max_tokens
+
+
+def worst_cost(counts: PlanCounts, client: ChatClient) -> float | None:
+    """Dollars the requests of *counts* can cost at most, re-asks included (``None``: no prices).
+
+    Every reply is taken as ``max_tokens`` long, also the earlier replies
+    a later turn's prompt repeats.
+
+    Examples
+    --------
+    >>> from rrmap.judge.budget import Budget, Prices
+    >>> from rrmap.judge.client import Endpoint
+    >>> c = ChatClient(Endpoint("http://127.0.0.1:9/v1", "m", api_key_env=None, max_tokens=10),
+    ...                budget=Budget(prices=Prices(1e6, 1e6)))  # a dollar a token
+    >>> worst_cost(PlanCounts(to_send={"k": {"messages": []}}), c)  # 4 in, 10 out
+    14.0
+    """
+    budget = client.budget
+    if budget is None or budget.prices is None:
+        return None
+    mt = client.endpoint.max_tokens
+    sent = sum(budget.prices.cost(worst_prompt(b, mt), mt) for b in counts.to_send.values())
+    return sent + counts.reask_cost
 
 
 def placeholder_reply(fields: Mapping[str, Any]) -> str:

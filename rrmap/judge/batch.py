@@ -523,6 +523,7 @@ def run_batched(
         report = job.run(poll_interval, progress)
         bought.update(report.stored)
         failed.update(report.failed)
+        _settle_round(client, report.stored, reservations)
     for _ in range(max_rounds):
         planner = Planner(client, failed=failed, paid=bought)
         run(planner)
@@ -531,59 +532,66 @@ def run_batched(
             break
         if batch_file is not None:
             return None, write_batch_requests(batch_file, todo, client.endpoint.base_url)
-        todo = _within_budget(client, todo, planner.counts.turns, failed, reservations)
+        todo = _within_budget(client, todo, planner.counts, failed, reservations)
         if not todo:
             break
         say(f"batch: submitting {len(todo)} request(s)")
         report = BatchJob(client, todo).run(poll_interval, progress)
         bought.update(report.stored)
         failed.update(report.failed)
+        _settle_round(client, report.stored, reservations)
     final = Planner(client, failed=failed, paid=bought)
     result = run(final)
-    if client.budget is not None:
-        _settle_bought(client, bought, reservations)
-        if client.budget.prices is not None:
-            final.stats.cost = client.budget.cost
+    if client.budget is not None and client.budget.prices is not None:
+        final.stats.cost = client.budget.cost
     return result, final
 
 
 def _within_budget(
     client: ChatClient,
     todo: dict[str, dict[str, Any]],
-    turns: Mapping[str, int],
+    counts: Any,
     failed: dict[str, str],
     reservations: list[Any],
 ) -> dict[str, dict[str, Any]]:
-    """The requests the budget allows; the others fail as not sent.
+    """The requests of this round the budget allows.
 
-    A request that starts a conversation reserves all its turns (*turns*);
-    a later turn of a conversation bought in an earlier round has its share
-    reserved already.
+    Each request reserves its conversation's turns left (re-asks included),
+    conversations already under way first. A request that does not fit now
+    waits for a later round, when this round's reservations are settled; it
+    fails as not sent only when nothing of this round fits (nothing is in
+    flight that could free room).
     """
     budget = client.budget
     if budget is None or not budget.limited:
         return todo
-    allowed = {}
-    for key, body in todo.items():
-        n = turns.get(key, 1)
-        if n:
-            try:
-                reservations.append(
-                    budget.reserve(body, client.endpoint.max_tokens, batch=True, turns=n)
+    allowed: dict[str, dict[str, Any]] = {}
+    refused: dict[str, str] = {}
+    for key in sorted(todo, key=lambda k: k not in counts.continuing):
+        try:
+            reservations.append(
+                budget.reserve(
+                    todo[key], client.endpoint.max_tokens, batch=True, turns=counts.turns[key]
                 )
-            except BudgetExhausted as exc:
-                failed[key] = str(exc)
-                continue
-        allowed[key] = body
+            )
+        except BudgetExhausted as exc:
+            refused[key] = str(exc)
+            continue
+        allowed[key] = todo[key]
+    if not allowed:
+        failed.update(refused)
     return allowed
 
 
-def _settle_bought(client: ChatClient, bought: set[str], reservations: list[Any]) -> None:
-    """Replace the reservations of the batch requests by what the answers cost."""
+def _settle_round(client: ChatClient, stored: Iterable[str], reservations: list[Any]) -> None:
+    """After a batch job: its reservations released, its answers charged at the batch price."""
     budget = client.budget
+    if budget is None:
+        return
     for reservation in reservations:
         budget.release(reservation)
-    for key in bought:
+    reservations.clear()
+    for key in stored:
         record = client.cache.get(key) if client.cache is not None else None
         usage = (record or {}).get("usage") or {}
         budget.charge(

@@ -164,6 +164,11 @@ def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
 class Reservation:
     """Calls and dollars set aside for one call, or for every turn of one conversation.
 
+    Besides what it holds, a reservation remembers how it was estimated (the
+    first request's prompt estimate, ``max_tokens``, batch price, the turns
+    made), so that the budget can re-estimate what it still needs when the
+    endpoint reports more tokens than were expected.
+
     Examples
     --------
     >>> Reservation(calls=3, cost=0.25)
@@ -172,16 +177,42 @@ class Reservation:
 
     calls: int
     cost: float
+    guess: int = field(default=0, repr=False)
+    max_tokens: int = field(default=0, repr=False)
+    batch: bool = field(default=False, repr=False)
+    made: int = field(default=0, repr=False)
+
+
+#: Prompt tokens allowed for the text of each later turn of a conversation (its instruction
+#: or a format reminder: a few hundred characters), on top of the earlier replies.
+TOKENS_PER_TURN = 400
+
+#: Dollars below which two amounts count as equal (sums of float shares drift).
+_EPS = 1e-12
 
 
 @dataclass
 class Budget:
     """Limits on the paid calls of a run, enforced before each call is sent.
 
-    A conversation (the three turns of an ArtCoT judgement) reserves all its
-    turns before its first call, so a budget buys whole answers, never a
-    first turn whose later turns it cannot pay for. A turn's worst case
-    counts the prompt growing by a full reply per earlier turn.
+    A conversation (the three turns of an ArtCoT judgement and its format
+    re-ask) reserves all its turns before its first call, so a budget buys
+    whole answers, never a first turn whose later turns it cannot pay for. A
+    turn's worst case counts the prompt growing by a full reply and
+    :data:`TOKENS_PER_TURN` per earlier turn.
+
+    The budget is spent up to its limit and never past it:
+
+    - :meth:`reserve_waiting` waits for calls in flight to settle before it
+      refuses; it refuses only when nothing is in flight and the rest of the
+      budget cannot cover the worst case asked for;
+    - :meth:`use` replaces a call's share of its reservation by what the
+      endpoint reported, and when the reported prompt tokens show the
+      estimate was low, raises the estimate of every later reservation *and*
+      of the reservations still held;
+    - :meth:`check` re-estimates, just before a call is sent, what its
+      reservation still needs from the actual request, and grows it or
+      refuses the call.
 
     Parameters
     ----------
@@ -212,7 +243,11 @@ class Budget:
     reserved_calls: int = 0
     reserved_cost: float = 0.0
     _ratio: float = 1.0
+    _out_ratio: float = 1.0
+    _seen: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _live: dict[int, Reservation] = field(default_factory=dict, repr=False)
+    _waiters: list[Any] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         if self.max_calls is not None and self.max_calls < 0:
@@ -231,39 +266,160 @@ class Budget:
         """Whether any limit is set."""
         return self.max_calls is not None or self.max_cost is not None
 
+    def _turns_cost(
+        self, guess: int, max_tokens: int, batch: bool, first: int, turns: int
+    ) -> float:
+        """Worst case of turns *first* … *first* + *turns* − 1 of a conversation."""
+        if self.prices is None:
+            return 0.0
+        reply = math.ceil(max_tokens * self._out_ratio)
+        return sum(
+            self.prices.cost(
+                math.ceil((guess + t * TOKENS_PER_TURN) * self._ratio) + t * reply, reply, batch
+            )
+            for t in range(first, first + turns)
+        )
+
     def worst_case(
         self, body: Mapping[str, Any], max_tokens: int, batch: bool = False, turns: int = 1
     ) -> float:
-        """The most *turns* calls starting with *body* can cost (0 without prices)."""
-        if self.prices is None:
-            return 0.0
-        prompt = math.ceil(estimate_prompt_tokens(body) * self._ratio)
-        return sum(
-            self.prices.cost(prompt + t * max_tokens, max_tokens, batch=batch) for t in range(turns)
-        )
+        """The most *turns* calls starting with *body* can cost (0 without prices).
+
+        Examples
+        --------
+        >>> b = Budget(prices=Prices(1e6, 0.0))  # a dollar a prompt token
+        >>> b.worst_case({"messages": []}, max_tokens=10, turns=2)  # 4, then 4 + 10 + 400
+        418.0
+        """
+        return self._turns_cost(estimate_prompt_tokens(body), max_tokens, batch, 0, turns)
+
+    def _refusal(self, turns: int, worst: float) -> str | None:
+        """Why *turns* more calls costing up to *worst* do not fit now (``None``: they do)."""
+        if self.max_calls is not None and self.calls + self.reserved_calls + turns > self.max_calls:
+            return (
+                f"not sent: {self.calls} paid and {self.reserved_calls} reserved call(s) "
+                f"leave no room for {turns} more under --max-calls {self.max_calls}"
+            )
+        if self.max_cost is not None and (
+            self.cost + self.reserved_cost + worst > self.max_cost + _EPS
+        ):
+            return (
+                f"not sent: ${self.cost + self.reserved_cost:.4f} spent or reserved and "
+                f"{'this call' if turns == 1 else f'these {turns} calls'} could cost up to "
+                f"${worst:.4f}, over the limit --max-cost {self.max_cost:g}"
+            )
+        return None
+
+    def _hold(self, body: Mapping[str, Any], max_tokens: int, batch: bool, turns: int) -> Any:
+        """Under the lock: a new reservation, or the reason it does not fit."""
+        guess = estimate_prompt_tokens(body)
+        worst = self._turns_cost(guess, max_tokens, batch, 0, turns)
+        why = self._refusal(turns, worst)
+        if why is not None:
+            return why
+        self.reserved_calls += turns
+        self.reserved_cost += worst
+        res = Reservation(turns, worst, guess, max_tokens, batch)
+        self._live[id(res)] = res
+        return res
 
     def reserve(
         self, body: Mapping[str, Any], max_tokens: int, batch: bool = False, turns: int = 1
     ) -> Reservation:
-        """Set aside the worst case of *turns* calls, or raise :class:`BudgetExhausted`."""
-        worst = self.worst_case(body, max_tokens, batch, turns)
+        """Set aside the worst case of *turns* calls, or raise :class:`BudgetExhausted`.
+
+        Examples
+        --------
+        >>> b = Budget(max_calls=2)
+        >>> b.reserve({"messages": []}, max_tokens=5, turns=2)
+        Reservation(calls=2, cost=0.0)
+        """
         with self._lock:
-            if self.max_calls is not None and (
-                self.calls + self.reserved_calls + turns > self.max_calls
-            ):
-                raise BudgetExhausted(
-                    f"not sent: {self.calls} paid and {self.reserved_calls} reserved call(s) "
-                    f"leave no room for {turns} more under --max-calls {self.max_calls}"
-                )
-            if self.max_cost is not None and self.cost + self.reserved_cost + worst > self.max_cost:
-                raise BudgetExhausted(
-                    f"not sent: ${self.cost + self.reserved_cost:.4f} spent or reserved and "
-                    f"{'this call' if turns == 1 else f'these {turns} calls'} could cost up to "
-                    f"${worst:.4f}, over the limit --max-cost {self.max_cost:g}"
-                )
-            self.reserved_calls += turns
-            self.reserved_cost += worst
-        return Reservation(turns, worst)
+            got = self._hold(body, max_tokens, batch, turns)
+        if isinstance(got, str):
+            raise BudgetExhausted(got)
+        return got
+
+    async def reserve_waiting(
+        self, body: Mapping[str, Any], max_tokens: int, batch: bool = False, turns: int = 1
+    ) -> Reservation:
+        """:meth:`reserve`, waiting for calls in flight to settle before refusing.
+
+        While other reservations are held, a request that does not fit waits
+        until one of them is used or released and tries again; it is refused
+        (:class:`BudgetExhausted`) only when no reservation is held, i.e. when
+        the budget left cannot cover its worst case however the calls in
+        flight end. The caller must hold no reservation itself.
+
+        Examples
+        --------
+        >>> import asyncio
+        >>> b = Budget(max_calls=1)
+        >>> held = b.reserve({"messages": []}, max_tokens=5)
+        >>> async def second():
+        ...     waiting = asyncio.ensure_future(b.reserve_waiting({"messages": []}, 5))
+        ...     await asyncio.sleep(0)
+        ...     b.release(held)  # the call in flight got no answer: its room is free
+        ...     return await waiting
+        >>> asyncio.run(second())
+        Reservation(calls=1, cost=0.0)
+        """
+        import asyncio
+
+        while True:
+            loop = asyncio.get_running_loop()
+            wake = loop.create_future()
+            with self._lock:
+                got = self._hold(body, max_tokens, batch, turns)
+                if isinstance(got, Reservation):
+                    return got
+                if self.reserved_calls <= 0:
+                    raise BudgetExhausted(got)
+                self._waiters.append((loop, wake))
+            await wake
+
+    def _wake(self) -> None:
+        """Under the lock: let every waiting :meth:`reserve_waiting` try again."""
+        waiters, self._waiters = self._waiters, []
+        for loop, wake in waiters:
+            loop.call_soon_threadsafe(_set_done, wake)
+
+    def check(self, reservation: Reservation, body: Mapping[str, Any]) -> None:
+        """Before a call under *reservation* is sent: re-estimate and grow it, or refuse.
+
+        What the reservation's remaining calls can cost is estimated again
+        from the request actually sent (its prompt has the earlier replies).
+        When that is more than the reservation holds, the difference is set
+        aside if the budget has room; otherwise the call is refused with
+        :class:`BudgetExhausted` (the rest of the reservation stays with its
+        owner, who releases it).
+
+        Examples
+        --------
+        >>> b = Budget(max_cost=20.0, prices=Prices(1e6, 0.0))  # a dollar a prompt token
+        >>> r = b.reserve({"messages": []}, max_tokens=0)  # 4 tokens: $4 set aside
+        >>> b.check(r, {"messages": ["x" * 30]})  # the request sent has 14 tokens
+        >>> r.cost, b.reserved_cost
+        (14.0, 14.0)
+        """
+        if self.prices is None or reservation.calls <= 0:
+            return
+        with self._lock:
+            need = self._turns_cost(
+                estimate_prompt_tokens(body),
+                reservation.max_tokens,
+                reservation.batch,
+                0,
+                reservation.calls,
+            )
+            more = need - reservation.cost
+            if more <= _EPS:
+                return
+            why = self._refusal(0, more)
+            if why is not None:
+                raise BudgetExhausted(why.replace("could cost up to", "could cost up to another"))
+            reservation.cost += more
+            self.reserved_cost += more
 
     def use(
         self,
@@ -274,22 +430,55 @@ class Budget:
         body: Mapping[str, Any] | None = None,
         batch: bool = False,
     ) -> None:
-        """Count one answered call against *reservation* (what it cost, from its tokens)."""
+        """Count one answered call against *reservation* (what it cost, from its tokens).
+
+        When *body* shows that the prompt estimate was low (or the reply
+        passed ``max_tokens``), the estimate is raised for every later
+        reservation and the reservations still held are estimated again.
+        """
         with self._lock:
-            share = reservation.cost / reservation.calls if reservation.calls else 0.0
             if reservation.calls:
+                share = self._turns_cost(
+                    reservation.guess,
+                    reservation.max_tokens,
+                    reservation.batch,
+                    reservation.made,
+                    1,
+                )
+                share = min(reservation.cost, share) if reservation.calls > 1 else reservation.cost
                 reservation.calls -= 1
                 reservation.cost -= share
+                reservation.made += 1
                 self.reserved_calls -= 1
                 self.reserved_cost -= share
+                if not reservation.calls:
+                    self._live.pop(id(reservation), None)
             self.calls += 1
             if self.prices is not None:
                 self.cost += self.prices.cost(prompt_tokens, completion_tokens, batch=batch)
-            if body is not None:
-                # estimates that turn out low are raised for the calls that follow
-                guess = estimate_prompt_tokens(body)
-                if guess and prompt_tokens > guess * self._ratio:
-                    self._ratio = prompt_tokens / guess
+            raised = False
+            guess = estimate_prompt_tokens(body) if body is not None else 0
+            if guess and prompt_tokens > 0:
+                # the first report replaces the generous default estimate; later ones
+                # raise it for the calls that follow (and those reserved) when it was low
+                if not self._seen or prompt_tokens > guess * self._ratio:
+                    raised = prompt_tokens > guess * self._ratio
+                    self._ratio, self._seen = prompt_tokens / guess, True
+            if reservation.max_tokens and completion_tokens > reservation.max_tokens * (
+                self._out_ratio
+            ):
+                self._out_ratio, raised = completion_tokens / reservation.max_tokens, True
+            if raised:
+                self._reestimate()
+            self._wake()
+
+    def _reestimate(self) -> None:
+        """Under the lock: the reservations still held, at the raised estimate."""
+        for res in self._live.values():
+            need = self._turns_cost(res.guess, res.max_tokens, res.batch, res.made, res.calls)
+            if need > res.cost:
+                self.reserved_cost += need - res.cost
+                res.cost = need
 
     def release(self, reservation: Reservation) -> None:
         """Give back what *reservation* still holds (calls not made)."""
@@ -297,6 +486,10 @@ class Budget:
             self.reserved_calls -= reservation.calls
             self.reserved_cost -= reservation.cost
             reservation.calls, reservation.cost = 0, 0.0
+            self._live.pop(id(reservation), None)
+            if self.reserved_calls <= 0:
+                self.reserved_calls, self.reserved_cost = 0, 0.0
+            self._wake()
 
     def charge(self, prompt_tokens: int, completion_tokens: int, batch: bool = False) -> None:
         """Count a paid call that had no reservation (an answer read back from a batch job)."""
@@ -304,9 +497,16 @@ class Budget:
             self.calls += 1
             if self.prices is not None:
                 self.cost += self.prices.cost(prompt_tokens, completion_tokens, batch=batch)
+            self._wake()
 
     def summary(self) -> str:
-        """What was spent, against the limits."""
+        """What was spent, against the limits.
+
+        Examples
+        --------
+        >>> Budget(max_calls=5).summary()
+        '0 paid call(s) of --max-calls 5'
+        """
         parts = [f"{self.calls} paid call(s)"]
         if self.max_calls is not None:
             parts[-1] += f" of --max-calls {self.max_calls}"
@@ -314,5 +514,11 @@ class Budget:
             spent = f"${self.cost:.4f}"
             if self.max_cost is not None:
                 spent += f" of --max-cost {self.max_cost:g}"
+                spent += f" ({100 * self.cost / self.max_cost:.0f} %)" if self.max_cost else ""
             parts.append(spent)
         return ", ".join(parts)
+
+
+def _set_done(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)

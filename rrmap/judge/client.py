@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import contextvars
 import functools
 import json
 import os
@@ -42,6 +41,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from rrmap.errors import InputError
+from rrmap.judge._conversation import _CONVERSATION, _Conversation, conversation
 from rrmap.judge._reply import (
     ACCEPT_ENCODING,
     MAX_REPLY_BYTES,
@@ -114,49 +114,6 @@ class NotSentError(CallFailedError):
     >>> isinstance(NotSentError("not sent: budget"), CallFailedError)
     True
     """
-
-
-@dataclass
-class _Conversation:
-    """The turns of one conversation so far, and what the budget set aside for them."""
-
-    turns: int
-    made: int = 0
-    budget: Any = None
-    reservation: Reservation | None = None
-    bought: bool = False  # an earlier turn was answered by a batch job in this run
-
-
-_CONVERSATION: contextvars.ContextVar[_Conversation | None] = contextvars.ContextVar(
-    "rrmap_conversation", default=None
-)
-
-
-@contextlib.asynccontextmanager
-async def conversation(backend: Any, turns: int) -> Any:
-    """Mark the calls inside as the *turns* turns of one conversation (e.g. ArtCoT's three).
-
-    With a budget, the first call that is paid for sets aside every turn left,
-    so a budget pays for whole conversations, never for a first turn whose
-    later turns it could not buy. Backends without a budget ignore it.
-
-    Examples
-    --------
-    >>> import asyncio
-    >>> from rrmap.judge.judges import FunctionChat
-    >>> async def two_turns(backend):
-    ...     async with conversation(backend, 2):
-    ...         a = await backend.chat([{"role": "user", "content": "1"}])
-    ...         return (await backend.chat([{"role": "user", "content": "2"}])).text
-    >>> asyncio.run(two_turns(FunctionChat(lambda m: "ok", "f")))
-    'ok'
-    """
-    opener = getattr(backend, "open_conversation", None)
-    if opener is None:
-        yield
-        return
-    async with opener(turns):
-        yield
 
 
 def public_url(url: str) -> str:
@@ -334,6 +291,9 @@ class ChatClient:
         self._probing = False
         self._fatal: EndpointError | None = None
         self._inflight: dict[str, asyncio.Future] = {}
+        #: answers paid for in this run, by cache key: an identical request is not paid
+        #: again, with or without a cache (shared with the twins of with_params)
+        self._memo: dict[str, ChatResult] = {}
 
     @property
     def name(self) -> str:
@@ -415,6 +375,7 @@ class ChatClient:
         )
         twin.rng = self.rng
         twin.stats = self.stats
+        twin._memo = self._memo
         return twin
 
     def with_seed(self, seed: int) -> ChatClient:
@@ -483,6 +444,11 @@ class ChatClient:
         if cached is not None:
             self.stats.add(cached)
             return cached
+        earlier = self._memo.get(key)
+        if earlier is not None:  # answered earlier in this run (also without a cache)
+            result = replace(earlier, source="shared", attempts=0)
+            self.stats.add(result)
+            return result
         waiting = self._inflight.get(key)
         if waiting is not None:
             result = replace(await asyncio.shield(waiting), source="shared", attempts=0)
@@ -498,6 +464,7 @@ class ChatClient:
             raise
         else:
             future.set_result(result)
+            self._memo[key] = result
         finally:
             self._inflight.pop(key, None)
         self.stats.add(result)
@@ -515,12 +482,18 @@ class ChatClient:
                 cached = self.from_cache(key)
                 if cached is not None:
                     return cached
-            reservation = self._reserve(body)
+            probe = await self._await_probe()
             try:
-                result = await self._send_checked(body)
-            except BaseException:
-                self._unreserve(reservation)
-                raise
+                reservation = await self._reserve(body)
+                try:
+                    self._check(reservation, body)
+                    result = await self._send_checked(body, probe)
+                except BaseException:
+                    self._unreserve(reservation)
+                    raise
+            finally:
+                if probe:  # sent or not, the others go on
+                    self._probe.set()
             self._settle(reservation, body, result)
             if self.cache is not None:
                 # in a writer thread of its own: file creation can be slow on some file
@@ -533,20 +506,36 @@ class ChatClient:
             if claim is not None:
                 claim.release(stored)
 
-    def _reserve(self, body: dict[str, Any]) -> Reservation | None:
-        """What the budget sets aside for this call: the conversation's turns, or this call."""
+    async def _reserve(self, body: dict[str, Any]) -> Reservation | None:
+        """What the budget sets aside for this call: the conversation's turns, or this call.
+
+        A conversation's first paid call reserves every turn left (re-asks
+        included); a reservation that does not fit waits for the calls in
+        flight to settle and is refused only when none is left
+        (:meth:`Budget.reserve_waiting`).
+        """
         if self.budget is None:
             return None
         conv = _CONVERSATION.get()
+        mt = self.endpoint.max_tokens
         try:
             if conv is not None and conv.budget is self.budget:
                 if conv.reservation is None:
-                    conv.reservation = self.budget.reserve(
-                        body, self.endpoint.max_tokens, turns=max(1, conv.turns - conv.made + 1)
-                    )
+                    left = max(1, conv.turns - conv.made + 1)
+                    conv.reservation = await self.budget.reserve_waiting(body, mt, turns=left)
                 if conv.reservation.calls:
                     return conv.reservation
-            return self.budget.reserve(body, self.endpoint.max_tokens)
+            return await self.budget.reserve_waiting(body, mt)
+        except BudgetExhausted as exc:
+            self.stats.not_sent += 1
+            raise NotSentError(str(exc)) from None
+
+    def _check(self, reservation: Reservation | None, body: dict[str, Any]) -> None:
+        """Re-estimate *reservation* from the request about to be sent (:meth:`Budget.check`)."""
+        if reservation is None or self.budget is None:
+            return
+        try:
+            self.budget.check(reservation, body)
         except BudgetExhausted as exc:
             self.stats.not_sent += 1
             raise NotSentError(str(exc)) from None
@@ -572,12 +561,25 @@ class ChatClient:
         if self.budget.prices is not None:
             self.stats.cost = self.budget.cost
 
-    async def _send_checked(self, body: dict[str, Any]) -> ChatResult:
-        # The first request of a session goes out alone: a wrong key, model or URL, or an
-        # endpoint that cannot be reached, then costs one request, and every other call
-        # fails with the same error unsent.
+    async def _await_probe(self) -> bool:
+        """Whether this call is the session's first; the others wait for its answer.
+
+        The first request of a session goes out alone: a wrong key, model or
+        URL, or an endpoint that cannot be reached, then costs one request,
+        and every other call fails with the same error unsent. Its reported
+        tokens also correct the budget's estimate before any other call
+        reserves.
+        """
         if not self._probing:
             self._probing = True
+            return True
+        await self._probe.wait()
+        if self._fatal is not None:
+            raise self._fatal
+        return False
+
+    async def _send_checked(self, body: dict[str, Any], probe: bool = False) -> ChatResult:
+        if probe:
             try:
                 async with self._sem:
                     return await self._send(body, probe=True)
@@ -586,9 +588,6 @@ class ChatClient:
                 raise
             finally:
                 self._probe.set()
-        await self._probe.wait()
-        if self._fatal is not None:
-            raise self._fatal
         async with self._sem:
             if self._fatal is not None:
                 raise self._fatal

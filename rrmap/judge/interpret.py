@@ -26,7 +26,7 @@ import pandas as pd
 
 from rrmap.errors import InputError
 from rrmap.judge._run import run_all, run_sync
-from rrmap.judge.client import CallFailedError
+from rrmap.judge.client import CallFailedError, conversation
 from rrmap.judge.parsing import parse_fields, score012, text_field
 from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
 from rrmap.judge.usage import UsageStats
@@ -172,22 +172,8 @@ async def _score_one(
     messages: list[dict[str, Any]] = [{"role": "user", "content": text}]
     out: dict[str, Any] = {"valid": False, "error": "", "raw": ""}
     try:
-        res = await backend.chat(messages)
-        parsed = parse_fields(res.text, _FIELDS)
-        tries = 0
-        while not parsed.ok and tries < format_retries:
-            tries += 1
-            messages += [
-                {"role": "assistant", "content": res.text},
-                {
-                    "role": "user",
-                    "content": render(
-                        prompts.format_reminder, problem=parsed.error, example=_EXAMPLE
-                    ),
-                },
-            ]
-            res = await backend.chat(messages)
-            parsed = parse_fields(res.text, _FIELDS)
+        async with conversation(backend, 1 + format_retries):  # a re-ask is bought with it
+            res, parsed = await _ask_until_read(backend, messages, prompts, format_retries)
     except CallFailedError as exc:
         out["error"] = f"call failed: {exc}"
         return out
@@ -197,6 +183,25 @@ async def _score_one(
     else:
         out["error"] = f"unreadable answer: {parsed.error}"
     return out
+
+
+async def _ask_until_read(
+    backend: Any, messages: list[dict[str, Any]], prompts: Prompts, format_retries: int
+) -> tuple[Any, Any]:
+    """The answer to *messages*, asked again with a format reminder while unreadable."""
+    res = await backend.chat(messages)
+    parsed = parse_fields(res.text, _FIELDS)
+    tries = 0
+    while not parsed.ok and tries < format_retries:
+        tries += 1
+        reminder = render(prompts.format_reminder, problem=parsed.error, example=_EXAMPLE)
+        messages += [
+            {"role": "assistant", "content": res.text},
+            {"role": "user", "content": reminder},
+        ]
+        res = await backend.chat(messages)
+        parsed = parse_fields(res.text, _FIELDS)
+    return res, parsed
 
 
 def score_interpretations(

@@ -392,8 +392,8 @@ async def _judge_chat(
     format_retries: int,
 ) -> dict[str, Any]:
     images = await asyncio.to_thread(_image_parts, row, order, composite, max_side, image_format)
-    # the turns are one conversation: a budget buys all of them or none
-    async with conversation(backend, len(_STAGES[mode])):
+    # the turns and the format re-asks are one conversation: a budget buys all or none
+    async with conversation(backend, len(_STAGES[mode]) + format_retries):
         return await _converse(backend, row, images, mode, prompts, composite, format_retries)
 
 

@@ -35,7 +35,7 @@ from rrmap._version import __version__
 from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
 from rrmap.judge._run import run_all, run_sync
-from rrmap.judge.client import CallFailedError
+from rrmap.judge.client import CallFailedError, conversation
 from rrmap.judge.corpora import Corpus, meta_image
 from rrmap.judge.criteria import Criterion
 from rrmap.judge.images import data_url, image_part
@@ -267,6 +267,19 @@ def _sheet_messages(
 
 
 async def _ask(
+    backend: Any,
+    messages: list[dict[str, Any]],
+    labels: list[str],
+    scale: tuple[float, float],
+    prompts: RatingPrompts,
+    max_reasks: int,
+):
+    # the sheet and its re-asks are one conversation: a budget buys all of them or none
+    async with conversation(backend, max_reasks + 1):
+        return await _ask_turns(backend, messages, labels, scale, prompts, max_reasks)
+
+
+async def _ask_turns(
     backend: Any,
     messages: list[dict[str, Any]],
     labels: list[str],

@@ -287,7 +287,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"<html>upstream proxy error</html>")
             return
         owner._answered(body)
-        payload = json.dumps(completion(owner.responder, body, n)).encode()
+        payload = json.dumps(completion(owner.responder, body, n, owner.token_factor)).encode()
         if owner.encoding is None:
             self._send(200, payload)
             return
@@ -310,10 +310,19 @@ def _compress(encoding: str, data: bytes) -> tuple[str, bytes]:
     return encoding, data
 
 
-def completion(responder: Callable[[dict[str, Any]], str], body: dict[str, Any], n: int) -> dict:
-    """The chat-completion object answering *body* (usage counted as a real server would)."""
+def completion(
+    responder: Callable[[dict[str, Any]], str],
+    body: dict[str, Any],
+    n: int,
+    token_factor: float = 1.0,
+) -> dict:
+    """The chat-completion object answering *body* (usage counted as a real server would).
+
+    *token_factor* scales the prompt tokens reported (a server whose tokenizer
+    counts more, or fewer, than a client can expect).
+    """
     text = responder(body)
-    prompt_tokens = len(json.dumps(body.get("messages", []))) // 40 + 85
+    prompt_tokens = int((len(json.dumps(body.get("messages", []))) // 40 + 85) * token_factor)
     return {
         "id": f"chatcmpl-{n}",
         "object": "chat.completion",
@@ -358,6 +367,8 @@ class ChatServer:
     retry_after, slow_seconds : float
     encoding : str or None
         Compression of every chat answer (see the module notes).
+    token_factor : float, default 1
+        Scales the prompt tokens every answer reports.
     """
 
     def __init__(
@@ -371,8 +382,10 @@ class ChatServer:
         retry_after: float = 0.2,
         slow_seconds: float = 2.0,
         encoding: str | None = None,
+        token_factor: float = 1.0,
     ) -> None:
         self.responder = responder
+        self.token_factor = token_factor
         self.latency = latency
         self.api_key = api_key
         self.models = models
@@ -497,7 +510,7 @@ class ChatServer:
             self.batch_lines += 1
             body = line["body"]
             out.append({"id": f"req_{i}", "custom_id": line["custom_id"], "response": {
-                "status_code": 200, "body": completion(self.responder, body, i)}, "error": None})  # fmt: skip
+                "status_code": 200, "body": completion(self.responder, body, i, self.token_factor)}, "error": None})  # fmt: skip
         for name, rows in (("output_file_id", out), ("error_file_id", errors)):
             if rows:
                 file_id = f"file-{len(self.files) + 1}"

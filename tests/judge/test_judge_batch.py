@@ -245,16 +245,18 @@ def test_the_other_commands_run_as_batches_too(command, tmp_path, corpora_file):
 
 
 def test_a_budget_limits_what_a_batch_submits(tmp_path):
+    """Each judgement reserves its call and its re-ask; room freed by a job serves the next."""
     prices = ["--price-in", "2", "--price-out", "8"]
     with ChatServer() as server:
         r = _run(_args(server, tmp_path / "cache", "--batch", "--mode", "base", "--max-calls",
                        "10", *prices))  # fmt: skip
-        (job,) = server.batches.values()
-        answered = [json.loads(line)["body"] for line in server.files[job["input_file_id"]]
-                    .decode().splitlines()]  # fmt: skip
+        jobs = list(server.batches.values())
+        answered = [json.loads(line)["body"] for job in jobs
+                    for line in server.files[job["input_file_id"]].decode().splitlines()]  # fmt: skip
     assert r.exit_code == 0, r.output
-    assert job["request_counts"]["total"] == 10
-    assert "14 call(s) not sent: the budget was reached" in r.stderr
+    # 5 judgements fit with their re-asks; none needed one, so the next job buys 2 more, ...
+    assert [job["request_counts"]["total"] for job in jobs] == [5, 2, 1, 1]
+    assert "15 call(s) not sent: the budget was reached" in r.stderr
     # batch answers cost half: the prices' default batch discount
     from rrmap.judge.budget import Prices
 
@@ -263,4 +265,4 @@ def test_a_budget_limits_what_a_batch_submits(tmp_path):
         p.cost(len(json.dumps(b["messages"])) // 40 + 85, len(recorded_answer(b).split()), True)
         for b in answered
     )
-    assert f"budget: 10 paid call(s) of --max-calls 10, ${cost:.4f}" in r.stderr
+    assert f"budget: 9 paid call(s) of --max-calls 10, ${cost:.4f}" in r.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from chat_server import API_KEY, MODEL, ChatServer
+from chat_server import API_KEY, MODEL, ChatServer, recorded_answer
 from click.testing import CliRunner
 from test_judge_pairwise import _pairs
 
@@ -158,6 +158,19 @@ def test_identical_requests_in_one_run_are_sent_once():
     assert res.per_order["valid"].all() and len(res.per_order) == 12
 
 
+def test_identical_requests_after_the_first_answer_are_not_paid_again_without_a_cache():
+    """One judgement at a time: the repeats come after the first is answered, not while
+    it is in flight, and no cache is given; the run's memory answers them."""
+    pairs = _pairs(n=5)
+    thrice = pd.concat([pairs, pairs, pairs], ignore_index=True)
+    with ChatServer(api_key=None) as server:
+        client = ChatClient(Endpoint(server.base_url, MODEL, api_key_env=None))
+        res = judge_pairs(thrice, client, mode="base", in_flight=1)
+    assert len(server.answered) == 5 * 2  # 10 unique requests of 30
+    assert (client.stats.paid, client.stats.shared, client.stats.cache_hits) == (10, 20, 0)
+    assert res.per_order["valid"].all() and len(res.per_order) == 30
+
+
 def test_two_processes_sharing_a_cache_pay_once(tmp_path):
     with ChatServer(latency=0.3) as server:
         cmd = [sys.executable, "-m", "rrmap.cli", "judge", "2afc", str(EXAMPLE / "PAIRS.csv"),
@@ -192,20 +205,24 @@ def test_cache_hits_are_not_spent_tokens(tmp_path):
 
 
 def test_max_calls_stops_cleanly_and_a_rerun_goes_on(tmp_path):
+    """A base judgement reserves its call and its format re-ask: 10 calls buy 9 of them."""
     out = tmp_path / "out.csv"
     with ChatServer() as server:
         r = _2afc(server.base_url, tmp_path, "--max-calls", "10", "-o", str(out))
-        assert len(server.answered) == 10
+        assert len(server.answered) == 9  # a 10th judgement could need 11 calls
         assert r.exit_code == 0, r.output
-        assert "14 call(s) not sent: the budget was reached" in r.stderr
-        assert "budget: 10 paid call(s) of --max-calls 10" in r.stderr
+        assert "15 call(s) not sent: the budget was reached" in r.stderr
+        assert "budget: 9 paid call(s) of --max-calls 10" in r.stderr
         assert out.exists()  # everything answered so far is kept
         dry = _2afc(server.base_url, tmp_path, "--dry-run")
-        assert "the run needs 24 call(s): 10 cached, 14 to send" in dry.stderr
-        assert len(server.answered) == 10  # the dry run sent nothing
+        assert (
+            "the run needs 39 call(s) at most: 9 cached, 15 to send and up to 15 format "
+            "re-ask(s)" in dry.stderr
+        )
+        assert len(server.answered) == 9  # the dry run sent nothing
         rest = _2afc(server.base_url, tmp_path, "-o", str(out), "--force")
         assert len(server.answered) == 24
-    assert "paid calls 14" in rest.stderr and "cached 10" in rest.stderr
+    assert "paid calls 15" in rest.stderr and "cached 9" in rest.stderr
 
 
 def test_max_cost_never_passes_the_budget(tmp_path):
@@ -262,7 +279,8 @@ def test_outputs_record_their_provenance(tmp_path):
 
 @pytest.mark.parametrize("batch", [False, True], ids=["call by call", "batch jobs"])
 def test_a_budget_buys_whole_artcot_conversations(tmp_path, batch):
-    """30 calls buy 10 complete three-turn judgements, not 24 first turns."""
+    """30 calls buy 9 complete three-turn judgements (each with room for its format re-ask),
+    not 24 first turns."""
     po = tmp_path / "po.csv"
     extra = ["--batch", "--poll-interval", "0.01"] if batch else []
     with ChatServer() as server:
@@ -271,25 +289,97 @@ def test_a_budget_buys_whole_artcot_conversations(tmp_path, batch):
                   *_backend(server.base_url, *extra)])  # fmt: skip
         answered = server.batch_lines if batch else len(server.answered)
     assert r.exit_code == 0, r.output
-    assert answered == 30
+    assert answered == 27  # a 10th judgement could need 4 more calls
     turns = pd.read_csv(po)["answers"].map(
         lambda a: sum(t["text"] is not None for t in json.loads(a))
     )
-    assert turns.value_counts().to_dict() == {3: 10, 0: 14}  # no conversation half-bought
-    assert "14 call(s) not sent: the budget was reached" in r.stderr
+    assert turns.value_counts().to_dict() == {3: 9, 0: 15}  # no conversation half-bought
+    assert "15 call(s) not sent: the budget was reached" in r.stderr
 
 
 def test_a_cost_budget_reserves_a_conversations_worst_case():
     from rrmap.judge.budget import Budget
 
-    b = Budget(max_cost=1.0, prices=Prices(1000.0, 1000.0))  # $0.001 a token
+    b = Budget(max_cost=2.0, prices=Prices(1000.0, 1000.0))  # $0.001 a token
     body = {"messages": [{"role": "user", "content": "x" * 30}]}  # "user" + 30: 12 + 4 tokens
     r = b.reserve(body, max_tokens=100, turns=3)
-    # turn t: prompt 16 + 100 t tokens, reply 100 tokens: (16 + 100) + (116 + 100) + (216 + 100)
-    assert r.cost == pytest.approx((116 + 216 + 316) * 1e-3)
+    # turn t: prompt 16 + (400 + 100) t tokens (the turn's text and the earlier replies), reply
+    # 100 tokens: (16 + 100) + (516 + 100) + (1016 + 100)
+    assert r.cost == pytest.approx((116 + 616 + 1116) * 1e-3)
     assert r.calls == 3 and b.reserved_calls == 3
     b.use(r, prompt_tokens=20, completion_tokens=5, body=body)
     assert (r.calls, b.calls, b.reserved_calls) == (2, 1, 2)
     assert b.cost == pytest.approx(25e-3)
     b.release(r)
     assert (b.reserved_calls, b.reserved_cost) == (0, pytest.approx(0.0))
+
+
+# --- spent up to the limit, never past it ------------------------------------------------------
+
+
+def _spent(stderr: str) -> float:
+    return float(stderr.split("budget: ")[1].split("$")[1].split()[0])
+
+
+@pytest.mark.parametrize(
+    ("factor", "limit"),
+    [(0.2, 0.04), (1.0, 0.12), (5.0, 0.4)],
+    ids=["server reports 5x fewer tokens", "as expected", "server reports 5x more tokens"],
+)
+def test_a_cost_budget_is_spent_up_to_its_limit_and_never_past_it(tmp_path, factor, limit):
+    """More work than budget: the run waits for calls in flight, then stops only when the
+    rest cannot buy one more whole judgement (three turns and a re-ask)."""
+    prices = ["--price-in", "2.5", "--price-out", "10"]
+    with ChatServer(token_factor=factor) as server:
+        r = _run(["judge", "2afc", str(EXAMPLE / "PAIRS.csv"), "--mode", "artcot",
+                  "--max-tokens", "100", "--max-cost", str(limit), *prices,
+                  *_backend(server.base_url)])  # fmt: skip
+        sent = list(server.answered)
+    assert r.exit_code == 0, r.output
+    spent = _spent(r.stderr)
+    # what the server reported, at the given prices (replies: one token a word)
+    reported = sum(
+        Prices(2.5, 10).cost(
+            int((len(json.dumps(b["messages"])) // 40 + 85) * factor),
+            len(recorded_answer(b).split()),
+        )
+        for b in sent
+    )
+    assert spent == pytest.approx(reported, abs=1e-4)
+    assert 0.75 * limit <= spent <= limit  # never past; at least three quarters
+    assert len(sent) % 3 == 0 and len(sent) < 72  # whole judgements, and work was left
+    # the first call of each judgement that did not start was not sent
+    assert f"{24 - len(sent) // 3} call(s) not sent: the budget was reached" in r.stderr
+    print(f"token factor {factor}: spent ${spent:.4f} of ${limit} ({spent / limit:.0%})")
+
+
+def test_re_asks_are_bought_with_their_judgement(tmp_path):
+    """Every final answer needs its format re-ask: 48 calls buy 12 whole judgements."""
+    pairs = _pairs(styles=("UNREADABLE ink",), n=12)
+    with ChatServer(api_key=None) as server:
+        client = ChatClient(
+            Endpoint(server.base_url, MODEL, api_key_env=None), budget=Budget(max_calls=48)
+        )
+        res = judge_pairs(pairs, client, mode="artcot")
+    assert len(server.answered) == 48
+    assert int(res.per_order["valid"].sum()) == 12
+    assert client.stats.not_sent == 12  # the judgements that did not start
+
+
+def test_a_dry_run_counts_re_asks_and_prices_the_worst_case(tmp_path):
+    prices = ["--price-in", "2.5", "--price-out", "10"]
+    with ChatServer() as server:
+        r = _2afc(server.base_url, tmp_path, "--dry-run", "--mode", "artcot", "--max-tokens",
+                  "100", *prices)  # fmt: skip
+        assert server.received == 0
+    assert r.exit_code == 0, r.output
+    assert (
+        "the run needs 96 call(s) at most: 0 cached, 72 to send and up to 24 format re-ask(s)"
+        in r.stderr
+    )
+    worst = float(r.stderr.split("cost at most $")[1].split()[0])
+    # every call of the run's whole worst case, more than one judgement's turns
+    b = Budget(prices=Prices(2.5, 10))
+    one = b.worst_case({"messages": []}, max_tokens=100, turns=4)
+    assert worst > 24 * one
+    assert "(every reply 100 tokens" in r.stderr

@@ -60,7 +60,10 @@ def test_dry_run_sends_nothing_and_shows_no_key():
     assert API_KEY not in r.output
     assert "base64 characters>" in r.stdout
     assert "ukiyo-e woodblock print" in r.stdout
-    assert "dry run: 12 pair(s): the run needs 24 call(s): 0 cached, 24 to send" in r.stderr
+    assert (
+        "dry run: 12 pair(s): the run needs 48 call(s) at most: 0 cached, 24 to send and up to "
+        "24 format re-ask(s)" in r.stderr
+    )
 
 
 def test_user_errors_are_one_line(tmp_path):
