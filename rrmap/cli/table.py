@@ -23,16 +23,28 @@ from rrmap.errors import InputError
     help="LaTeX file to write [default: standard output].",
 )
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
-def table_command(results: Path, which: str, output: Path | None, force: bool) -> None:
+@click.option(
+    "--table-width",
+    type=click.Choice(["column", "text"]),
+    default="column",
+    show_default=True,
+    help="Fit the table to a column (table; also in two-column documents) or to the text "
+    "block (table*, spanning both columns; the tests side by side).",
+)
+def table_command(
+    results: Path, which: str, output: Path | None, force: bool, table_width: str
+) -> None:
     """Write one table of an analysis (RESULTS folder) as booktabs LaTeX.
 
     RESULTS is a folder written by ``rrmap analyze`` (or its results.json);
     WHICH is tests (every design, p < 0.05 in bold), proportions (quality
     shares per rater and per rater × option) or agreement (pointwise
     agreement across raters). Captions carry the permutations and seed of the
-    run. Needs \\usepackage{booktabs} (and longtable for long tables).
+    run. Tables fit --table-width; long ones continue in further floats. Needs
+    \\usepackage{booktabs}.
     """
     from rrmap.analysis import load_result
+    from rrmap.latex import result_latex
 
     path = results / "results.json" if results.is_dir() else results
     if not path.is_file():
@@ -43,7 +55,7 @@ def table_command(results: Path, which: str, output: Path | None, force: bool) -
         raise InputError(f"{path}: nested too deeply for a results.json of rrmap") from None
     except (json.JSONDecodeError, KeyError) as exc:
         raise InputError(f"{path}: not a results.json of rrmap analyze ({exc})") from exc
-    text = result.latex(which)
+    text = result_latex(result, which, width=table_width)
     if output is None:
         click.echo(text, nl=False)
         return
