@@ -12,7 +12,7 @@
 - :mod:`rrmap.plot.styles`: the paper style (:data:`PAPER_STYLE`) and :func:`theme_rrmap`.
 
 Every figure takes a printed ``width`` (``"3.5in"``, ``"180mm"``) and lays itself
-out for it: type never under 6 pt (5.5 pt in the 12-panel grid), legends and
+out for it: type never under 6 pt, panels at least 1.35 in wide, legends and
 colorbars inside the page, the height following from the panels.
 
 The plotnine and plotly names (``ggrrmap``, ``rrmap_layers_data``,

@@ -132,7 +132,10 @@ def save_analysis_figures(
 
     Files ``rrmap_by_rater``, ``rrmap_grid``, ``proportions`` and (with two or
     more raters) ``agreement``, each in every format, laid out for *width*
-    with text kept as text. Existing files are replaced; figures are closed
+    with text kept as text. The grid needs panels at least 1.35 in wide
+    (:func:`rrmap.plot.layouts.grid_min_width`): narrower than that (one
+    journal column) it is laid out to span two columns, 7 in (or the width
+    its raters need; past 20 in it is left out). Existing files are replaced; figures are closed
     after saving.
 
     Parameters
@@ -171,7 +174,8 @@ def save_analysis_figures(
     """
     import matplotlib.pyplot as plt
 
-    from rrmap.plot.layouts import plot_rrmap_by_rater, plot_rrmap_grid
+    from rrmap.plot._style import parse_width
+    from rrmap.plot.layouts import grid_min_width, plot_rrmap_by_rater, plot_rrmap_grid
     from rrmap.plot.summaries import plot_agreement, plot_proportions
 
     folder = Path(folder)
@@ -179,6 +183,11 @@ def save_analysis_figures(
     if color is None:
         cats = points.attrs.get("rrmap", {}).get("categories") or []
         color = cats[0] if cats else None
+    # the grid needs room for its panels: narrower, it spans two columns (or more)
+    need = grid_min_width(max(points[rater].nunique(), 1))
+    grid_width = parse_width(width, 7.0)
+    if grid_width < need:
+        grid_width = min(max(need, 7.0), 20.0)
     ps = any(f.lower() in ("eps", "ps") for f in formats)
     # no compressed images and no transparency in PostScript
     kw: dict[str, Any] = {"background": "contour", "alpha": 1.0} if ps else {}
@@ -186,9 +195,13 @@ def save_analysis_figures(
         "rrmap_by_rater": lambda: plot_rrmap_by_rater(
             points, color, rater=rater, width=width, **kw
         ),
-        "rrmap_grid": lambda: plot_rrmap_grid(points, categories, rater=rater, width=width, **kw),
+        "rrmap_grid": lambda: plot_rrmap_grid(
+            points, categories, rater=rater, width=grid_width, **kw
+        ),
         "proportions": lambda: plot_proportions(points, width=width),
     }
+    if need > 20.0:  # more raters than columns of panels fit on any page
+        del makers["rrmap_grid"]
     if points[rater].nunique() >= 2:
         makers["agreement"] = lambda: plot_agreement(points, width=width)
     written: list[Path] = []

@@ -3,8 +3,10 @@
 :func:`plot_rrmap_by_rater` draws one panel per rater (paper Fig. 4),
 :func:`plot_rrmap_grid` raters as columns and categories as rows (paper
 Fig. 5). Both take a printed ``width`` (3.5 in for one journal column, 7 in
-for two): the number of panels per row, the type sizes (never under 6 pt;
-5.5 pt in the grid), where legends go and the height all follow from it.
+for two): the number of panels per row, the type sizes (never under 6 pt),
+where legends go and the height all follow from it. Panels are never
+narrower than 1.35 in: the grid refuses a narrower width, naming the one
+that works (:func:`grid_min_width`).
 Under the panels sit one colorbar, the legend and a zone key. Nothing here
 calls ``show()``.
 """
@@ -60,10 +62,15 @@ from rrmap.plot.map import (
 )
 from rrmap.zones import Thresholds
 
-__all__ = ["plot_rrmap_by_rater", "plot_rrmap_grid", "zone_key"]
+__all__ = ["grid_min_width", "plot_rrmap_by_rater", "plot_rrmap_grid", "zone_key"]
 
-#: Narrowest panel the layouts draw (inches): below it, panels wrap to a new row.
-_MIN_PANEL = 1.45
+#: Narrowest panel the layouts draw (inches): below it, panels wrap to a new row (per
+#: rater), or the grid is refused.
+_MIN_PANEL = 1.35
+#: Width the per-rater figure takes besides its panels (y labels, gaps; inches).
+_BY_RATER_MARGIN = 0.55
+#: Width the grid takes besides its panels, legends under or right of the rows (inches).
+_GRID_MARGIN = {"below": 0.7, "right": 2.2}
 #: Room kept right of the grid's panels for the legends of its rows (inches).
 _RIGHT_LEGEND = 1.6
 
@@ -209,8 +216,8 @@ def plot_rrmap_by_rater(
         Printed width (``3.5``, ``"3.5in"``, ``"180mm"``); default 7 in. The
         height follows from the panels' *aspect*.
     ncols : int, optional
-        Panels per row; default as many as fit at least 1.45 in wide each
-        (3 raters: one row at 7 in, 2 + 1 at 3.5 in).
+        Panels per row; default as many as fit at least 1.35 in wide each
+        (3 raters: one row at 7 in, 2 + 1 at 3.5 in and down to 3.3 in).
     aspect : float, default 0.85
         Panel height / width.
     legend, colorbar, key : bool, default True
@@ -242,9 +249,9 @@ def plot_rrmap_by_rater(
     raters = _levels(points[rater], None)
     w = parse_width(width, 7.0)
     n = len(raters)
-    ncols = ncols or max(1, min(n, int((w - 0.45) // _MIN_PANEL)))
+    ncols = ncols or max(1, min(n, int((w - _BY_RATER_MARGIN) // _MIN_PANEL)))
     nrows = math.ceil(n / ncols)
-    panel_w = (w - 0.45) / ncols
+    panel_w = (w - _BY_RATER_MARGIN) / ncols
     style.setdefault("zone_labels", False)
     style.setdefault("size", _point_size(panel_w))
     st = _panel_style(style)
@@ -329,13 +336,16 @@ def plot_rrmap_grid(
     max_options : int, default 12
         Largest number of options of a default row category.
     width : float or str, optional
-        Printed width (``"7in"``, ``"180mm"``, ``3.5``); default 7 in. Type
-        is 5.5–8 pt; the height follows from the panels' *aspect*.
+        Printed width (``"7in"``, ``"180mm"``); default 7 in. Type is 6–8 pt;
+        the height follows from the panels' *aspect*. At least
+        :func:`grid_min_width` (4.75 in for 3 raters, panels 1.35 in wide):
+        narrower is an ``InputError`` naming that width.
     aspect : float, default 0.85
         Panel height / width.
     legends : {"right", "below"}, optional
-        Where each row's legend goes: right of the row (default from 5.5 in
-        wide) or under it (narrower figures).
+        Where each row's legend goes: right of the row (default where the
+        panels stay 1.35 in wide beside the legends: 6.25 in for 3 raters) or
+        under it (narrower figures).
     colorbar, key : bool, default True
         The BC colorbar and the zone key, under the panels.
     **style
@@ -362,16 +372,18 @@ def plot_rrmap_grid(
     if not categories:
         raise InputError("no category column to draw rows for; pass categories=[...]")
     w = parse_width(width, 7.0)
+    n = max(points[rater].nunique(), 1)
     if legends is None:
-        legends = "right" if w >= 5.5 else "below"
+        legends = "right" if w + 1e-9 >= max(5.5, grid_min_width(n, "right")) else "below"
     if legends not in ("right", "below"):
         raise InputError(f"legends must be 'right' or 'below', got {legends!r}")
+    _check_grid_width(w, n, legends)
     room = w - (_RIGHT_LEGEND if legends == "right" else 0.45)
-    panel_w = room / max(points[rater].nunique(), 1)
+    panel_w = room / n
     style.setdefault("zone_labels", False)
     style.setdefault("size", _point_size(panel_w))
     st = _panel_style(style)
-    typ = typography(w, min_size=5.5)
+    typ = typography(w)
     with mpl.rc_context(typ):
         grid = _GridFigure(points, list(categories), rater, st, w, legends == "right")
         grid.draw_rows()
@@ -380,6 +392,34 @@ def plot_rrmap_grid(
         freeze_ticks(grid.fig, typ["xtick.labelsize"])
         grid.fit(aspect, footer)
     return grid.fig
+
+
+def grid_min_width(n_raters: int, legends: str = "below") -> float:
+    """Narrowest printed width (inches) of a grid of *n_raters* columns of panels at least
+    :data:`_MIN_PANEL` wide, the legends of the rows under them (or right of them).
+
+    Examples
+    --------
+    >>> round(grid_min_width(3), 2), round(grid_min_width(3, "right"), 2)
+    (4.75, 6.25)
+    """
+    return n_raters * _MIN_PANEL + _GRID_MARGIN[legends]
+
+
+def _check_grid_width(width: float, n_raters: int, legends: str) -> None:
+    """Refuse a grid whose panels would be narrower than :data:`_MIN_PANEL`, naming the
+    width that works and what to draw at this one."""
+    need = grid_min_width(n_raters, legends)
+    if width + 1e-9 >= need:
+        return
+    where = " with the legends right of the rows" if legends == "right" else ""
+    raise InputError(
+        f"the grid of {n_raters} raters needs panels at least {_MIN_PANEL:g} in wide, so a "
+        f"width of at least {need:.2f} in ({math.ceil(need * 25.4)} mm){where}; "
+        f"{width:.2f} in is too narrow. Print it across two columns (width='7in'), or draw "
+        "one figure per category at this width: plot_rrmap_by_rater(points, category, "
+        f"width={width:.2f})"
+    )
 
 
 class _GridFigure:

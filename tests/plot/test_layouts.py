@@ -51,7 +51,10 @@ def test_by_rater_layout(pts):
     assert legends["zones"][:3] == ["excellent: BC > 0.98", "fair", "stereotype"]
 
 
-@pytest.mark.parametrize(("width", "ncols", "nrows"), [("7in", 3, 1), ("3.5in", 2, 2), (5, 3, 1)])
+@pytest.mark.parametrize(
+    ("width", "ncols", "nrows"),
+    [("7in", 3, 1), ("3.5in", 2, 2), ("85mm", 2, 2), ("3.3in", 2, 2), (5, 3, 1)],
+)
 def test_by_rater_panels_per_row_follow_the_width(pts, width, ncols, nrows):
     fig = plot_rrmap_by_rater(pts, "movement", width=width)
     rows = {round(ax.get_position().y0, 3) for ax in _panels(fig)}
@@ -88,7 +91,7 @@ def test_grid_layout_rows_categories_columns_raters(pts):
 
 
 def test_grid_legends_below_rows_when_narrow(pts):
-    fig = plot_rrmap_grid(pts, width="3.5in")
+    fig = plot_rrmap_grid(pts, width="4.8in")
     assert not any(ax.get_legend() for ax in fig.axes)
     legends = {leg.get_title().get_text(): leg for leg in fig.legends}
     assert list(legends) == ["movement", "criterion", "criterion group", "modality", "zones"]
@@ -150,6 +153,47 @@ def test_pdf_keeps_text_as_truetype_and_background_as_image(pts, tmp_path):
     )
     assert content.count(b"BT") >= 20 and (b" Tj" in content or b" TJ" in content)
     assert out.stat().st_size < 2_000_000
+
+
+def test_by_rater_at_one_column_is_two_plus_one_not_a_column(pts):
+    """The measured problem: at 85 mm the three panels were stacked, 256 mm tall."""
+    fig = plot_rrmap_by_rater(pts, "movement", width="85mm")
+    assert fig.get_figheight() * 25.4 < 125
+    widths = [ax.get_position().width * fig.get_figwidth() for ax in _panels(fig)]
+    assert min(widths) >= 1.35
+
+
+@pytest.mark.parametrize("width", ["3.5in", "85mm", "4.5in"])
+def test_grid_too_narrow_is_refused_naming_the_width_that_works(pts, width):
+    with pytest.raises(InputError) as err:
+        plot_rrmap_grid(pts, width=width)
+    message = str(err.value)
+    assert "at least 4.75 in (121 mm)" in message
+    assert "plot_rrmap_by_rater(points, category, width=" in message
+    fig = plot_rrmap_grid(pts, width="4.75in")  # the width named works
+    widths = [ax.get_position().width * 4.75 for ax in _panels(fig)]
+    assert min(widths) >= 1.35
+
+
+def test_grid_panels_keep_the_minimum_width_wherever_drawn(pts):
+    for width in ("4.75in", "5.5in", "6.25in", "7in", "180mm"):
+        fig = plot_rrmap_grid(pts, width=width)
+        w = fig.get_figwidth()
+        assert min(ax.get_position().width * w for ax in _panels(fig)) >= 1.35, width
+        plt.close(fig)
+
+
+def test_analysis_grid_at_one_column_spans_two(pts, tmp_path):
+    files = save_analysis_figures(pts, tmp_path, formats=("pdf",), width="85mm")
+    sizes = {f.stem: _pdf_width_in(f) for f in files}
+    assert sizes["rrmap_grid"] == pytest.approx(7.0)
+    assert sizes["rrmap_by_rater"] == pytest.approx(85 / 25.4)
+
+
+def _pdf_width_in(path):
+    from pypdf import PdfReader
+
+    return float(PdfReader(path).pages[0].mediabox.width) / 72
 
 
 def test_save_analysis_figures(pts, tmp_path):
