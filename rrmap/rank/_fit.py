@@ -7,12 +7,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.special import ndtri
+from scipy.stats import chi2
 
 from rrmap.errors import InputError
 from rrmap.rank._bootstrap import overlap_rank, resample_counts, unit_types
 from rrmap.rank._existence import bradley_terry_existence, tie_model_existence
-from rrmap.rank._likelihood import Pairs, newton
+from rrmap.rank._likelihood import Pairs, Solution, newton
 from rrmap.rank._outcomes import Outcomes, counts_table, fold_ties, win_and_tie_matrices
+from rrmap.rank._position import position_existence
 
 TITLES = {"bradley-terry": "Bradley-Terry", "davidson": "Davidson", "rao-kupper": "Rao-Kupper"}
 
@@ -29,6 +31,7 @@ class Options:
     boot_by: str
     top_k: tuple[int, ...]
     level: float
+    position: bool = False
 
 
 def effective_model(model: str, ties: str, counts: np.ndarray) -> str:
@@ -38,7 +41,10 @@ def effective_model(model: str, ties: str, counts: np.ndarray) -> str:
     return model
 
 
-def existence(model: str, pairs: Pairs, counts: np.ndarray, names) -> tuple[bool, str]:
+def existence(model: str, pairs: Pairs, counts: np.ndarray, names,
+              position: bool = False) -> tuple[bool, str]:  # fmt: skip
+    if position:
+        return position_existence(pairs, counts, names, model != "bradley-terry")
     w, t = win_and_tie_matrices(pairs, counts)
     if model == "bradley-terry":
         return bradley_terry_existence(w, list(names))
@@ -70,20 +76,22 @@ def tie_parameter(model: str, fitted: str, tau: float, var: float) -> tuple[floa
 
 def fit_group(out: Outcomes, opts: Options) -> tuple[np.ndarray, np.ndarray, dict]:
     """Scores, their covariance and the fit's facts for one group."""
-    pairs, raw = out.pair_counts()
+    pairs, raw = out.pair_counts(opts.position)
     counts = fold_ties(raw, opts.ties)
     fitted = effective_model(opts.model, opts.ties, counts)
-    exists, problem = existence(fitted, pairs, counts, out.candidates)
+    exists, problem = existence(fitted, pairs, counts, out.candidates, opts.position)
     a = _penalty(exists, opts)
     if a == 0.0 and not exists:
         raise InputError(
             f"the {TITLES[opts.model]} maximum-likelihood estimate does not exist ({problem}); "
             "use alpha > 0 (or the default alpha=None) for a regularised fit"
         )
-    sol = newton(pairs, counts[None], fitted, np.array([a]))
+    sol = newton(pairs, counts[None], fitted, np.array([a]), position=opts.position)
     cov = _covariance(sol.information[0], a)
     k = out.k
-    nu, nu_se = tie_parameter(opts.model, fitted, sol.tau[0], cov[-1, -1] if len(cov) > k else 0)
+    nu, nu_se = tie_parameter(
+        opts.model, fitted, sol.tau[0], cov[k, k] if fitted != "bradley-terry" else 0
+    )
     info = {
         "model": opts.model,
         "n_candidates": k,
@@ -100,7 +108,31 @@ def fit_group(out: Outcomes, opts: Options) -> tuple[np.ndarray, np.ndarray, dic
         "iterations": sol.iterations,
         "converged": bool(sol.converged[0]),
     }
+    if opts.position:
+        info.update(_position_info(out, opts, fitted, sol, cov[-1, -1], a))
     return sol.theta[0], cov[:k, :k], info
+
+
+def _position_info(out: Outcomes, opts: Options, fitted: str, sol: Solution, var: float,
+                   alpha: float) -> dict:  # fmt: skip
+    """δ, its standard error and the likelihood-ratio test against the fit without it.
+
+    The test needs both maximum-likelihood estimates: with a penalty it is NaN.
+    """
+    lr = p = np.nan
+    if alpha == 0.0:
+        pairs, raw = out.pair_counts()
+        counts = fold_ties(raw, opts.ties)
+        if existence(fitted, pairs, counts, out.candidates)[0]:
+            base = newton(pairs, counts[None], fitted, np.array([0.0]))
+            lr = max(0.0, 2.0 * float(sol.log_likelihood[0] - base.log_likelihood[0]))
+            p = float(chi2.sf(lr, 1))
+    return {
+        "position_effect": float(sol.delta[0]),
+        "position_effect_se": float(np.sqrt(max(var, 0.0))),
+        "position_lr_statistic": lr,
+        "position_lr_p": p,
+    }
 
 
 #: Resamples refitted together at most; fewer when their (chunk, m, m) arrays would
@@ -153,7 +185,7 @@ def bootstrap_group(out: Outcomes, units: np.ndarray | None, opts: Options,
     with ``fallback_alpha`` even when ``alpha=0``: it is counted instead of
     failing the whole bootstrap.
     """
-    pairs, cell = out.pairs()
+    pairs, cell = out.pairs(opts.position)
     types, mult = unit_types(cell, out.weights(), units, 3 * len(pairs.a))
     counts = fold_ties(resample_counts(types, mult, opts.n_boot, gen), opts.ties)
     fitted = np.array([effective_model(opts.model, opts.ties, c) for c in counts])
@@ -166,19 +198,21 @@ def bootstrap_group(out: Outcomes, units: np.ndarray | None, opts: Options,
         np.add.at(wins.T, i, counts[..., c].T)
         np.add.at(losses.T, j, counts[..., c].T)
     hopeless = (fitted == "bradley-terry") & ((wins == 0) | (losses == 0)).any(axis=1)
-    exists = np.array([not h and existence(m, pairs, c, range(k))[0]
+    exists = np.array([not h and existence(m, pairs, c, range(k), opts.position)[0]
                        for m, c, h in zip(fitted, counts, hopeless, strict=True)])  # fmt: skip
     if opts.alpha:
         alphas = np.full(opts.n_boot, float(opts.alpha))
     else:
         alphas = np.where(exists, 0.0, opts.fallback_alpha)
     scores = np.empty((opts.n_boot, out.k))
-    chunk = _boot_chunk(k + (opts.model != "bradley-terry"), len(pairs.a), opts.n_boot)
+    chunk = _boot_chunk(k + (opts.model != "bradley-terry") + opts.position, len(pairs.a),
+                        opts.n_boot)  # fmt: skip
     for start in range(0, opts.n_boot, chunk):
         part = slice(start, min(start + chunk, opts.n_boot))
         for model in np.unique(fitted[part]):
             sel = np.flatnonzero(fitted[part] == model) + start
-            scores[sel] = newton(pairs, counts[sel], str(model), alphas[sel]).theta
+            scores[sel] = newton(pairs, counts[sel], str(model), alphas[sel],
+                                 position=opts.position).theta  # fmt: skip
         if bar is not None:
             bar.update(part.stop - part.start)
     return scores, int((~exists).sum())

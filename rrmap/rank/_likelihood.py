@@ -14,8 +14,13 @@ With ``d = θ_a − θ_b``, one pair's outcome probabilities are
 * Rao–Kupper (``θ_RK = e^η ≥ 1``, the parameter fitted is ``η > 0``):
   ``P(a) = σ(d − η)``, ``P(b) = σ(−d − η)``, ``P(tie) = 1 − P(a) − P(b)``.
 
-All three log-likelihoods are concave in the parameters fitted here, so
-Newton's method with step halving finds the maximum when it exists.
+With a position effect (``position=True``) the pairs are ordered — ``a_p``
+shown on the left, ``b_p`` on the right — and ``d = θ_a − θ_b + δ``: one more
+parameter ``δ``, last in the parameter vector, added to every difference.
+
+All three log-likelihoods are concave in the parameters fitted here (``d``
+is linear in them), so Newton's method with step halving finds the maximum
+when it exists.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ MODELS = ("bradley-terry", "davidson", "rao-kupper")
 
 @dataclass(frozen=True)
 class Pairs:
-    """The compared pairs of one group: indices ``a < b`` into the candidates."""
+    """The compared pairs of one group: indices into the candidates, ``a < b``
+    (or, for a position effect, ``a`` shown left and ``b`` right)."""
 
     k: int
     a: np.ndarray
@@ -48,6 +54,7 @@ class Solution:
     information: np.ndarray  # (B, m, m): minus the Hessian of the log-likelihood
     iterations: int
     converged: np.ndarray  # (B,)
+    delta: np.ndarray | None = None  # (B,), the position effect, None without one
 
 
 def _bradley_terry(d, tau, c, grad):
@@ -108,13 +115,15 @@ def initial_tau(model: str, counts: np.ndarray) -> np.ndarray:
 class _Problem:
     """Log-likelihood, gradient and information of a batch on fixed pairs."""
 
-    def __init__(self, pairs: Pairs, counts: np.ndarray, model: str, alpha: np.ndarray):
+    def __init__(self, pairs: Pairs, counts: np.ndarray, model: str, alpha: np.ndarray,
+                 position: bool = False):  # fmt: skip
         self.pairs, self.counts, self.model = pairs, counts, model
         self.terms = _TERMS[model]
         self.alpha = alpha
         self.free_tau = model != "bradley-terry"
+        self.position = position
         k = pairs.k
-        self.m = k + self.free_tau
+        self.m = k + self.free_tau + position
         # sparse: a dense pairs × k incidence matrix alone would be 8 GB for 100,000
         # pairs of 10,000 candidates; transposed, so that products are (k, P) @ (P, B)
         n_pairs = len(pairs.a)
@@ -122,14 +131,30 @@ class _Problem:
         cols = np.r_[np.arange(n_pairs), np.arange(n_pairs)]
         vals = np.r_[np.ones(n_pairs), -np.ones(n_pairs)]
         self.incidence_t = sparse.csr_matrix((vals, (rows, cols)), shape=(k, n_pairs))
+        # ordered pairs may hold A-left-B and B-left-A: their information terms add up
+        # in one unordered cell (a plain assignment would keep only one of them)
+        lo, hi = np.minimum(pairs.a, pairs.b), np.maximum(pairs.a, pairs.b)
+        keys, inv = np.unique(lo * k + hi, return_inverse=True)
+        self.fold = None
+        if len(keys) < n_pairs:
+            self.fold = sparse.csr_matrix(
+                (np.ones(n_pairs), (np.arange(n_pairs), inv)), shape=(n_pairs, len(keys))
+            )
+            lo, hi = keys // k, keys % k
+        self.lo, self.hi = lo, hi
 
     def _d(self, x):
         th = x[:, : self.pairs.k]
-        return th[:, self.pairs.a] - th[:, self.pairs.b]
+        d = th[:, self.pairs.a] - th[:, self.pairs.b]
+        return d + x[:, -1:] if self.position else d
+
+    def _tau(self, x):
+        k = self.pairs.k
+        return x[:, k : k + 1] if self.free_tau else None
 
     def value(self, x, rows=slice(None)):
         """(penalised objective, log-likelihood) of batch elements *rows* at *x*."""
-        tau = x[:, -1:] if self.free_tau else None
+        tau = self._tau(x)
         if self.model == "rao-kupper":
             tau = np.where(tau > 0, tau, np.nan)  # outside the parameter space
         with np.errstate(invalid="ignore"):
@@ -139,15 +164,15 @@ class _Problem:
 
     def derivatives(self, x):
         """Gradient of the penalised objective and the unpenalised information J."""
-        k, a, b = self.pairs.k, self.pairs.a, self.pairs.b
-        tau = x[:, -1:] if self.free_tau else None
-        g_d, g_t, h_dd, h_dt, h_tt = self.terms(self._d(x), tau, self.counts, True)
+        k = self.pairs.k
+        g_d, g_t, h_dd, h_dt, h_tt = self.terms(self._d(x), self._tau(x), self.counts, True)
         nb = x.shape[0]
         grad = np.empty((nb, self.m))
         grad[:, :k] = (self.incidence_t @ g_d.T).T
         info = np.zeros((nb, self.m, self.m))
-        info[:, a, b] = h_dd
-        info[:, b, a] = h_dd
+        h_cell = h_dd if self.fold is None else (self.fold.T @ h_dd.T).T
+        info[:, self.lo, self.hi] = h_cell
+        info[:, self.hi, self.lo] = h_cell
         diag = np.arange(k)
         info[:, diag, diag] = -info[:, :k, :k].sum(axis=2)
         if self.free_tau:
@@ -156,6 +181,14 @@ class _Problem:
             info[:, :k, k] = col
             info[:, k, :k] = col
             info[:, k, k] = -h_tt.sum(axis=1)
+        if self.position:  # ∂d/∂δ = 1
+            grad[:, -1] = g_d.sum(axis=1)
+            row = -(self.incidence_t @ h_dd.T).T
+            info[:, -1, :k] = row
+            info[:, :k, -1] = row
+            info[:, -1, -1] = -h_dd.sum(axis=1)
+            if self.free_tau:
+                info[:, -1, k] = info[:, k, -1] = -h_dt.sum(axis=1)
         grad -= self.alpha[:, None] * x
         return grad, info
 
@@ -167,16 +200,18 @@ def newton(
     alpha: np.ndarray,
     tol: float = 1e-10,
     max_iter: int = 200,
+    position: bool = False,
 ) -> Solution:
     """Maximise each batch element's (penalised) log-likelihood.
 
     ``counts`` is ``(B, P, 3)``; ``alpha`` ``(B,)`` the Gaussian penalty
     ``α/2 |x|²`` on all parameters (scores and, if any, the tie parameter);
-    0 means plain maximum likelihood, which must exist.
+    0 means plain maximum likelihood, which must exist. ``position``: ordered
+    pairs and a position effect δ (see the module notes).
     """
     counts = np.asarray(counts, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
-    prob = _Problem(pairs, counts, model, alpha)
+    prob = _Problem(pairs, counts, model, alpha, position)
     k, m, nb = pairs.k, prob.m, counts.shape[0]
     x = np.zeros((nb, m))
     if prob.free_tau:
@@ -217,4 +252,5 @@ def newton(
     _, info = prob.derivatives(x)
     _, ll = prob.value(x)
     tau = x[:, k] if prob.free_tau else np.full(nb, np.nan)
-    return Solution(x[:, :k], tau, ll, info, it, converged)
+    delta = x[:, -1] if position else None
+    return Solution(x[:, :k], tau, ll, info, it, converged, delta)

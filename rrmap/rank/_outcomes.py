@@ -35,21 +35,26 @@ class Outcomes:
     def weights(self) -> np.ndarray:
         return np.ones(len(self.left)) if self.weight is None else self.weight
 
-    def pairs(self) -> tuple[Pairs, np.ndarray]:
+    def pairs(self, oriented: bool = False) -> tuple[Pairs, np.ndarray]:
         """The compared pairs ``a < b`` and each comparison's cell ``3·pair + outcome``.
 
-        Outcome 0: ``a`` won, 1: ``b`` won, 2: tie.
+        Outcome 0: ``a`` won, 1: ``b`` won, 2: tie. ``oriented``: pairs as
+        shown, ``a`` left and ``b`` right (A-left-B and B-left-A are two pairs),
+        for a position effect.
         """
-        a = np.minimum(self.left, self.right)
-        b = np.maximum(self.left, self.right)
+        if oriented:
+            a, b = self.left, self.right
+        else:
+            a = np.minimum(self.left, self.right)
+            b = np.maximum(self.left, self.right)
         keys, pair = np.unique(a * self.k + b, return_inverse=True)
         a_won = np.where(self.left == a, self.score_left == 1.0, self.score_left == 0.0)
         outcome = np.where(self.score_left == 0.5, 2, np.where(a_won, 0, 1))
         return Pairs(self.k, keys // self.k, keys % self.k), pair * 3 + outcome
 
-    def pair_counts(self) -> tuple[Pairs, np.ndarray]:
+    def pair_counts(self, oriented: bool = False) -> tuple[Pairs, np.ndarray]:
         """The pairs and their (weighted) counts ``(P, 3)``: a won, b won, tie."""
-        pairs, cell = self.pairs()
+        pairs, cell = self.pairs(oriented)
         counts = np.bincount(cell, weights=self.weights(), minlength=3 * len(pairs.a))
         return pairs, counts.reshape(-1, 3)
 

@@ -269,6 +269,7 @@ def fit_bradley_terry(
     weights: str | None = None,
     rng: int | np.random.Generator | None = None,
     progress: bool = False,
+    position_effect: bool = False,
 ) -> BradleyTerryFit:
     """Fit a Bradley–Terry model (or Davidson's or Rao–Kupper's, with ties) to comparisons.
 
@@ -323,6 +324,19 @@ def fit_bradley_terry(
         int). Each group draws from its own child generator.
     progress : bool, default False
         Show a progress bar of the bootstrap (tqdm, on stderr).
+    position_effect : bool, default False
+        Fit a position effect δ with the scores: every comparison's score
+        difference becomes ``θ_left − θ_right + δ`` (BradleyTerry2's
+        "home advantage", ``~ player + at.home``). δ is on the log-odds
+        scale: for Bradley–Terry and Davidson, between equal candidates the
+        odds of a left win against a right win are ``e^δ`` (δ > 0: the judge
+        favours the left one). ``fits`` gains ``position_effect``,
+        ``position_effect_se`` and the likelihood-ratio test against the same
+        model without δ (``position_lr_statistic``, ``position_lr_p``, χ² with
+        1 degree of freedom; NaN when either fit needs a penalty). The MLE
+        needs pairs shown both ways round in a pattern the scores cannot
+        absorb, and no side or candidate that never loses (see
+        ``mle_exists``/``problem``).
 
     Returns
     -------
@@ -382,7 +396,7 @@ fitted with a Gaussian penalty, alpha=0.1')
     if ties is None:
         ties = "half" if model == "bradley-terry" else "model"
     opts = Options(model, ties, alpha, fallback_alpha, bootstrap, bootstrap_by, tuple(top_k),
-                   level)  # fmt: skip
+                   level, bool(position_effect))  # fmt: skip
     clean = prepare(comparisons, by, ties)
     _check(opts, weights, clean, by)
     if weights is not None:

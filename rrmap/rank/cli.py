@@ -168,6 +168,11 @@ _FIT_COLUMNS = [
 ]
 
 
+_POSITION_COLUMNS = [
+    *("position_effect", "position_effect_se", "position_lr_statistic", "position_lr_p"),
+]
+
+
 def _notes(fit) -> None:
     notes = fit.notes
     if len(notes) <= 3:
@@ -220,12 +225,16 @@ def _fit_table(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.D
         weights = "annotator_weight" if "annotator_weight" in df.columns else None
         fit = fit_bradley_terry(df, by=by, model=_MODEL_NAMES[model], ties=ties,
                                 alpha=opts["alpha"], fallback_alpha=opts["fallback_alpha"],
-                                weights=weights, **boot)  # fmt: skip
+                                weights=weights, position_effect=opts["position_effect"],
+                                **boot)  # fmt: skip
         _notes(fit)
-        info = fit.fits[[*keys, *_FIT_COLUMNS, "n_bootstrap_no_mle"]]
+        position = _POSITION_COLUMNS if opts["position_effect"] else []
+        info = fit.fits[[*keys, *_FIT_COLUMNS, *position, "n_bootstrap_no_mle"]]
         table = fit.table.merge(info, on=keys) if by else fit.table.assign(**info.iloc[0])
         table = table.assign(tie_handling=ties)
         return table.sort_values([*keys, "rank", "candidate"], ignore_index=True)
+    if opts["position_effect"]:
+        raise InputError("--position-effect needs a likelihood model (bt, davidson, rao-kupper)")
     fit = fit_elo(df, by=by, k=opts["k"], initial=opts["initial"], scale=opts["scale"],
                   n_shuffles=opts["shuffles"], ties=ties, **boot)  # fmt: skip
     table = fit.table.assign(model="elo", k=opts["k"], n_shuffles=opts["shuffles"],
@@ -267,6 +276,11 @@ _model_opts = [
                  "exists, else --fallback-alpha; 0 forbids the penalty."),
     click.option("--fallback-alpha", type=float, default=0.1,
                  help="Penalty used when the MLE does not exist."),
+    click.option("--position-effect", is_flag=True,
+                 help="Fit the judge's preference for the left position with the scores "
+                 "(theta_left - theta_right + delta; bt, davidson, rao-kupper): adds "
+                 "position_effect (log-odds, > 0 favours left), its se and a likelihood-ratio "
+                 "test against the model without it."),
     click.option("--k", "k", type=float, default=32.0, help="Elo K-factor."),
     click.option("--initial", type=float, default=1500.0, help="Elo starting rating."),
     click.option("--scale", type=float, default=400.0, help="Elo logistic scale."),
