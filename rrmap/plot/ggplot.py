@@ -14,9 +14,11 @@ use any category.
 Titles are plot labels, not scale names, so ``+ labs(color=..., shape=...)``
 and ``+ scale_color_manual(values=...)`` work as in any ggplot and keep one
 legend. When drawn, the plot checks that its legends fit the figure: a legend
-that would be cropped (or leave the panels under a third of the width) moves
-below the panels and wraps into rows. Facetted plots get tick labels away
-from the panels' shared edges. Saved files keep text as text (Type 42).
+that would be cropped (or leave the panels together under a third of the
+width) moves below the panels and wraps into rows; else the theme's legend
+position stays. A title wider than the figure wraps. Facetted plots get tick
+labels away from the panels' shared edges. Saved files keep text as text
+(Type 42).
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ from rrmap.plot.map import _check_points, _levels, _thresholds_of, axis_label, b
 from rrmap.zones import Thresholds
 
 __all__ = ["RRMapPlot", "ggrrmap", "rrmap_layers_data"]
+
+#: Size of the names beside the Δ band (points): the smallest text of the map.
+ZONE_LABEL_PT = 6.0
 
 
 def rrmap_layers_data(
@@ -235,24 +240,21 @@ def _legend_fix(plot: ggplot, fig: Any, attempt: int) -> list | None:
     from plotnine import guide_legend, guides, theme
 
     legends = getattr(plot.theme.targets, "legends", None)
-    if legends is None or not legends.boxes:
-        return None
     from rrmap.plot._sizing import renderer_of
 
     renderer = renderer_of(fig)
+    if legends is None or not legends.boxes:
+        return _title_fix(plot, fig, renderer) or _axis_title_fix(plot, fig, renderer)
     page = fig.bbox
     boxes = [b.get_window_extent(renderer) for b in legends.boxes]
     cropped = any(
         b.x0 < page.x0 - 1 or b.x1 > page.x1 + 1 or b.y0 < page.y0 - 1 or b.y1 > page.y1 + 1
         for b in boxes
     )
-    squeezed = (
-        bool(plot.axs)
-        and legends.right is not None
-        and (sum(ax.get_position().width for ax in plot.axs[:1]) < 0.35)
-    )
+    # the panels together (not one facet) under a third of the figure's width
+    squeezed = bool(plot.axs) and legends.right is not None and _panels_width(plot.axs) < 1 / 3
     if not (cropped or squeezed):
-        return _axis_title_fix(plot, fig, renderer)
+        return _title_fix(plot, fig, renderer) or _axis_title_fix(plot, fig, renderer)
     heads = {str(v) for v in vars(plot.labels).values() if v is not None}
     texts = [t for b in legends.boxes for t in b.findobj(Text) if t.get_text()]
     entries = [t for t in texts if t.get_text() not in heads] or texts
@@ -265,6 +267,36 @@ def _legend_fix(plot: ggplot, fig: Any, attempt: int) -> list | None:
         theme(legend_position="bottom", legend_box="vertical", legend_title_position="top"),
         guides(color=guide_legend(ncol=per_row), shape=guide_legend(ncol=per_row)),
     ]
+
+
+def _panels_width(axs: Sequence[Any]) -> float:
+    """Width of the panels together, as a fraction of the figure's width."""
+    boxes = [ax.get_position() for ax in axs]
+    return max(b.x1 for b in boxes) - min(b.x0 for b in boxes)
+
+
+def _title_fix(plot: ggplot, fig: Any, renderer: Any) -> list | None:
+    """The title and subtitle wrapped onto more lines when they run beyond the figure."""
+    import textwrap
+
+    from plotnine import labs
+
+    page = fig.bbox
+    wrapped = {}
+    for name, attr in (("title", "plot_title"), ("subtitle", "plot_subtitle")):
+        text = getattr(plot.theme.targets, attr, None)
+        value = getattr(plot.labels, name, None)
+        if text is None or not value or not text.get_text():
+            continue
+        box = text.get_window_extent(renderer)
+        if box.x0 >= page.x0 - 1 and box.x1 <= page.x1 + 1:
+            continue
+        lines = str(value).split("\n")
+        longest = max(len(line) for line in lines)
+        # characters per line in proportion to the room, with a margin for wide letters
+        room = max(8, int(longest * 0.92 * page.width / max(box.width, 1.0)) - 1)
+        wrapped[name] = "\n".join(textwrap.fill(line, room) for line in lines)
+    return [labs(**wrapped)] if wrapped else None
 
 
 def _axis_title_fix(plot: ggplot, fig: Any, renderer: Any) -> list | None:
@@ -366,7 +398,7 @@ def ggrrmap(
         p += annotate("point", x=[0.0, 0.0], y=[1.0, 0.0], shape="*", size=4.5, fill="white")
     if zone_labels:
         p += _label_layers(data, th, xlim, ylim)
-        for layer in p.layers[-2:]:  # leaders and names beside the Δ band
+        for layer in p.layers[-3:]:  # leaders and names beside the Δ band
             layer._rrmap_role = "side labels"
     caption = None
     if points is not None:
@@ -437,29 +469,35 @@ def _label_layers(
     curve = data["excellent"]
     k = int(((curve.r - 1.2).abs() + (curve.delta < 0)).to_numpy().argmin())
     targets = [(curve.delta[k], curve.r[k]), (0.0, 1.0), (0.0, 0.0)]
-    y_text = [f + 0.12, 1.0, 0.12]
+    # "perfect stereotype" stands on the bottom edge and grows upwards: never cut there
+    bottom = max(0.12, ylim[0] + 0.02 * (ylim[1] - ylim[0]))
+    y_text = [f + 0.12, 1.0, bottom]
     leaders = annotate(
         "segment",
         x=[side - dx / 2] * 3,
-        y=y_text,
+        y=[*y_text[:2], bottom + 0.04 * (ylim[1] - ylim[0])],
         xend=[t[0] for t in targets],
         yend=[t[1] for t in targets],
         size=0.25,
         color="black",
     )
+    style = {
+        "ha": "left",
+        "size": ZONE_LABEL_PT,
+        "label_size": 0,
+        "label_padding": 0.1,
+        "fill": "#ffffffbb",
+    }
     names = annotate(
         "label",
-        x=[side] * 3,
-        y=y_text,
-        label=["excellent", "perfect\nalignment", "perfect\nstereotype"],
-        ha="left",
+        x=[side] * 2,
+        y=y_text[:2],
+        label=["excellent", "perfect\nalignment"],
         va="center",
-        size=5.5,
-        label_size=0,
-        label_padding=0.1,
-        fill="#ffffffbb",
+        **style,
     )
-    return [corners, leaders, names]
+    low = annotate("label", x=side, y=bottom, label="perfect\nstereotype", va="bottom", **style)
+    return [corners, leaders, names, low]
 
 
 def _point_layers(

@@ -199,3 +199,46 @@ def test_ggplot_save_keeps_text_as_text_under_any_theme(pts, tmp_path):
     p.save(out, width=3.5, height=3, verbose=False)
     data = out.read_bytes()
     assert b"/FontFile2" in data and b"/Subtype /Type3" not in data
+
+
+def test_the_users_legend_position_is_kept_when_the_panels_have_room(pts):
+    """Every 3-facet plot used to move its legend below (one facet < 0.35 of the width)."""
+    from plot_helpers import drawn_texts
+
+    p = ggrrmap(pts, "movement") + facet_wrap("expert") + theme_bw()
+    fig = (p + theme(legend_position="right", figure_size=(12, 4))).draw()
+    legend = {t: b for t, b, _ in drawn_texts(fig) if t in [*MOVEMENTS, "movement"]}
+    right = max(ax.get_position().x1 for ax in fig.axes)  # the panels, as drawn
+    w, _ = fig.get_size_inches()
+    assert len(legend) == 6
+    assert all(b.x0 > right * w for b in legend.values())  # beside the panels, not below
+
+
+def test_a_long_title_wraps_and_nothing_is_cut_at_single_column_width(pts):
+    from plot_helpers import drawn_texts, outside_page
+
+    long = "Relative ratings of the three raters, by movement and modality"
+    p = ggrrmap(pts[pts.expert == "E1"], "movement") + theme_rrmap() + labs(title=long)
+    fig = (p + theme(figure_size=(3.5, 3.2))).draw()
+    assert outside_page(fig) == []
+    titles = [t for t, _, _ in drawn_texts(fig) if "Relative ratings" in t]
+    assert titles and "\n" in titles[0] and " ".join(titles[0].split()) == long
+    assert p.labels.title == long  # the user's plot is left as it was
+
+
+def test_zone_labels_are_at_least_6_pt_and_inside_the_panel(pts):
+    from plot_helpers import drawn_texts
+
+    p = ggrrmap(pts[pts.expert == "E1"], "movement") + theme_rrmap()
+    fig = (p + theme(figure_size=(3.5, 3.2))).draw()
+    ax = fig.axes[0]
+    _, h = fig.get_size_inches()
+    panel = ax.get_position()
+    names = {"excellent", "perfect\nalignment", "perfect\nstereotype", "fair", "stereotype", "bad"}
+    seen = {}
+    for text, box, size in drawn_texts(fig):
+        if text in names:
+            seen[text] = size
+            assert box.y0 >= panel.y0 * h - 0.01 and box.y1 <= panel.y1 * h + 0.01, text
+    assert set(seen) == names
+    assert min(seen.values()) >= 6.0
