@@ -39,6 +39,7 @@ from rrmap.plot._style import (
     OKABE_ITO,
     QUALITY_COLORS,
     QUALITY_MARKERS,
+    RESERVED_MARKERS,
     check_figure_size,
     parse_width,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "PAPER_STYLE",
     "QUALITY_COLORS",
     "QUALITY_MARKERS",
+    "RESERVED_MARKERS",
     "PanelArtists",
     "background_cmap",
     "check_figure_size",

@@ -16,7 +16,9 @@ from rrmap._escape import plain_figure_text, short_label
 from rrmap.errors import InputError
 from rrmap.zones import QUALITY_LEVELS
 
-#: Okabe–Ito colours (colour-blind safe), in the order options are coloured.
+#: Okabe–Ito colours (colour-blind safe), in the order options are coloured. Okabe and
+#: Ito's yellow (#F0E442) is left out: on the light yellow of the map's centre it is no
+#: colour at all.
 OKABE_ITO: tuple[str, ...] = (
     "#0072B2",
     "#D55E00",
@@ -25,17 +27,21 @@ OKABE_ITO: tuple[str, ...] = (
     "#E69F00",
     "#56B4E9",
     "#000000",
-    "#F0E442",
 )
-#: Point markers, one per option, so maps survive greyscale printing. Triangles are left
-#: out: they mark clipped points. Past 8 options colours repeat but never with the same
-#: marker (8 colours × 9 markers), so every option stays distinct for colour-blind readers.
-MARKERS: tuple[str, ...] = ("o", "s", "D", "P", "X", "h", "p", "d", "*")
-#: Colours of the quality levels, the same in every figure.
+#: Point markers, one per option, so maps survive greyscale printing. Shapes with a meaning
+#: of their own are left out: triangles mark clipped points, the star the reference points.
+#: Past 7 options colours repeat but never with the same marker (7 colours × 9 markers), so
+#: every option stays distinct for colour-blind readers.
+MARKERS: tuple[str, ...] = ("o", "s", "D", "P", "X", "h", "p", "d", "H")
+#: Marker shapes reserved for what they mean on the map: never an option's.
+RESERVED_MARKERS: frozenset[str] = frozenset({"*", "^", "v", "<", ">"})
+#: Colours of the quality levels, the same in every figure. Their lightness alternates
+#: (CIELAB L* 40, 70, 89, 54), so that neighbours in the stacked bars differ by at least
+#: 15 L* in greyscale print, and stay apart for deuteranopes (tests/plot/test_print_safe.py).
 QUALITY_COLORS: dict[str, str] = {
-    "excellent": "#009E73",
+    "excellent": "#006D52",
     "fair": "#56B4E9",
-    "stereotype": "#E69F00",
+    "stereotype": "#F0E442",
     "bad": "#D55E00",
 }
 #: Markers of the quality levels, the same in every figure.

@@ -12,19 +12,19 @@ printed width like the maps.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
 import matplotlib as mpl
 import numpy as np
 import pandas as pd
-from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from rrmap.errors import InputError
+from rrmap.plot._contrast import text_color
 from rrmap.plot._glyphs import gathers_glyph_warnings
 from rrmap.plot._keywords import lists_keywords
 from rrmap.plot._sizing import (
@@ -57,12 +57,6 @@ _TICK_LIMIT = 30
 _PAIR_LIMIT = 20
 
 
-def _text_color(fill: str) -> str:
-    """Black or white, whichever reads better on *fill* (relative luminance)."""
-    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(fill))
-    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.25 else "white"
-
-
 def _quality_legend(
     footer: Footer, width: float, levels: list[str] | None = None, intervals: bool = False
 ) -> None:
@@ -84,10 +78,11 @@ def _quality_legend(
 
 
 def _stacked_bars(ax: Any, shares: pd.DataFrame, names: list[str]) -> None:
-    """Horizontal bars (top to bottom in *names* order), segments per quality level,
-    labelled with their percentage when wide enough to hold it, and a whisker at each
-    boundary between two levels: the Wilson 95 % interval of the share up to it."""
-    size = float(mpl.rcParams["xtick.labelsize"])
+    """Horizontal bars (top to bottom in *names* order), segments per quality level, and a
+    whisker at each boundary between two levels: the Wilson 95 % interval of the share up
+    to it. The segments' percentages are written once the figure is laid out
+    (:func:`_label_shares`), in those wide enough to hold them."""
+    segments = []
     y = np.arange(len(names))[::-1]
     left = np.zeros(len(names))
     _boundary_intervals(ax, shares, y)
@@ -104,18 +99,11 @@ def _stacked_bars(ax: Any, shares: pd.DataFrame, names: list[str]) -> None:
             label=q,
             gid=f"rrmap.bar.{q}",
         )
-        for yi, li, v in zip(y, left, vals, strict=True):
-            if v >= 9.5:
-                ax.text(
-                    li + v / 2,
-                    yi,
-                    f"{v:.0f}",
-                    ha="center",
-                    va="center",
-                    fontsize=size,
-                    color=_text_color(QUALITY_COLORS[q]),
-                )
+        segments += [
+            (li, yi, v, QUALITY_COLORS[q]) for yi, li, v in zip(y, left, vals, strict=True)
+        ]
         left += vals
+    ax._rrmap_shares = segments
     ax.set_yticks(y, names)
     ax.set_xlim(0, 100)
     ax.set_ylim(-0.6, len(names) - 0.4)
@@ -123,6 +111,30 @@ def _stacked_bars(ax: Any, shares: pd.DataFrame, names: list[str]) -> None:
     ax.tick_params(axis="y", length=0)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
+
+
+def _label_shares(axes: Sequence[Any]) -> None:
+    """Write each segment's percentage inside it where the number fits (with a 1 pt margin
+    each side), whatever the share: a 4 % segment of a wide bar is labelled, a 12 % one of
+    a narrow panel may not be. Black or white, whichever contrasts more with the fill."""
+    size = float(mpl.rcParams["xtick.labelsize"])
+    for ax in axes:
+        fig = ax.get_figure(root=True)
+        span_pt = ax.get_position().width * fig.get_figwidth() * 72.0
+        for left, y, v, fill in getattr(ax, "_rrmap_shares", []):
+            label = f"{v:.0f}"
+            if v < 0.5 or text_width_pt(label, size) + 2.0 > span_pt * v / 100.0:
+                continue
+            ax.text(
+                left + v / 2,
+                y,
+                label,
+                ha="center",
+                va="center",
+                fontsize=size,
+                color=text_color(fill),
+                gid="rrmap.share",
+            )
 
 
 def _boundary_intervals(ax: Any, shares: pd.DataFrame, y: np.ndarray) -> None:
@@ -163,7 +175,7 @@ def plot_proportions(
 
     Each bar splits 100 % of a rater's points into excellent, fair,
     stereotype and bad, in the quality colours of every rrmap figure;
-    segments of 10 % or more carry their percentage. A whisker at each
+    every segment wide enough to hold its percentage carries it. A whisker at each
     boundary between two levels spans the Wilson 95 % interval of the share
     of points up to that boundary (:func:`rrmap.tables.wilson_interval`):
     how far the boundary could move with another sample of the same size.
@@ -220,6 +232,7 @@ def plot_proportions(
         _quality_legend(footer, w, intervals=True)
         freeze_ticks(fig, typ["xtick.labelsize"])
         fit_with_footer(fig, axes[:1], None, nrows, footer, panel_height=_BAR * n_bars + 0.1)
+        _label_shares(axes)
     return fig
 
 
@@ -410,13 +423,15 @@ def _pair_matrices(
         a, b, m = blocks[k]
         edges = np.arange(5) - 0.5
         # vector cells (an image would be resampled to the dpi in PostScript)
-        ax.pcolormesh(edges, edges, m, cmap="Blues", vmin=0, vmax=max(m.max(), 1) * 1.25)
+        mesh = ax.pcolormesh(edges, edges, m, cmap="Blues", vmin=0, vmax=max(m.max(), 1) * 1.25)
         ax.set_xlim(-0.5, 3.5)
         ax.set_ylim(3.5, -0.5)
         ax.set_aspect("equal")
+        fills = mesh.cmap(mesh.norm(m))
         for i in range(4):
             for j in range(4):
-                ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=size)
+                ink = text_color(fills[i, j])
+                ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=size, color=ink)
             ax.add_patch(
                 mpl.patches.Rectangle(
                     (i - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", lw=0.9

@@ -90,8 +90,11 @@ def test_any_number_of_options_stays_distinct(n):
 
 def test_nine_criteria_combine_colour_and_marker():
     styles = style_map([f"c{i}" for i in range(9)], None, None, "criterion")
-    assert styles["c8"] == (OKABE_ITO[0], MARKERS[8])  # the ninth repeats a colour, not a pair
+    # seven colours, nine markers: the eighth and ninth repeat a colour, never a pair
+    assert styles["c7"] == (OKABE_ITO[0], MARKERS[7])
+    assert styles["c8"] == (OKABE_ITO[1], MARKERS[8])
     assert styles["c0"] == (OKABE_ITO[0], MARKERS[0])
+    assert "*" not in {m for _, m in styles.values()}  # the star marks the reference points
 
 
 def test_quality_has_fixed_colours_and_markers_even_for_a_subset():
