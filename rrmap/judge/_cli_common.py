@@ -102,6 +102,14 @@ _BACKEND_OPTIONS = [
         help="Retries of a call after 429/5xx/timeouts/dropped connections.",
     ),
     click.option(
+        "--fail-on-error",
+        type=click.FloatRange(0, 1, min_open=True),
+        default=1.0,
+        metavar="RATE",
+        help="Stop (exit 1) when this share of the last 20 HTTP attempts failed (default 1: "
+        "all of them); the run also stops when its first 5 attempts all fail.",
+    ),
+    click.option(
         "--seed",
         type=int,
         default=0,
@@ -207,6 +215,7 @@ def _budget(o: dict[str, Any], model: str) -> Any:
 
 
 def _client(o: dict[str, Any]) -> Any:
+    from rrmap.judge._breaker import Breaker
     from rrmap.judge.client import ChatClient, Endpoint
 
     missing = [f"--{k.replace('_', '-')}" for k in ("base_url", "model") if not o[k]]
@@ -232,7 +241,13 @@ def _client(o: dict[str, Any]) -> Any:
     )
     if o["cache_dir"] is None and not o["dry_run"]:
         click.echo("note: no --cache given; answers are not kept for a rerun", err=True)
-    return ChatClient(ep, cache=o["cache_dir"], rng=o["seed"], budget=_budget(o, o["model"]))
+    return ChatClient(
+        ep,
+        cache=o["cache_dir"],
+        rng=o["seed"],
+        budget=_budget(o, o["model"]),
+        breaker=Breaker(rate=o["fail_on_error"]),
+    )
 
 
 def _execute(
@@ -363,8 +378,11 @@ def _dry_run_report(client: Any, counts: Any, what: str) -> None:
         )
 
 
-def _finish(stats: Any, where: str, budget: Any = None) -> None:
-    """Exit 1 when no call got an answer; otherwise say what failed and where it is."""
+def _finish(
+    stats: Any, where: str, budget: Any = None, usable: int | None = None, what: str = "verdict"
+) -> None:
+    """Exit 1 when no call got an answer or nothing usable came of the answers (*usable*
+    results, e.g. verdicts, of the run); otherwise say what failed and where it is."""
     failed = stats.failed + stats.not_sent
     if budget is not None:
         click.echo(f"budget: {budget.summary()}", err=True)
@@ -372,6 +390,11 @@ def _finish(stats: Any, where: str, budget: Any = None) -> None:
         raise click.ClickException(
             f"no call got an answer: {stats.failed} failed, {stats.not_sent} not sent; "
             f"recorded in {where}"
+        )
+    if usable == 0:
+        raise click.ClickException(
+            f"no usable {what}: {stats.calls} answer(s), {stats.failed} failed, "
+            f"{stats.not_sent} not sent; recorded in {where}"
         )
     if stats.not_sent:
         click.echo(

@@ -145,7 +145,7 @@ def rate_command(
             err=True,
         )
     click.echo(backend.stats.summary(), err=True)
-    _finish(backend.stats, str(paths[3]), client.budget)
+    _finish(backend.stats, str(paths[3]), client.budget, usable=len(result.ratings), what="rating")
     if merge_with is not None:
         merged = merge_ratings(merge_with, result)
         write_csv(merged_path, merged, o["raw_csv"])

@@ -183,7 +183,7 @@ def twoafc_command(
     if stats is not None:
         click.echo(stats.summary(), err=True)
         where = str(per_order) if per_order else "the excluded pairs above (--per-order FILE: all)"
-        _finish(stats, where, getattr(judge, "budget", None))
+        _finish(stats, where, getattr(judge, "budget", None), usable=len(result.comparisons))
 
 
 def _comparisons_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -301,7 +301,8 @@ def mcq_command(
     )
     click.echo(backend.stats.summary(), err=True)
     where = str(responses_out) if responses_out else "the unmatched replies above"
-    _finish(backend.stats, where, client.budget)
+    matched = int((res.responses["matched"].fillna("").astype(str) != "").sum())
+    _finish(backend.stats, where, client.budget, usable=matched, what="matched reply")
 
 
 @judge_group.command("interpret", context_settings=CONTEXT_SETTINGS)
@@ -390,6 +391,8 @@ def interpret_command(
         backend.stats,
         str(o["output"] or "the invalid rows above") + " (column error)",
         client.budget,
+        usable=int(res.scores["valid"].sum()),
+        what="score",
     )
 
 

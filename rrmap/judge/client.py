@@ -41,6 +41,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from rrmap.errors import InputError
+from rrmap.judge._breaker import Breaker
 from rrmap.judge._conversation import _CONVERSATION, _Conversation, conversation
 from rrmap.judge._reply import (
     ACCEPT_ENCODING,
@@ -251,6 +252,10 @@ class ChatClient:
         backoff); default: stderr.
     announce_after : float, default 5
         Waits at least this long (seconds) are announced through *notify*.
+    breaker : Breaker, optional
+        When to stop a run whose endpoint does not work (default
+        :class:`~rrmap.judge._breaker.Breaker`: the first 5 attempts all
+        failed, or all of the last 20); it then raises :class:`EndpointError`.
 
     Attributes
     ----------
@@ -272,8 +277,10 @@ class ChatClient:
         budget: Budget | None = None,
         notify: Callable[[str], None] | None = None,
         announce_after: float = ANNOUNCE_WAIT,
+        breaker: Breaker | None = None,
     ) -> None:
         self.endpoint = endpoint
+        self.breaker = breaker or Breaker()
         self.announce_after = announce_after
         self.cache = (
             cache if cache is None or isinstance(cache, ResponseCache) else (ResponseCache(cache))
@@ -287,8 +294,8 @@ class ChatClient:
         self._http: Any = None
         self._sem: asyncio.Semaphore | None = None
         self._depth = 0
-        self._probe: asyncio.Event | None = None
-        self._probing = False
+        self._probe: asyncio.Lock | None = None
+        self._probed = False
         self._fatal: EndpointError | None = None
         self._inflight: dict[str, asyncio.Future] = {}
         #: answers paid for in this run, by cache key: an identical request is not paid
@@ -327,8 +334,8 @@ class ChatClient:
             self._free = list(sizes)
             self._http = self._pools[0]
             self._sem = asyncio.Semaphore(n)
-            self._probe = asyncio.Event()
-            self._probing = False
+            self._probe = asyncio.Lock()
+            self._probed = False
             self._fatal = None
             self._inflight = {}
         self._depth += 1
@@ -375,6 +382,7 @@ class ChatClient:
         )
         twin.rng = self.rng
         twin.stats = self.stats
+        twin.breaker = self.breaker
         twin._memo = self._memo
         return twin
 
@@ -492,8 +500,8 @@ class ChatClient:
                     self._unreserve(reservation)
                     raise
             finally:
-                if probe:  # sent or not, the others go on
-                    self._probe.set()
+                if probe:  # answered or not, the next call may go
+                    self._probe.release()
             self._settle(reservation, body, result)
             if self.cache is not None:
                 # in a writer thread of its own: file creation can be slow on some file
@@ -562,32 +570,35 @@ class ChatClient:
             self.stats.cost = self.budget.cost
 
     async def _await_probe(self) -> bool:
-        """Whether this call is the session's first; the others wait for its answer.
+        """Whether this call goes out alone, holding the probe lock (released by the caller).
 
-        The first request of a session goes out alone: a wrong key, model or
-        URL, or an endpoint that cannot be reached, then costs one request,
-        and every other call fails with the same error unsent. Its reported
-        tokens also correct the budget's estimate before any other call
-        reserves.
+        Until one request of a session has been answered, requests go out one
+        at a time: a wrong key, model or URL, an endpoint that cannot be
+        reached or that fails everything then costs a few requests, and every
+        other call fails with the same error unsent. The first answer's
+        reported tokens also correct the budget's estimate before any other
+        call reserves.
         """
-        if not self._probing:
-            self._probing = True
-            return True
-        await self._probe.wait()
-        if self._fatal is not None:
-            raise self._fatal
-        return False
+        if self._probed:
+            return False
+        await self._probe.acquire()
+        if self._probed or self._fatal is not None:
+            self._probe.release()
+            if self._fatal is not None:
+                raise self._fatal
+            return False
+        return True
 
     async def _send_checked(self, body: dict[str, Any], probe: bool = False) -> ChatResult:
         if probe:
             try:
                 async with self._sem:
-                    return await self._send(body, probe=True)
+                    result = await self._send(body, probe=True)
             except EndpointError as exc:
                 self._fatal = exc
                 raise
-            finally:
-                self._probe.set()
+            self._probed = True
+            return result
         async with self._sem:
             if self._fatal is not None:
                 raise self._fatal
@@ -626,6 +637,8 @@ class ChatClient:
         last = ""
         unreachable = 0
         for attempt in range(ep.max_retries + 1):
+            if self._fatal is not None:  # the breaker tripped while this call waited
+                raise self._fatal
             self.stats.requests += 1
             wait: float | None = None
             why = "backoff"
@@ -650,14 +663,24 @@ class ChatClient:
                 if probe:
                     wait = 0.25 * unreachable
             except httpx.TimeoutException as exc:
-                last = f"timed out after {ep.timeout:g} s ({type(exc).__name__})"
+                last = f"no byte arrived for {ep.timeout:g} s ({type(exc).__name__})"
+                if probe:  # the first request: nothing else could have slowed it down
+                    raise self._trip(
+                        f"no byte arrived for --timeout {ep.timeout:g} s: the endpoint hangs "
+                        "(or the model needs longer: raise --timeout)"
+                    ) from None
             except httpx.TransportError as exc:
                 last = f"connection failed ({type(exc).__name__}: {exc})"
             else:
                 if isinstance(result, ChatResult):
+                    self.breaker.record(True)
                     return result
                 last, wait = result
                 why = "Retry-After" if wait is not None else "backoff"
+            if not last.startswith("HTTP 429"):  # slow down, not broken
+                tripped = self.breaker.record(False)
+                if tripped is not None:
+                    raise self._trip(f"{tripped}; the last: {last}") from None
             if attempt == ep.max_retries:
                 break
             self.stats.retries += 1
@@ -668,8 +691,16 @@ class ChatClient:
                     f"{attempt + 2} of {ep.max_retries + 1}"
                 )
             await asyncio.sleep(pause)
+            if self._fatal is not None:
+                raise self._fatal
         self.stats.failed += 1
         raise CallFailedError(f"{public_url(ep.url)}: {last} after {ep.max_retries + 1} attempts")
+
+    def _trip(self, why: str) -> EndpointError:
+        """Stop the run: every call in flight or waiting fails with the same error."""
+        if self._fatal is None:
+            self._fatal = EndpointError(f"{public_url(self.endpoint.url)}: stopped: {why}")
+        return self._fatal
 
     async def _read_response(
         self, resp: Any, attempt: int, key: str | None

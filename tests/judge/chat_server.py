@@ -173,6 +173,11 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        with self.server.owner._lock:
+            self.server.owner._connections.add(self.connection)
+
     def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         self.send_response(status)
@@ -404,6 +409,7 @@ class ChatServer:
         self.active = 0
         self.max_active = 0
         self._lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self._thread: threading.Thread | None = None
@@ -528,6 +534,17 @@ class ChatServer:
     def stop(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+    def kill(self) -> None:
+        """Stop as a killed process would: no new connection, the open ones cut."""
+        self.stop()
+        with self._lock:
+            conns, self._connections = list(self._connections), set()
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def __enter__(self) -> ChatServer:
         return self.start()

@@ -74,8 +74,9 @@ def test_a_run_where_no_call_succeeds_exits_1_and_a_partial_run_exits_0(tmp_path
     every = {i: "500" for i in range(1, 100)}
     with ChatServer(faults=every) as server:
         none = _2afc(server.base_url, tmp_path, "--max-retries", "0")
+        assert server.received == 5  # the breaker: the first 5 attempts all failed
     assert none.exit_code == 1
-    assert "Error: no call got an answer: 24 failed, 0 not sent" in none.stderr
+    assert "stopped: the first 5 attempts all failed; the last: HTTP 500" in none.stderr
     some = {i: "500" for i in (1, 2, 3)}  # three calls fail (no retry), the others answer
     with ChatServer(faults=some) as server:
         part = _2afc(server.base_url, tmp_path / "b", "--max-retries", "0", "--per-order",

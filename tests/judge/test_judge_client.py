@@ -86,9 +86,17 @@ def test_retry_after_http_date_in_the_past_is_zero():
 
 
 def test_slow_answer_times_out_and_is_retried():
-    with ChatServer(lambda body: "ok", faults={1: "slow"}, slow_seconds=1.5) as server:
+    """Once the endpoint has answered, a call that times out is retried (the first request
+    of a run timing out stops it instead: tests/judge/test_judge_failures.py)."""
+
+    async def two(client):
+        async with client:
+            first = await client.chat(HELLO)
+            return first, await client.chat([{"role": "user", "content": "again"}])
+
+    with ChatServer(lambda body: "ok", faults={2: "slow"}, slow_seconds=1.5) as server:
         client = ChatClient(_endpoint(server, timeout=0.3))
-        (res,) = asyncio.run(_ask(client))
+        _, res = asyncio.run(two(client))
     assert res.text == "ok"
     assert client.stats.retries == 1
 
