@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rrmap._json import json_text, records
+from rrmap._json import records
 from rrmap._streams import Streams
 from rrmap._version import __version__
 from rrmap.errors import InputError, PermutationWarning
@@ -54,6 +54,7 @@ OUTPUT_FILES: tuple[str, ...] = (
     "agreement.tex",
     "results.json",
     "report.md",
+    "report.html",
 )
 
 _ALPHA = 0.05
@@ -208,8 +209,8 @@ class AnalysisResult:
         --------
         >>> import rrmap
         >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=99, rng=0)
-        >>> print(res.summary().splitlines()[0])
-        405 RRMap points from 3 raters (E1, E2, E3). 8 tests ran; 8 pass p < 0.05 after Holm
+        >>> print(res.summary(width=80).splitlines()[0])
+        405 RRMap points from 3 raters (E1, E2, E3). 8 tests ran; 8 pass p < 0.05 after
         """
         import textwrap
 
@@ -330,7 +331,9 @@ class AnalysisResult:
         Files: ``tests.csv``, ``points.csv``, ``proportions.csv``,
         ``agreement.csv``, ``reliability.csv``, the same tables as booktabs
         LaTeX (``tests.tex``, ``proportions.tex``, ``agreement.tex``),
-        ``results.json`` (all tables and the settings) and ``report.md``. With
+        ``results.json`` (all tables and the settings), ``report.md`` and
+        ``report.html`` (one self-contained page: key findings, tables,
+        figures embedded, :func:`rrmap.report_html.render_html`). With
         ``figures=True`` and the plotting module available, the analysis
         figures are written too, into ``folder/figures/`` (see
         :func:`rrmap.plot.save_analysis_figures`), and linked from the report.
@@ -387,56 +390,16 @@ class AnalysisResult:
         if figures:
             try:
                 from rrmap.plot import check_figure_size, parse_width
-            except ImportError:  # no plotting: the figures are left out (see _write_figures)
+            except ImportError:  # no plotting: the figures are left out (rrmap._results_folder)
                 pass
             else:  # a bad width or resolution fails before anything is written
                 check_figure_size(parse_width(width, 7.0), dpi)
+        from rrmap._results_folder import write_files
+
         with staged_folder(folder, replace=_is_output) as stage:
-            names = self._write_files(stage, figures, width, dpi, raw_csv)
+            names = write_files(self, stage, figures=figures, width=width, dpi=dpi, raw=raw_csv)
         final = folder.resolve() if folder.is_symlink() else folder
         return [final / name for name in names]
-
-    def _write_files(
-        self, stage: Path, figures: bool, width: float | str | None, dpi: int, raw_csv: bool
-    ) -> list[str]:
-        """Every output into *stage*; their names relative to it, in order."""
-        from rrmap._escape import spreadsheet_safe
-
-        written: list[str] = []
-
-        def _put(name: str, text: str) -> None:
-            (stage / name).write_text(text, encoding="utf-8", newline="")
-            written.append(name)
-
-        def _csv(name: str, frame: pd.DataFrame) -> None:
-            _put(name, (frame if raw_csv else spreadsheet_safe(frame)).to_csv(index=False))
-
-        _csv("tests.csv", self.tests)
-        _csv("points.csv", self.points.assign(quality=self.points["quality"].astype(str)))
-        _csv("proportions.csv", self.proportions)
-        _csv("agreement.csv", self.agreement)
-        _csv("reliability.csv", self.reliability)
-        for table in ("tests", "proportions", "agreement"):
-            _put(f"{table}.tex", self.latex(table))
-        fig_paths = self._write_figures(stage / "figures", width, dpi) if figures else []
-        fig_names = [Path(p).relative_to(stage).as_posix() for p in fig_paths]  # figures/<name>
-        payload = self.to_dict()
-        payload["figures"] = fig_names
-        payload["csv_cells"] = "raw" if raw_csv else "spreadsheet-safe"
-        _put("results.json", json_text(payload))
-        _put("report.md", self.report(figures=fig_names))
-        return written[:-2] + fig_names + written[-2:]
-
-    def _write_figures(self, folder: Path, width: float | str | None, dpi: int) -> list[Path]:
-        try:
-            from rrmap.plot import save_analysis_figures
-        except ImportError:
-            return []
-        categories = list(self.settings["by"]) or None
-        files = save_analysis_figures(
-            self.points, folder, categories=categories, width=width, dpi=dpi
-        )
-        return [Path(p) for p in files]
 
 
 def load_result(path: str | os.PathLike[str]) -> AnalysisResult:

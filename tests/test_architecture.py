@@ -41,7 +41,13 @@ def layer(module: str) -> str:
         return "api"
     if len(parts) > 1 and parts[1] in ("stats", "plot", "cli", "rank", "judge"):
         return parts[1]
-    if len(parts) > 1 and parts[1] in ("analysis", "report", "latex"):
+    if len(parts) > 1 and parts[1] in (
+        "analysis",
+        "report",
+        "report_html",
+        "latex",
+        "_results_folder",
+    ):
         return "analysis"
     return "core"
 

@@ -51,7 +51,7 @@ def test_end_to_end_matches_the_library(runner, tmp_path):
     csv = [f"{t}.csv" for t in [*tables, "reliability"]]
     tex = [f"{t}.tex" for t in tables if t != "points"]
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        [*csv, *tex, "results.json", "report.md"]
+        [*csv, *tex, "results.json", "report.md", "report.html"]
     )
     # results.json keeps every p-value at full precision (read back exactly)
     back = json.loads((out / "results.json").read_text())["tests"]
@@ -129,7 +129,7 @@ def test_refuses_to_overwrite(runner, tmp_path):
     assert res.stderr.strip() == (
         f"Error: {tmp_path} already holds tests.csv, points.csv, proportions.csv, "
         "agreement.csv, reliability.csv, tests.tex, proportions.tex, agreement.tex, results.json, "
-        "report.md; "
+        "report.md, report.html; "
         "use --force to overwrite"
     )
     assert _run(runner, *args, "--force").exit_code == 0

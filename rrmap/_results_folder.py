@@ -1,0 +1,71 @@
+"""Every file of an analysis written into a folder (the staged folder of
+:meth:`rrmap.analysis.AnalysisResult.write`), in the order they are listed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from rrmap._escape import spreadsheet_safe
+from rrmap._json import json_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rrmap.analysis import AnalysisResult
+
+
+def write_files(
+    result: AnalysisResult,
+    stage: Path,
+    *,
+    figures: bool,
+    width: float | str | None,
+    dpi: int,
+    raw: bool,
+) -> list[str]:
+    """The tables (CSV, LaTeX), the figures, ``results.json`` and the reports into *stage*;
+    their names relative to it: tables, figures, then results.json and the reports."""
+    written: list[str] = []
+
+    def put(name: str, text: str) -> None:
+        (stage / name).write_text(text, encoding="utf-8", newline="")
+        written.append(name)
+
+    def csv(name: str, frame: pd.DataFrame) -> None:
+        put(name, (frame if raw else spreadsheet_safe(frame)).to_csv(index=False))
+
+    csv("tests.csv", result.tests)
+    csv("points.csv", result.points.assign(quality=result.points["quality"].astype(str)))
+    csv("proportions.csv", result.proportions)
+    csv("agreement.csv", result.agreement)
+    csv("reliability.csv", result.reliability)
+    for table in ("tests", "proportions", "agreement"):
+        put(f"{table}.tex", result.latex(table))
+    fig_paths = _figures(result, stage / "figures", width, dpi) if figures else []
+    fig_names = [p.relative_to(stage).as_posix() for p in fig_paths]  # figures/<name>
+    payload = result.to_dict()
+    payload["figures"] = fig_names
+    payload["csv_cells"] = "raw" if raw else "spreadsheet-safe"
+    put("results.json", json_text(payload))
+    put("report.md", result.report(figures=fig_names))
+    from rrmap.report_html import render_html
+
+    embedded = dict(zip(fig_names, fig_paths, strict=True))
+    put("report.html", render_html(result, embedded, interactive=figures))
+    return written[:-3] + fig_names + written[-3:]
+
+
+def _figures(
+    result: AnalysisResult, folder: Path, width: float | str | None, dpi: int
+) -> list[Path]:
+    """The analysis figures, or none when the plotting module cannot be imported."""
+    try:
+        from rrmap.plot import save_analysis_figures
+    except ImportError:
+        return []
+    categories = list(result.settings["by"]) or None
+    files = save_analysis_figures(
+        result.points, folder, categories=categories, width=width, dpi=dpi
+    )
+    return [Path(p) for p in files]
