@@ -224,11 +224,14 @@ class _BatchHTTP:
     def close(self) -> None:
         self.http.close()
 
-    def call(self, method: str, path: str, **kw: Any) -> Any:
+    def call(self, method: str, path: str, retries: int | None = None, **kw: Any) -> Any:
+        """The answer to one request, retried *retries* times (default: the endpoint's)
+        on transient failures; :class:`_TransientError` when they persist."""
         import httpx
 
         last = ""
-        for attempt in range(self.ep.max_retries + 1):
+        retries = self.ep.max_retries if retries is None else retries
+        for attempt in range(retries + 1):
             try:
                 resp = self.http.request(method, self.base + path, **kw)
             except httpx.TransportError as exc:
@@ -242,9 +245,14 @@ class _BatchHTTP:
                 last = f"HTTP {resp.status_code} ({detail})"
                 if resp.status_code not in (408, 409, 425, 429) and resp.status_code < 500:
                     raise InputError(f"{public_url(self.base + path)}: {last}")
-            if attempt < self.ep.max_retries:
+            if attempt < retries:
                 time.sleep(min(self.ep.backoff_cap, self.ep.backoff * 2.0**attempt))
-        raise InputError(f"{public_url(self.base + path)}: {last} after every retry")
+        raise _TransientError(f"{public_url(self.base + path)}: {last} after every retry")
+
+
+class _TransientError(InputError):
+    """A files or batches request still failed after its retries (the server may have
+    acted on it: a job may exist although its creation was not confirmed)."""
 
 
 def _read_json(path: Path) -> Any:
@@ -373,28 +381,46 @@ class BatchJob:
         self.state["input_file_id"] = resp.json()["id"]
         self._save()
 
-    def _submit(self, http: _BatchHTTP) -> None:
-        file_id = self.state["input_file_id"]
-        # a run stopped between submitting and saving the id: find the job it submitted
+    def _existing(self, http: _BatchHTTP) -> str | None:
+        """The id of a job this one already created (its metadata or its input file)."""
         try:
             listed = http.call("GET", "/batches", params={"limit": 100}).json().get("data", [])
         except InputError:  # an endpoint that cannot list its jobs
-            listed = []
+            return None
         for batch in listed:
-            if batch.get("input_file_id") == file_id:
-                self.state["batch_id"] = batch["id"]
+            meta = batch.get("metadata") or {}
+            mine = isinstance(meta, Mapping) and meta.get("job") == self.path.stem
+            if mine or batch.get("input_file_id") == self.state["input_file_id"]:
+                return str(batch["id"])
+        return None
+
+    def _submit(self, http: _BatchHTTP) -> None:
+        """Create the job once: look for it before every attempt (create-after-list).
+
+        A ``POST /batches`` whose answer was lost may have created the job;
+        it is never simply sent again: the jobs are listed first, and the one
+        whose metadata names this job (or whose input is this file) is taken.
+        """
+        ep = self.client.endpoint
+        body = {
+            "input_file_id": self.state["input_file_id"],
+            "endpoint": _chat_path(ep.base_url),
+            "completion_window": "24h",
+            "metadata": {"created_by": "rrmap", "job": self.path.stem},
+        }
+        for attempt in range(ep.max_retries + 1):
+            found = self._existing(http)
+            if found is not None:  # a run stopped, or an answer lost, after creating it
+                self.state["batch_id"] = found
                 self._save()
                 return
-        resp = http.call(
-            "POST",
-            "/batches",
-            json={
-                "input_file_id": file_id,
-                "endpoint": _chat_path(self.client.endpoint.base_url),
-                "completion_window": "24h",
-                "metadata": {"created_by": "rrmap", "job": self.path.stem},
-            },
-        )
+            try:
+                resp = http.call("POST", "/batches", retries=0, json=body)
+                break
+            except _TransientError:
+                if attempt == ep.max_retries:
+                    raise
+                time.sleep(min(ep.backoff_cap, ep.backoff * 2.0**attempt))
         self.state["batch_id"] = resp.json()["id"]
         self.state["submitted_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         self._save()

@@ -268,3 +268,16 @@ def test_a_budget_limits_what_a_batch_submits(tmp_path):
         for b in answered
     )
     assert f"budget: 9 paid call(s) of --max-calls 10, ${cost:.4f}" in r.stderr
+
+
+def test_a_lost_answer_to_post_batches_never_creates_a_second_job(tmp_path):
+    """The server creates the job but its answer is lost (HTTP 500): the retry lists the
+    jobs first, finds this one by its metadata, and submits nothing again."""
+    with ChatServer() as server:
+        server.lose_batch_answers = 1
+        r = _run(_args(server, tmp_path / "cache", "--batch", "--mode", "base"))
+        jobs = list(server.batches.values())
+    assert r.exit_code == 0, r.output
+    assert len(jobs) == 1 and jobs[0]["metadata"]["created_by"] == "rrmap"
+    assert server.batch_lines == 24  # each request answered (and paid) once
+    assert "paid calls 24" in r.stderr
