@@ -1,6 +1,16 @@
 """Names of :mod:`rrmap.rank`, each imported from its module on first use (see ``rrmap._lazy``)."""
 
-from . import alignment, annotators, bradley_terry, comparisons, designs, elo, filters, limits
+from . import (
+    alignment,
+    annotators,
+    bradley_terry,
+    comparisons,
+    designs,
+    elo,
+    filters,
+    limits,
+    plackett_luce,
+)
 from .alignment import (
     EXACT_SPEARMAN_LIMIT,
     EXACT_TIED_SPEARMAN_LIMIT,
@@ -39,3 +49,4 @@ from .filters import (
     minimum_feedback_arc_set,
     pair_preferences,
 )
+from .plackett_luce import PlackettLuceFit, fit_plackett_luce, read_rankings

@@ -28,6 +28,7 @@ from rrmap.rank.limits import (
     MAX_RESAMPLES,
     format_bytes,
 )
+from rrmap.rank.plackett_luce import fit_plackett_luce, read_rankings
 
 
 def _log(msg: str) -> None:
@@ -193,6 +194,29 @@ def _notes(fit) -> None:
              "fitted with the fallback penalty (see n_bootstrap_no_mle)")  # fmt: skip
 
 
+def _fit_rankings(path: Path, by: str | None, opts: dict, filtered) -> pd.DataFrame:
+    """``--model plackett-luce``: the rankings file fitted, one row per candidate."""
+    if by or filtered or opts["position_effect"]:
+        raise InputError("--model plackett-luce takes no --by, filters, annotator weights or "
+                         "--position-effect")  # fmt: skip
+    rankings = read_rankings(path)
+    _log(f"{path}: {len(rankings)} rankings")
+    fit = fit_plackett_luce(rankings, alpha=opts["alpha"], fallback_alpha=opts["fallback_alpha"],
+                            bootstrap=opts["bootstrap"], top_k=tuple(opts["top_k"]) or (1,),
+                            level=opts["level"], rng=opts["seed"])  # fmt: skip
+    info = fit.fits.iloc[0]
+    if not info["mle_exists"]:
+        how = f"fitted with a Gaussian penalty, alpha={info['alpha']:g}"
+        _log(f"note: maximum-likelihood estimate does not exist ({info['problem']}); {how}")
+    if info["n_bootstrap_no_mle"]:
+        _log(f"note: {info['n_bootstrap_no_mle']} bootstrap resamples had no maximum-likelihood "
+             "estimate and were fitted with the fallback penalty")  # fmt: skip
+    cols = ["model", "mle_exists", "problem", "regularized", "alpha", "converged", "level",
+            "n_bootstrap", "n_bootstrap_no_mle", "seed"]  # fmt: skip
+    table = fit.table.assign(**fit.fits[cols].iloc[0])
+    return table.sort_values(["rank", "candidate"], ignore_index=True)
+
+
 def _ties_for(model: str, ties: str | None) -> str:
     if ties is None:
         return "half" if model in ("bt", "elo") else "model"
@@ -216,6 +240,10 @@ def _fit(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.DataFra
 
 
 def _fit_table(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.DataFrame:
+    if model == "plackett-luce":
+        raise InputError("a comparisons file is fitted with bt, davidson, rao-kupper or elo; "
+                         "fit rankings with 'rrmap rank fit RANKINGS --model plackett-luce' "
+                         "and pass the output")  # fmt: skip
     ties = _ties_for(model, opts["ties"])
     keys = [by] if by else []
     boot = {"bootstrap": opts["bootstrap"], "bootstrap_by": opts["bootstrap_by"],
@@ -260,11 +288,13 @@ _out_opts = [
 ]  # fmt: skip
 
 _model_opts = [
-    click.option("--model", type=click.Choice(["bt", "davidson", "rao-kupper", "elo"]),
+    click.option("--model", type=click.Choice(["bt", "davidson", "rao-kupper", "elo",
+                                               "plackett-luce"]),
                  default="bt",
                  help="Bradley-Terry (maximum likelihood, with standard errors), its tie "
-                 "models Davidson and Rao-Kupper (one tie parameter), or Elo (averaged over "
-                 "shuffled orders)."),
+                 "models Davidson and Rao-Kupper (one tie parameter), Elo (averaged over "
+                 "shuffled orders), or Plackett-Luce for k-way rankings (a CSV with a "
+                 "ranking column, candidates best first separated by >)."),
     click.option("--input-format", type=click.Choice(["auto", "csv", "fineartbench"]),
                  default="auto", help="auto: *.json is FineArtBench JSON, anything else CSV."),
     click.option("--ties", type=click.Choice(["drop", "half", "model"]), default=None,
@@ -349,6 +379,11 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
     for Elo), rank and win/loss/tie counts.
     """
     _check_outputs(force, output, dropped)
+    if model == "plackett-luce":
+        table = _fit_rankings(prefs, by, opts, tie_band or eta or min_agreement
+                              or weight_annotators)  # fmt: skip
+        _emit(table, output, fmt, force, "ranking rows", columns, raw_csv)
+        return
     df = _read_prefs(prefs, input_format)
     if weight_annotators and model == "elo":
         raise InputError("--weight-annotators needs a likelihood model (bt, davidson, "
