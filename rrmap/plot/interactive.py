@@ -4,8 +4,11 @@
 (BC background, zones, reference points, points coloured and shaped by a
 category, clipped points as arrowheads on the edge) with one panel per rater
 if asked; hovering a point shows its rater, its categories, both intervals
-and its Δ, R, BC and quality. :func:`save_html` writes a file that opens
-offline (plotly.js is embedded). Needs the ``interactive`` extra (plotly).
+and its Δ, R, BC and quality, the intervals named by the file's origins (real,
+generated). Without a width the figure fills its container; the colour bar
+stands beside the panels. :func:`save_html` writes a file that opens offline
+(plotly.js embedded) or, with ``include_plotlyjs="cdn"``, a small one that
+loads plotly.js from the network. Needs the ``interactive`` extra (plotly).
 """
 
 from __future__ import annotations
@@ -106,10 +109,13 @@ def _hover(points: pd.DataFrame, rater: str) -> tuple[np.ndarray, str]:
     k = len(cols)
     have_intervals = {"low_ref", "high_ref", "low_query", "high_query"} <= set(points.columns)
     if have_intervals:
+        # the origins as the file names them (real, generated), else reference and query
+        ref = html_text(meta.get("reference") or "reference", LABEL_LIMIT)
+        query = html_text(meta.get("query") or "query", LABEL_LIMIT)
         cols += ["low_ref", "high_ref", "low_query", "high_query"]
         lines += [
-            f"reference: [%{{customdata[{k}]:.4g}}, %{{customdata[{k + 1}]:.4g}}]",
-            f"query: [%{{customdata[{k + 2}]:.4g}}, %{{customdata[{k + 3}]:.4g}}]",
+            f"{ref}: [%{{customdata[{k}]:.4g}}, %{{customdata[{k + 1}]:.4g}}]",
+            f"{query}: [%{{customdata[{k + 2}]:.4g}}, %{{customdata[{k + 3}]:.4g}}]",
         ]
     j = len(cols)
     cols += ["delta", "r"]
@@ -139,7 +145,19 @@ def _map_traces(th: Thresholds, xlim: Any, ylim: Any, resolution: int, first: bo
             zmax=1.0,
             colorscale=_colorscale(),
             showscale=first,
-            colorbar={"title": {"text": axis_name("bc")}, "orientation": "h", "y": -0.25},
+            # beside the panels, as tall as they are: never over a panel or an axis title
+            colorbar={
+                "title": {"text": axis_name("bc"), "side": "right"},
+                "orientation": "v",
+                "x": 1.0,
+                "xref": "paper",
+                "xanchor": "left",
+                "xpad": 12,
+                "y": 0.5,
+                "yanchor": "middle",
+                "len": 1.0,
+                "thickness": 12,
+            },
             hoverinfo="skip",
             name="BC",
         )
@@ -217,7 +235,8 @@ def interactive_rrmap(
         As in :func:`rrmap.plot.plot_rrmap`. Clipped points sit on the edge as
         arrowheads; their hover shows their true Δ and R.
     width : float or str, optional
-        Display width (``"7in"``: 672 px at 96 px per inch), default 7 in.
+        Display width (``"7in"``: 672 px at 96 px per inch). Default: as wide as
+        its container (a notebook cell, a page), resizing with it.
     resolution : int, default 150
         Background cells per side (smoothed when shown).
 
@@ -262,19 +281,30 @@ def interactive_rrmap(
     fig.update_xaxes(range=list(xlim), title_text=_axis_title("delta", labels), zeroline=False)
     fig.update_yaxes(range=list(ylim), zeroline=False)
     fig.update_yaxes(title_text=_axis_title("r", labels), row=1, col=1)
-    height = 0.85 * (w_in - 1.0) / len(panels) * _PX_PER_IN + 220
     fig.update_layout(
-        width=round(w_in * _PX_PER_IN),
-        height=round(height),
+        # no width: as wide as its container (a notebook cell, a page); a given width is kept
+        width=None if width is None else round(w_in * _PX_PER_IN),
+        autosize=width is None,
+        height=round(_height_px(w_in * _PX_PER_IN, len(panels))),
         template="simple_white",
         legend={
             "title": {"text": _legend_title(color, points, labels)},
             "orientation": "h",
-            "y": -0.45,
+            "yref": "container",
+            "y": 0.0,
+            "yanchor": "bottom",
+            "x": 0.0,
         },
         margin={"l": 60, "r": 20, "t": 40, "b": 40},
     )
+    fig.layout.meta = {"rrmap_panels": len(panels)}
     return fig
+
+
+def _height_px(width_px: float, panels: int) -> float:
+    """Height of the figure *width_px* wide with *panels* panels in a row: the panels about
+    as tall as wide, plus room for the titles, the axis title and the legend."""
+    return 0.85 * max(width_px - 96.0, 200.0) / panels + 220.0
 
 
 def _panel_titles(panels: list[Any], labels: Mapping[str, str] | None, w_in: float) -> list[str]:
@@ -304,7 +334,8 @@ def _point_traces(
     panel: int,
     labels: Mapping[str, str] | None,
 ) -> list[Any]:
-    """One trace per option (shared legend entry across panels), arrowheads for clipped points."""
+    """One trace per option (shared legend entry across panels), arrowheads for clipped points
+    (whole, just inside the edge)."""
     placed = _clip_to_view(sub["delta"], sub["r"], xlim, ylim)
     custom, template = _hover(sub, rater)
     traces = []
@@ -316,11 +347,14 @@ def _point_traces(
             sel = of_level & (placed.direction == direction)
             if not sel.any() or (direction and not clip):
                 continue
+            x, y = _inside(placed.x[sel], placed.y[sel], direction, xlim, ylim)
             traces.append(
                 go.Scatter(
-                    x=placed.x[sel],
-                    y=placed.y[sel],
+                    x=x,
+                    y=y,
                     mode="markers",
+                    # an arrowhead is drawn whole, just inside the edge, as in the figures
+                    cliponaxis=not direction,
                     name=name,
                     legendgroup=name,
                     showlegend=panel == 1 and direction == "" and color is not None,
@@ -337,8 +371,44 @@ def _point_traces(
     return traces
 
 
-def save_html(fig: go.Figure, path: str | os.PathLike[str]) -> Path:
-    """Write *fig* as one HTML file that works offline (plotly.js embedded: about 4.8 MB).
+#: How far an arrowhead sits inside the edge of the view, as a share of the axis' range
+#: (about half a marker at a panel's usual size).
+_INSET = 0.018
+
+
+def _inside(x: np.ndarray, y: np.ndarray, direction: str, xlim: Any, ylim: Any) -> tuple:
+    """Positions of arrowheads pointing *direction* moved just inside the edge they sit on."""
+    dx, dy = _INSET * (xlim[1] - xlim[0]), _INSET * (ylim[1] - ylim[0])
+    shift = {">": (-dx, 0.0), "<": (dx, 0.0), "^": (0.0, -dy), "v": (0.0, dy)}
+    sx, sy = shift.get(direction, (0.0, 0.0))
+    return np.asarray(x, float) + sx, np.asarray(y, float) + sy
+
+
+def save_html(
+    fig: go.Figure, path: str | os.PathLike[str], *, include_plotlyjs: bool | str = True
+) -> Path:
+    """Write *fig* as one HTML file.
+
+    A figure made without a width fills the page: as wide as the window, its
+    height following the width (panels about as tall as wide, at most the
+    window's height) and resizing with it.
+
+    Parameters
+    ----------
+    fig : plotly Figure
+        From :func:`interactive_rrmap`.
+    path : path
+        The HTML file.
+    include_plotlyjs : bool or str, default True
+        ``True``: plotly.js embedded (about 4.8 MB; opens offline). ``"cdn"``: a
+        ``<script>`` tag loading it from the plotly CDN (a file of a few hundred
+        kB; needs a network when opened). ``"directory"`` or ``False`` as in
+        plotly's ``write_html`` (a ``plotly.min.js`` beside the file, or none:
+        for a page that loads plotly.js once for several maps).
+
+    Returns
+    -------
+    pathlib.Path
 
     Examples
     --------
@@ -350,5 +420,20 @@ def save_html(fig: go.Figure, path: str | os.PathLike[str]) -> Path:
     False
     """
     path = Path(path)
-    fig.write_html(path, include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+    config = {"displaylogo": False, "responsive": True}
+    if fig.layout.width is None:  # the container's width, the height following it
+        panels = (fig.layout.meta or {}).get("rrmap_panels", 1)
+        height = f"max(320px, min(96vh, calc(0.85 * (100vw - 96px) / {panels} + 220px)))"
+        fig = go.Figure(fig)
+        fig.update_layout(height=None, autosize=True)
+        fig.write_html(
+            path,
+            include_plotlyjs=include_plotlyjs,
+            full_html=True,
+            config=config,
+            default_width="100%",
+            default_height=height,
+        )
+    else:
+        fig.write_html(path, include_plotlyjs=include_plotlyjs, full_html=True, config=config)
     return path

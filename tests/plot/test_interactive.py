@@ -49,8 +49,8 @@ def test_html_is_self_contained_and_hover_shows_rater_categories_intervals(pts, 
         "expert",
         "movement",
         "criterion group",
-        "reference: [",
-        "query: [",
+        "real: [",  # the origins as the file names them
+        "generated: [",
         "Δ =",
         "quality",
     ):
@@ -99,3 +99,57 @@ def test_background_is_bc_and_errors_are_named(pts):
     np.testing.assert_allclose(z, bhattacharyya(x[None, :], y[:, None]), rtol=1e-6)
     with pytest.raises(InputError, match="no column 'nope'"):
         interactive_rrmap(pts, "nope")
+
+
+def test_the_map_fills_its_container_and_the_page_loads_plotly_once(pts, tmp_path):
+    """It was a fixed 672 × 383 px whatever the window, 5.5 MB a file."""
+    fig = interactive_rrmap(pts, "movement", facet="expert")
+    assert fig.layout.width is None and fig.layout.autosize is True
+    html = save_html(fig, tmp_path / "map.html").read_text(encoding="utf-8")
+    _, layout = _plotly_call(html)
+    assert "width" not in layout and "height" not in layout  # the div's size, not fixed
+    assert re.search(r'style="height:[^"]*100vw[^"]*; width:100%;"', html)
+    assert '"responsive": true' in html
+    assert html.count("Plotly.newPlot(") == 1
+    small = save_html(fig, tmp_path / "cdn.html", include_plotlyjs="cdn")
+    text = small.read_text(encoding="utf-8")
+    assert re.search(r'<script[^>]+src="https://cdn\.plot\.ly/', text)
+    assert small.stat().st_size < 1_000_000 < len(html)
+    _, fixed = _plotly_call(
+        save_html(interactive_rrmap(pts, width="7in"), tmp_path / "w.html").read_text()
+    )
+    assert fixed["width"] == 672  # a width asked for is kept
+
+
+def test_the_colour_bar_stands_beside_the_panels(pts):
+    """It lay over the bottom of the E2/E3 panels, its title over E1's axis."""
+    fig = interactive_rrmap(pts, "movement", facet="expert")
+    bars = [t for t in fig.data if t.type == "heatmap" and t.showscale]
+    assert len(bars) == 1
+    bar = bars[0].colorbar
+    right = max(fig.layout[f"xaxis{k}"].domain[1] for k in ("", "2", "3"))
+    assert bar.orientation == "v" and bar.x >= right and bar.xanchor == "left"
+    assert bar.len == 1.0 and bar.title.side == "right"
+
+
+def test_hover_names_the_intervals_by_the_files_origins(pts):
+    renamed = pts.copy()
+    renamed.attrs = {
+        "rrmap": {**pts.attrs["rrmap"], "reference": "<b>human</b>", "query": "AI %{x}"}
+    }
+    template = next(t.hovertemplate for t in interactive_rrmap(renamed).data if t.hovertemplate)
+    assert "&lt;b&gt;human&lt;/b&gt;: [" in template and "AI &#37;{x}: [" in template
+    assert "reference" not in template and "query" not in template
+
+
+def test_clipped_points_are_whole_arrowheads_inside_the_edge(pts):
+    """They were half markers, cut by the edge of the panel."""
+    fig = interactive_rrmap(pts, "movement", facet="expert")
+    arrows = [t for t in fig.data if t.hovertemplate and t.marker.symbol.startswith("triangle")]
+    assert arrows and all(t.cliponaxis is False for t in arrows)
+    assert all(t.cliponaxis is not False for t in fig.data if t.hovertemplate and t not in arrows)
+    for t in arrows:
+        x, y = _decode(t.x), _decode(t.y)
+        assert np.all((x > -4) & (x < 4) & (y > 0) & (y < 2.5))  # just inside, not on it
+        if t.marker.symbol == "triangle-right":
+            assert np.all(x > 3.8)
