@@ -18,6 +18,7 @@ import csv
 import io
 import os
 import stat
+import sys
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -102,6 +103,10 @@ def _too_big(source: str, size: str) -> RatingsError:
     )
 
 
+#: The name standard input is read under (``-`` on the command line).
+STDIN = "<stdin>"
+
+
 def read_source(path: Path, source: str, sheet_suffix: bool) -> Source:
     """Read *path* once, within :data:`MAX_FILE_BYTES`, and say whether it is a workbook.
 
@@ -132,11 +137,13 @@ def read_source(path: Path, source: str, sheet_suffix: bool) -> Source:
     >>> read_source(p, str(p), False).data
     b'expert,low\\nE1,40\\n'
     """
-    info = os.stat(path)  # follows /dev/fd/N to the pipe
-    regular = stat.S_ISREG(info.st_mode)
+    stdin = str(path) == STDIN
+    info = os.fstat(sys.stdin.fileno()) if stdin else os.stat(path)  # follows /dev/fd/N
+    regular = stat.S_ISREG(info.st_mode) and not stdin
     if regular and info.st_size > MAX_FILE_BYTES:
         raise _too_big(source, f"{info.st_size:,} bytes")
-    with open(path, "rb") as fh:
+    opened = contextlib.nullcontext(sys.stdin.buffer) if stdin else open(path, "rb")
+    with opened as fh:
         first = fh.read(_PROBE)
         sheet = sheet_suffix or first.startswith((ZIP_MAGIC, _OLE2_MAGIC))
         if not sheet:

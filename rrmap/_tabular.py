@@ -31,6 +31,7 @@ from rrmap._encodings import decode_text as _decode
 from rrmap._escape import message_text, quoted_list
 from rrmap._reading_limits import (
     MAX_LINE_BYTES,
+    STDIN,
     Source,
     check_archive,
     check_line_lengths,
@@ -566,10 +567,12 @@ def read_table(
     >>> t.header, t.cells.values.tolist(), t.lines.tolist(), t.info["sep"]
     (['expert', 'low'], [['E1', '40,5']], [3], ';')
     """
-    path = Path(path)
-    if not path.exists():
+    path = Path(STDIN if str(path) == "-" else path)
+    if str(path) == STDIN:
+        pass  # standard input: read once, like a pipe
+    elif not path.exists():
         raise FileNotFoundError(2, "no such file", str(path))
-    if path.is_dir():
+    elif path.is_dir():
         raise IsADirectoryError(21, "is a directory, expected a ratings file", str(path))
     src = read_source(path, str(path), path.suffix.lower() in SHEET_SUFFIXES)
     if src.sheet:

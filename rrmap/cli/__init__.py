@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import importlib
 import os
+import sys
 
 import click
 
@@ -108,6 +109,10 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            ctx.exit(141)
         except Exception as exc:  # every failure is one line; RRMAP_DEBUG=1 shows the traceback
             if os.environ.get("RRMAP_DEBUG"):
                 raise

@@ -218,9 +218,10 @@ def _analyze_and_write(
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     # the table is the file as loaded: record the file's own hash
-    result.settings.update(
-        input=str(ratings), input_sha256=file_sha256(ratings), input_hashed="file"
-    )
+    if str(ratings) != "-":  # standard input cannot be read again: the table's hash stays
+        result.settings.update(
+            input=str(ratings), input_sha256=file_sha256(ratings), input_hashed="file"
+        )
     written = result.write(
         out, force=force, figures=not no_figures, width=width, dpi=dpi, raw_csv=raw_csv
     )

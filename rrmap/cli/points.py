@@ -23,7 +23,7 @@ from rrmap.points import points
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of stdout.",
+    help="Write here instead of stdout ('-': stdout).",
 )
 @click.option(
     "--format",
@@ -40,8 +40,11 @@ def points_command(
 ) -> None:
     """Compute one RRMap point (Δ, R, BC, quality) per reference/query pair in RATINGS.
 
-    OUTPUT is written all-or-nothing (a temporary file renamed into place).
+    RATINGS '-' reads standard input. OUTPUT is written all-or-nothing (a
+    temporary file renamed into place).
     """
+    if output is not None and str(output) == "-":  # standard output, as when -o is not given
+        output = None
     fmt = fmt or _format_of(output)
     if fmt == "parquet" and output is None:
         raise click.UsageError("Parquet is a binary format: give an OUTPUT file (-o)")

@@ -20,7 +20,7 @@ from rrmap.errors import InputError
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="LaTeX file to write [default: standard output].",
+    help="LaTeX file to write ('-' or none: standard output).",
 )
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 @click.option(
@@ -56,7 +56,7 @@ def table_command(
     except (json.JSONDecodeError, KeyError) as exc:
         raise InputError(f"{path}: not a results.json of rrmap analyze ({exc})") from exc
     text = result_latex(result, which, width=table_width)
-    if output is None:
+    if output is None or str(output) == "-":
         click.echo(text, nl=False)
         return
     refuse_overwrite(output, force)

@@ -108,3 +108,46 @@ def test_user_errors_are_one_line_with_exit_1(runner, tmp_path, content, fragmen
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ") and fragment in lines[0]
     assert "Traceback" not in res.output
+
+
+def test_dash_reads_standard_input_and_writes_standard_output(tmp_path):
+    import subprocess
+    import sys
+
+    import rrmap
+
+    example = rrmap.datasets.example_ratings_path()
+    data = example.read_bytes()
+    cmd = [sys.executable, "-m", "rrmap.cli", "points", "-", "-o", "-"]
+    res = subprocess.run(cmd, input=data, capture_output=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    from_file = subprocess.run(
+        [sys.executable, "-m", "rrmap.cli", "points", str(example)],
+        capture_output=True,
+        timeout=300,
+    )
+    assert res.stdout == from_file.stdout and res.stdout.count(b"\n") == 406
+    assert not (tmp_path / "-").exists() and not list(tmp_path.iterdir())
+    bad = subprocess.run(cmd, input=b"expert,low\nE1,x\n", capture_output=True, timeout=300)
+    assert bad.returncode == 1 and bad.stderr.decode().startswith("Error: <stdin>:")
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
+    import subprocess
+    import sys
+
+    import rrmap
+
+    # the summary is printed line by line, then the report's path: head has gone by then
+    proc = subprocess.run(
+        f"{sys.executable} -m rrmap.cli analyze {rrmap.datasets.example_ratings_path()} "
+        f"--out {tmp_path / 'o'} --no-figures -q --permutations 999 --bootstrap 0 | "
+        "(head -c 7; sleep 2)",
+        shell=True,
+        capture_output=True,
+        text=True,
+        executable="/bin/bash",
+        timeout=300,
+    )
+    assert proc.stdout == "405 RRM"
+    assert proc.stderr == ""
