@@ -199,6 +199,7 @@ def _map_traces(th: Thresholds, xlim: Any, ylim: Any, resolution: int, first: bo
             text=["perfect alignment", "perfect stereotype"],
             hoverinfo="text",
             showlegend=False,
+            cliponaxis=False,  # the star at R = 0 whole, not cut by the bottom edge
         )
     )
     return traces
