@@ -284,12 +284,15 @@ class AnalysisResult:
             out[name] = records(getattr(self, name))
         return out
 
-    def latex(self, table: str) -> str:
+    def latex(self, table: str, width: str = "column") -> str:
         """One table as booktabs LaTeX: ``"tests"``, ``"proportions"`` or ``"agreement"``.
 
         Parameters
         ----------
         table : {"tests", "proportions", "agreement"}
+        width : {"column", "text"}, default "column"
+            Laid out for one column (``table``) or the whole text block
+            (``table*``), see :func:`rrmap.latex.result_latex`.
 
         Returns
         -------
@@ -303,18 +306,9 @@ class AnalysisResult:
         >>> "\\\\bottomrule" in res.latex("proportions")
         True
         """
-        from rrmap.latex import agreement_latex, proportions_latex, tests_latex
+        from rrmap.latex import result_latex
 
-        if table == "tests":
-            return tests_latex(self.tests, self.settings, result=self)
-        if table == "proportions":
-            return proportions_latex(self.proportions, self.settings)
-        if table == "agreement":
-            if self.agreement.empty:
-                note = self.settings.get("agreement", "no pointwise agreement table")
-                return f"% rrmap pointwise agreement: {note}\n"
-            return agreement_latex(self.agreement_summary, len(self.agreement))
-        raise InputError(f"table must be tests, proportions or agreement, got {table!r}")
+        return result_latex(self, table, width=width)
 
     def write(
         self,

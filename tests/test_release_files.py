@@ -43,8 +43,31 @@ def test_the_changelog_lists_this_version():
 
 def test_the_all_extra_holds_every_feature_extra_and_the_readme_lists_them():
     extras = _pyproject()["project"]["optional-dependencies"]
-    features = sorted(set(extras) - {"all", "test", "docs"})
+    features = sorted(set(extras) - {"all", "test", "docs", "release"})
     assert extras["all"] == [f"rrmap[{','.join(features)}]"]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for name in [*features, "all"]:
         assert f"| `{name}` |" in readme, name
+
+
+def test_every_docs_page_is_in_the_site_navigation():
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+
+    def pages(node):
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            for v in node.values():
+                yield from pages(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from pages(v)
+
+    listed = set(pages(config["nav"]))
+    on_disk = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
+    assert on_disk == listed
+    assert config["strict"] is True
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "mkdocs build --strict" in readme and "mkdocs build --strict" in (
+        ROOT / ".ci" / "run"
+    ).read_text(encoding="utf-8")

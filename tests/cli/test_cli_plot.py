@@ -146,6 +146,6 @@ def test_plot_html_is_an_interactive_map(runner, tmp_path):
     res = runner.invoke(main, ["plot", EXAMPLE, "-o", str(out)])
     assert res.exit_code == 0, res.output
     html = out.read_text()
-    assert "Plotly.newPlot(" in html and "reference: [" in html
+    assert "Plotly.newPlot(" in html and "real: [" in html  # the file's own origin labels
     res = runner.invoke(main, ["plot", EXAMPLE, "--facet", "grid", "-o", str(tmp_path / "g.html")])
     assert res.exit_code == 1 and "not the grid" in res.output
