@@ -298,8 +298,11 @@ def test_figures_at_the_asked_width_and_300_dpi(runner, tmp_path):
         for s in ("rrmap_by_rater", "rrmap_grid", "proportions", "agreement")
         for e in ("pdf", "png")
     )
-    png = (out / "figures" / "rrmap_grid.png").read_bytes()
+    png = (out / "figures" / "rrmap_by_rater.png").read_bytes()
     assert int.from_bytes(png[16:20], "big") == 3.5 * 300
+    # the 12-panel grid is laid across two columns: its panels would be too small in one
+    grid = (out / "figures" / "rrmap_grid.png").read_bytes()
+    assert int.from_bytes(grid[16:20], "big") == 7 * 300
     report = (out / "report.md").read_text()
     assert "figures/agreement.png" in report
     res = _run(runner, "--out", str(tmp_path / "x"), "--width", "0.2in")

@@ -111,7 +111,17 @@ def test_plot_missing_file(runner, tmp_path):
     assert res.exit_code == 1 and "nope.csv" in res.output
 
 
-@pytest.mark.parametrize(("width", "points"), [("3.5in", 252.0), ("180mm", 180 / 25.4 * 72)])
+def test_a_grid_too_narrow_for_its_panels_names_the_width_that_works(runner, tmp_path):
+    out = tmp_path / "fig.pdf"
+    res = runner.invoke(
+        main, ["plot", EXAMPLE, "--facet", "grid", "--width", "3.5in", "-o", str(out)]
+    )
+    assert res.exit_code == 1
+    assert "needs panels at least 1.35 in wide, so a width of at least 4.75 in" in res.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("width", "points"), [("4.75in", 342.0), ("180mm", 180 / 25.4 * 72)])
 def test_plot_width_is_the_printed_width(runner, tmp_path, width, points):
     import sys
     from pathlib import Path
