@@ -345,11 +345,13 @@ def _kept_requests(client: Any) -> dict[str, Any]:
 
 def _keep_batch_requests(client: Any, path: Path) -> None:
     """Keep the bodies of a written requests file, to store their answers under their keys."""
+    from rrmap.judge.cache import replace_file
+
     folder = client.cache.directory / "batches" / "requests"
     folder.mkdir(parents=True, exist_ok=True)
     for line in path.read_text(encoding="utf-8").splitlines():
         req = json.loads(line)
-        (folder / f"{req['custom_id']}.json").write_text(json.dumps(req["body"]), "utf-8")
+        replace_file(folder / f"{req['custom_id']}.json", json.dumps(req["body"]).encode())
 
 
 def _dry_run_report(client: Any, counts: Any, what: str) -> None:

@@ -41,7 +41,7 @@ from rrmap.errors import InputError
 from rrmap.judge._planner import Planner
 from rrmap.judge._reply import MAX_REPLY_BYTES
 from rrmap.judge.budget import BudgetExhausted
-from rrmap.judge.cache import ResponseCache, cache_key, read_regular
+from rrmap.judge.cache import ResponseCache, cache_key, read_regular, replace_file
 from rrmap.judge.client import ChatClient, ChatResult, _message_text, _record, public_url
 
 __all__ = [
@@ -319,9 +319,7 @@ class BatchJob:
 
     def _save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(self.state, indent=1), encoding="utf-8")
-        os.replace(tmp, self.path)
+        replace_file(self.path, json.dumps(self.state, indent=1).encode("utf-8"))
 
     def _keep_requests(self) -> None:
         """The request bodies, so that a later run can store the answers under their keys."""
@@ -329,8 +327,8 @@ class BatchJob:
         folder.mkdir(parents=True, exist_ok=True)
         for key, body in self.requests.items():
             path = folder / f"{key}.json"
-            if not path.exists():
-                path.write_text(json.dumps(body), encoding="utf-8")
+            if not path.exists():  # complete or absent: a full disk leaves no half body
+                replace_file(path, json.dumps(body).encode("utf-8"))
 
     def run(self, poll_interval: float = 10.0, progress: bool = True) -> BatchReport:
         """Upload, submit, poll and read back (each step only if not done before)."""

@@ -83,6 +83,39 @@ class CacheWarning(UserWarning):
     """
 
 
+def replace_file(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write *data* beside *path* and rename it over *path*: complete or absent, not synced.
+
+    A failed write (a full disk, a file-size limit) removes the temporary file
+    and raises an :class:`OSError` that names *path*, not the temporary file,
+    so the one line a user sees says which file could not be written.
+
+    Examples
+    --------
+    >>> import errno, tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "r.json"
+    >>> replace_file(p, b"{}").read_bytes()
+    b'{}'
+    >>> try:
+    ...     replace_file(p.parent / "missing" / "r.json", b"{}")
+    ... except OSError as err:
+    ...     print(err.errno == errno.ENOENT, err.filename.endswith("r.json"))
+    True True
+    """
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno:
+            raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(target)) from None
+        raise
+    return target
+
+
 def record_checksum(record: Mapping[str, Any]) -> str:
     """The checksum of a cache record: SHA-256 of its canonical JSON without ``checksum``.
 
@@ -394,19 +427,12 @@ class ResponseCache:
         if path.parent.name not in self._folders:  # 256 folders: made once, not per record
             path.parent.mkdir(parents=True, exist_ok=True)
             self._folders.add(path.parent.name)
-        tmp = path.with_name(f".{key}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
         text = json.dumps(record, ensure_ascii=False)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate in a reply: written as a \u escape
             data = json.dumps(record).encode("ascii")
-        try:
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        replace_file(path, data)
 
     async def claim(self, key: str) -> KeyClaim:
         """Wait until this process holds the lock of *key* (see the module notes).

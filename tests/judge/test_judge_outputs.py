@@ -211,3 +211,44 @@ def test_model_ratings_are_replaced_all_or_nothing(tmp_path):
     assert "OSError" in proc.stderr and "m.failures.csv" in proc.stderr
     assert {p: p.read_bytes() for p in old} == before  # not one of the five replaced
     _no_leftovers(tmp_path)
+
+
+def _six_questions(folder: Path) -> Path:
+    lines = [{"id": f"q{i}", "question": f"Tone {i}?", "options": ["Warm", "Cold"], "answer": "A"}
+             for i in range(6)]  # fmt: skip
+    path = folder / "six.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+_CLI = "from rrmap.cli import main; sys.argv[0] = 'rrmap'; main()"
+
+
+def test_a_cache_that_cannot_be_written_is_named_in_one_line(tmp_path):
+    path, cache = _six_questions(tmp_path), tmp_path / "cache"
+    with ChatServer(lambda body: "A " + "long reply " * 2_000) as server:
+        proc = _limited(_CLI, 10_000, "judge", "mcq", str(path), "--cache", str(cache),
+                        *_backend(server), env={KEY_ENV: API_KEY})  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"Error: {cache}{os.sep}") and last.count(".json: ") == 1, last
+    assert "file-size limit" in last
+    assert not [p for p in cache.rglob("*") if p.name.endswith(".tmp")]  # no half record
+
+
+def test_answers_paid_before_a_full_disk_are_kept_in_the_cache(tmp_path):
+    path, cache, replies = _six_questions(tmp_path), tmp_path / "cache", tmp_path / "r.csv"
+    args = ["judge", "mcq", str(path), "--cache", str(cache), "--responses", str(replies)]
+    with ChatServer(lambda body: "A\n\n" + "Warm light. " * 500) as server:
+        # each cache record (about 6 KB) fits the limit; the replies file (33 KB) does not
+        proc = _limited(_CLI, 15_000, *args, *_backend(server), env={KEY_ENV: API_KEY})
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stderr.strip().splitlines()[-1].startswith(f"Error: {replies}: ")
+        assert not replies.exists()
+        paid = server.received
+        assert paid == 6 and len(list(cache.glob("*/*.json"))) == 6
+        r = _run([*args, *_backend(server)])  # room again: nothing is paid twice
+        assert r.exit_code == 0, r.output
+        assert server.received == paid
+    assert len(_read(replies)) == 6
