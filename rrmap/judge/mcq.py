@@ -69,6 +69,7 @@ import pandas as pd
 
 from rrmap._escape import message_text
 from rrmap.errors import InputError
+from rrmap.judge._option_text import named_options, normalise
 from rrmap.judge._run import run_all, run_sync
 from rrmap.judge.client import CallFailedError
 from rrmap.judge.images import data_url, image_part, image_problem
@@ -108,12 +109,6 @@ _PHRASE = re.compile(
 )
 # "B and C", "B or C", "B, C", "B/C" right after a letter: several answers
 _MORE = re.compile(r"^\s*(?:,|/|&|\band\b|\bor\b)\s*[\(\[]?([A-Z])(?![A-Za-z])")
-
-
-def _norm(text: str) -> str:
-    text = text.lower()
-    text = re.sub(r"[^\w\s]", " ", text)
-    return " ".join(text.split())
 
 
 def _phrase_letter(m: re.Match[str]) -> str | None:
@@ -191,8 +186,8 @@ def match_option(reply: str | None, options: Sequence[str]) -> tuple[int | None,
         i = letter_index(m.group(1))
         if i is None:
             return None, f"unmatched: letter {m.group(1)!r} is not among the {n} options"
-        rest = _norm(text[m.end() :])
-        named = [j for j, o in enumerate(options) if rest and _norm(o) == rest]
+        rest = normalise(text[m.end() :])
+        named = [j for j, o in enumerate(options) if rest and normalise(o) == rest]
         if named and named[0] != i:
             return None, (
                 f"unmatched: letter {m.group(1)!r} but the text of option {_LETTERS[named[0]]!r}"
@@ -215,25 +210,24 @@ def match_option(reply: str | None, options: Sequence[str]) -> tuple[int | None,
         if i is None:
             return None, f"unmatched: letter {named[0]!r} is not among the {n} options"
         return i, "answer_phrase"
-    normed = _norm(text)
-    exact = [i for i, o in enumerate(options) if _norm(o) == normed]
+    normed = normalise(text)
+    exact = [i for i, o in enumerate(options) if normalise(o) == normed]
     if len(exact) == 1:
         return exact[0], "text"
-    inside = [
-        i
-        for i, o in enumerate(options)
-        if _norm(o) and re.search(r"(?<!\w)" + re.escape(_norm(o)) + r"(?!\w)", normed)
-    ]
+    inside, negated = named_options(text, options)
     # an option contained in a longer option that also matches is not a separate claim
     inside = [
         i
         for i in inside
-        if not any(j != i and _norm(options[i]) in _norm(options[j]) for j in inside)
+        if not any(j != i and normalise(options[i]) in normalise(options[j]) for j in inside)
     ]
     if len(inside) == 1:
         return inside[0], "text_contained"
     if len(inside) > 1:
         return None, "unmatched: the reply contains several options' texts"
+    if negated:
+        names = ", ".join(repr(_LETTERS[i]) for i in negated)
+        return None, f"unmatched: the reply names the text of option {names} only to negate it"
     return None, "unmatched: no option letter or option text found"
 
 

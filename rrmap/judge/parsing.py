@@ -8,8 +8,10 @@ wins. Failing that, ``field: value`` / ``field = value`` pairs written in the
 prose are accepted, but only when every required field is found and no field
 is given two different values. A reply holding two mappings that disagree on
 a decision (``{"winner": 0}`` … ``{"winner": 1}``) is invalid, not read as
-the first. Each field's value is then checked by its converter. Anything
-else is *invalid*: the raw text is kept and no value is made up.
+the first; so is a mapping that gives one key two different values
+(``{"winner": 0, "winner": 1}``, which JSON would read as its last). Each
+field's value is then checked by its converter. Anything else is *invalid*: the
+raw text is kept and no value is made up.
 
 Parsing never raises on a reply, whatever it holds: a mapping nested deeper
 than Python can read (``{"a":`` repeated a hundred thousand times) is no
@@ -90,15 +92,53 @@ def _balanced_spans(text: str) -> list[str]:
     return spans
 
 
+class _DuplicateKey(Exception):
+    """A mapping that gives one key two different values (JSON would keep the last)."""
+
+    def __init__(self, key: Any, first: Any, second: Any) -> None:
+        super().__init__(
+            f"the reply gives the key {key!r} twice, with different values {first!r} and {second!r}"
+        )
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` of :func:`json.loads`: a key repeated with another value is refused."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out and out[key] != value:
+            raise _DuplicateKey(key, out[key], value)
+        out[key] = value
+    return out
+
+
+def _check_literal_keys(candidate: str) -> None:
+    """Raise :class:`_DuplicateKey` when a dict display in *candidate* repeats a key."""
+    for node in ast.walk(ast.parse(candidate, mode="eval")):
+        if not isinstance(node, ast.Dict):
+            continue
+        seen: dict[Any, Any] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if not isinstance(key, ast.Constant):
+                continue
+            val = ast.literal_eval(value)
+            if key.value in seen and seen[key.value] != val:
+                raise _DuplicateKey(key.value, seen[key.value], val)
+            seen[key.value] = val
+
+
 def _as_mapping(candidate: str) -> dict[str, Any] | None:
+    """*candidate* read as a JSON object or a Python dict, or None; :class:`_DuplicateKey`
+    when it gives one key two different values."""
     candidate = candidate.strip()
     if not candidate:
         return None
     try:
-        value = json.loads(candidate)
+        value = json.loads(candidate, object_pairs_hook=_unique_pairs)
     except (ValueError, RecursionError, MemoryError):  # nested too deeply: not a mapping
         try:
             value = ast.literal_eval(candidate)
+            if isinstance(value, dict):
+                _check_literal_keys(candidate)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             return None
     return value if isinstance(value, dict) else None
@@ -127,12 +167,13 @@ def extract_mapping(text: str, required: tuple[str, ...] = ()) -> dict[str, Any]
     >>> extract_mapping("The left one is better.") is None
     True
     """
-    found = _mappings(text, required)
-    return found[0] if found else None
+    found, duplicate = _mappings(text, required)
+    return found[0] if found and duplicate is None else None
 
 
-def _mappings(text: str, required: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """Every mapping in *text* (whole, fenced, inline) holding the *required* keys, in order."""
+def _mappings(text: str, required: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], str | None]:
+    """Every mapping in *text* (whole, fenced, inline) holding the *required* keys, in order,
+    and why the reply is invalid when one of them gives a key two different values."""
     candidates = [text]
     candidates += [m.group(2) for m in _FENCE.finditer(text)]
     candidates += _balanced_spans(text)[:MAX_SPANS]
@@ -140,10 +181,13 @@ def _mappings(text: str, required: tuple[str, ...] = ()) -> list[dict[str, Any]]
     for cand in candidates:
         if required and "\\u" not in cand and not all(k in cand for k in required):
             continue  # cannot hold the keys: not worth parsing (a \u escape could spell one)
-        mapping = _as_mapping(cand)
+        try:
+            mapping = _as_mapping(cand)
+        except _DuplicateKey as exc:
+            return [], str(exc)
         if mapping is not None and all(k in mapping for k in required):
             out.append(mapping)
-    return out
+    return out, None
 
 
 def _prose_pairs(text: str, fields: tuple[str, ...]) -> tuple[dict[str, Any] | None, str | None]:
@@ -193,7 +237,9 @@ def parse_fields(text: str | None, fields: Mapping[str, Callable[[Any], Any]]) -
     if text is None or not text.strip():
         return Parsed(None, "empty reply")
     names = tuple(fields)
-    found = _mappings(text, names)
+    found, duplicate = _mappings(text, names)
+    if duplicate is not None:
+        return Parsed(None, duplicate)
     conflict = _conflict(found, fields)
     if conflict:
         return Parsed(None, conflict)

@@ -192,3 +192,20 @@ def test_accuracy_by_unknown_column():
         InputError, match=r"no column\(s\) style to group by; available: id, n_options"
     ):
         mcq_accuracy(res.per_question, by="style")
+
+
+def test_a_reply_negating_the_right_option_is_not_scored_correct():
+    table = validate_questions(
+        [{"id": "n1", "question": "Which flaw?", "options": ["Grainy noise", "Blur"],
+          "answer": "A"}],
+        check_files=False,
+    )  # fmt: skip
+    with ChatServer(lambda body: "It has no grainy noise at all.") as server:
+        client = ChatClient(Endpoint(server.base_url, MODEL, api_key_env=KEY_ENV))
+        res = evaluate_mcq(table, client)
+    row = res.responses.iloc[0]
+    assert row["matched"] == "" and not bool(row["correct"])
+    assert (
+        row["match_rule"] == "unmatched: the reply names the text of option 'A' only to negate it"
+    )
+    assert res.per_question["correct"].tolist() == [False]

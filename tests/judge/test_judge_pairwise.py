@@ -230,3 +230,16 @@ def test_sign_test_is_scipys_binomial_test(n):
 
     for k in range(n + 1):
         assert sign_test(k, n) == pytest.approx(binomtest(k, n, 0.5).pvalue, rel=1e-12, abs=0)
+
+
+def test_a_verdict_giving_the_winner_twice_is_reasked_not_read_as_the_last():
+    def twice(body):
+        reminded = "could not be read" in json.dumps(body["messages"][-1])
+        return '{"winner": 0}' if reminded else '{"winner": 0, "winner": 1}'
+
+    with ChatServer(twice) as server:
+        res = judge_pairs(_pairs(n=1), _client(server), mode="base", orders="ab")
+    assert len(server.answered) == 2  # the answer, then the format reminder
+    assert res.per_order["winner"].tolist() == ["left"]
+    first = json.loads(res.per_order["answers"][0])[0]
+    assert first["text"] == '{"winner": 0, "winner": 1}'

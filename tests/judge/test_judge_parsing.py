@@ -189,3 +189,57 @@ def test_quotes_take_linear_time():
     start = time.perf_counter()
     assert parse_fields(reply, WINNER).value is None
     assert time.perf_counter() - start < 10
+
+
+@pytest.mark.parametrize(
+    ("reply", "key"),
+    [
+        ('{"winner": 0, "winner": 1}', "'winner'"),  # JSON alone would read 1
+        ("{'winner': 1, 'winner': 0}", "'winner'"),  # a Python literal likewise
+        ('Verdict: ```json\n{"winner": 1,\n "winner": 0}\n```', "'winner'"),
+        ('{"reason": "left", "reason": "right", "winner": 0}', "'reason'"),
+        ('{"winner": 0, "detail": {"w": 1, "w": 0}}', "'w'"),  # nested, too
+    ],
+)
+def test_a_key_given_twice_with_different_values_is_invalid(reply, key):
+    p = parse_fields(reply, {"winner": choice01})
+    assert p.value is None
+    assert p.error.startswith(f"the reply gives the key {key} twice, with different values")
+    assert extract_mapping(reply, ("winner",)) is None
+
+
+def test_a_key_repeated_with_the_same_value_is_one_answer():
+    assert parse_fields('{"winner": 1, "winner": 1}', {"winner": choice01}).value == {"winner": 1}
+    assert parse_fields("{'winner': 0, 'winner': 0}", {"winner": choice01}).value == {"winner": 0}
+
+
+NOISE = ["Grainy noise", "Blur", "Banding"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "index", "rule"),
+    [
+        ("It has no grainy noise at all.", None, "unmatched: the reply names the text of option 'A' only to negate it"),
+        ("Grainy noise is absent.", None, "unmatched: the reply names the text of option 'A'"),
+        ("There isn't any grainy noise here.", None, "unmatched: the reply names the text"),
+        ("Without banding, I see no blur.", None, "unmatched: the reply names the text of option 'B', 'C'"),
+        ("It shows grainy noise, not blur.", 0, "text_contained"),
+        ("No blur; the flaw is banding.", 2, "text_contained"),
+        ("Plenty of grainy noise in the sky.", 0, "text_contained"),
+    ],
+)  # fmt: skip
+def test_an_option_named_only_to_be_negated_is_not_chosen(reply, index, rule):
+    from rrmap.judge.mcq import match_option
+
+    got, why = match_option(reply, NOISE)
+    assert (got, why[: len(rule)]) == (index, rule)
+
+
+def test_negating_words_inside_an_option_are_its_own():
+    from rrmap.judge.mcq import match_option
+
+    assert match_option("It shows no visible flaws.", ["No visible flaws", "Flaws"]) == (
+        0,
+        "text_contained",
+    )
+    assert match_option("No, it is not balanced.", ["Yes", "No"]) == (1, "text_contained")
