@@ -177,7 +177,77 @@ def _write_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
             {},
         )
     )
+    cases += _rank_and_judge_cases(tmp, raw)
     return cases
+
+
+def _rank_and_judge_cases(tmp: Path, raw) -> list[tuple[str, list[str], dict]]:
+    """Cases of ``rrmap rank`` and ``rrmap judge`` (the judge's fail before any request)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    k = 10_000  # candidates: dense k × k matrices of 800 MB each
+    left, right = rng.integers(0, k, 20_000), rng.integers(0, k, 20_000)
+    keep = left != right
+    many = pd.DataFrame(
+        {
+            "instance": "i1",
+            "left": [f"c{i}" for i in left[keep]],
+            "right": [f"c{i}" for i in right[keep]],
+            "winner": "left",
+        }
+    )
+    many_path = tmp / "many.csv"
+    many.to_csv(many_path, index=False)
+    injected = pd.DataFrame(
+        {
+            "instance": ["i1"] * 4,
+            "left": ["=HYPERLINK(1)", "b", "=HYPERLINK(1)", "c"],
+            "right": ["b", "c", "c", "=HYPERLINK(1)"],
+            "winner": ["left", "left", "right", "left"],
+        }
+    )
+    injected_path = tmp / "injected.csv"
+    injected.to_csv(injected_path, index=False)
+    ragged = raw("ragged.csv", b"instance,left,right,winner\ni1,Smith, J.,Doe,left\n")
+    pairs = ROOT / "data" / "judge_example" / "PAIRS.csv"
+    outside = tmp / "outside.csv"
+    outside.write_text(
+        pairs.read_text().replace("images/", "../../../etc/") if pairs.exists() else ""
+    )
+    judge = ["--model", "m", "--dry-run"]
+    return [
+        ("rank fit: 10,000 candidates", ["rank", "fit", str(many_path)], {}),
+        ("rank fit: a CSV injection", ["rank", "fit", str(injected_path)], {}),
+        ("rank fit: a row with more fields", ["rank", "fit", ragged], {}),
+        (
+            "rank fit: FineArtBench JSON nested 200,000 deep",
+            ["rank", "fit", raw("deep_fab.json", b"[" * 200_000), "--input-format", "fineartbench"],
+            {},
+        ),
+        (
+            "rank sample: --instances 1e9",
+            [
+                "rank",
+                "sample",
+                "--design",
+                "global",
+                "--candidates",
+                "a,b,c",
+                "--instances",
+                "1000000000",
+                "-n",
+                "10",
+            ],
+            {},
+        ),
+        (
+            "judge 2afc: a base URL with a query",
+            ["judge", "2afc", str(pairs), "--base-url", "http://h/v1?q=1", *judge],
+            {},
+        ),
+        ("judge 2afc: images outside the folder", ["judge", "2afc", str(outside), *judge], {}),
+    ]
 
 
 def _zip_bomb(path: Path) -> str:
@@ -303,7 +373,7 @@ def main() -> None:
     ap.add_argument("--make", type=Path, help=argparse.SUPPRESS)  # write the case files here
     a = ap.parse_args()
     if a.make:
-        print(json.dumps(_write_cases(a.make)))
+        print(json.dumps(_write_cases(a.make), default=str))
         return
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)

@@ -47,3 +47,20 @@ def write_csv(tmp_path: Path):
         return path
 
     return _write
+
+
+@pytest.fixture
+def attrs_copies(monkeypatch):
+    """A list that grows by one at every deep copy pandas makes of a frame's ``attrs``
+    (pandas copies them into every column taken from a frame)."""
+    import pandas.core.generic as generic
+
+    real = generic.deepcopy
+    calls: list[int] = []
+
+    def counting(obj, *args, **kwargs):
+        calls.append(1)
+        return real(obj, *args, **kwargs)
+
+    monkeypatch.setattr(generic, "deepcopy", counting)
+    return calls

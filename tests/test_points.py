@@ -130,20 +130,11 @@ def _wide_ratings(path, n_extra: int):
     return path
 
 
-def test_many_category_columns_cost_no_copy_of_attrs_per_column(tmp_path, monkeypatch):
+def test_many_category_columns_cost_no_copy_of_attrs_per_column(tmp_path, attrs_copies):
     """pandas deep-copies ``attrs`` into every column taken from a frame: with thousands of
     columns that made loading and pairing quadratic. The copies made do not grow with the
     number of columns."""
-    import pandas.core.generic as generic
-
-    real = generic.deepcopy
-    calls = []
-
-    def counting(obj, *args, **kwargs):
-        calls.append(1)
-        return real(obj, *args, **kwargs)
-
-    monkeypatch.setattr(generic, "deepcopy", counting)
+    calls = attrs_copies
     counts = {}
     for n in (20, 2000):
         calls.clear()

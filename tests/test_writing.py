@@ -93,22 +93,13 @@ def test_parquet_without_pyarrow_is_a_clear_error(tmp_path, monkeypatch):
         write_parquet(pd.DataFrame({"a": [1.0]}), tmp_path / "x.parquet")
 
 
-def test_writing_many_columns_costs_no_copy_of_attrs_per_column(monkeypatch):
+def test_writing_many_columns_costs_no_copy_of_attrs_per_column(attrs_copies):
     """The CSV writer and the spreadsheet-safe pass take columns from a frame whose attrs
     pandas would deep-copy into each: the copies made do not grow with the columns."""
-    import pandas.core.generic as generic
-
     from rrmap._escape import spreadsheet_safe
     from rrmap._writing import csv_text
 
-    real = generic.deepcopy
-    calls = []
-
-    def counting(obj, *args, **kwargs):
-        calls.append(1)
-        return real(obj, *args, **kwargs)
-
-    monkeypatch.setattr(generic, "deepcopy", counting)
+    calls = attrs_copies
     counts = {}
     for n in (20, 2000):
         df = pd.DataFrame({f"x{i}": ["=a", "b"] for i in range(n)})

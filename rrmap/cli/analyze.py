@@ -164,31 +164,21 @@ def analyze_command(
         check_figure_size(parse_width(width, 7.0), dpi)  # fails before the tests run
     # the lock is taken now: a second run into OUT is refused at once, not after its tests
     with FolderLock(out):
-        _analyze_and_write(**locals())
+        result = _analysis(ratings, by, opts, quiet, locals())
+        written = result.write(
+            out, force=force, figures=not no_figures, width=width, dpi=dpi, raw_csv=raw_csv
+        )
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    width_cols = min(shutil.get_terminal_size((100, 24)).columns, 120)
+    click.echo(result.summary(color=color, width=width_cols), color=color)
+    click.echo(f"\nReport: {out / 'report.md'}")
+    if not quiet:
+        for path in written:
+            click.echo(f"wrote {path}", err=True)
 
 
-def _analyze_and_write(
-    ratings: Path,
-    by: tuple[str, ...],
-    permutations: int,
-    stop_hits: int,
-    jobs: int,
-    seed: int,
-    design: str,
-    p_adjust: str,
-    chi2_draws: int,
-    chi2_all: bool,
-    n_boot: int,
-    out: Path,
-    force: bool,
-    no_figures: bool,
-    width: str,
-    dpi: int,
-    quiet: bool,
-    raw_csv: bool,
-    opts: dict,
-    **_: object,
-) -> None:
+def _analysis(ratings: Path, by: tuple[str, ...], opts: dict, quiet: bool, o: dict):
+    """The analysis of RATINGS with the command's options *o*; warnings as one line each."""
     from rrmap.analysis import analyze, file_sha256
     from rrmap.errors import PermutationWarning
 
@@ -198,15 +188,15 @@ def _analyze_and_write(
         result = analyze(
             df,
             by=list(by) if by else None,
-            n_perm=permutations,
-            stop_hits=stop_hits or None,
-            n_jobs=jobs,
-            rng=seed,
-            p_adjust=p_adjust,
-            design=design,
-            chi2_n_perm=chi2_draws,
-            chi2_mc_all=chi2_all,
-            n_boot=n_boot,
+            n_perm=o["permutations"],
+            stop_hits=o["stop_hits"] or None,
+            n_jobs=o["jobs"],
+            rng=o["seed"],
+            p_adjust=o["p_adjust"],
+            design=o["design"],
+            chi2_n_perm=o["chi2_draws"],
+            chi2_mc_all=o["chi2_all"],
+            n_boot=o["n_boot"],
             coverage=settings["coverage"],
             z=settings["z"],
             thresholds=settings["thresholds"],
@@ -222,13 +212,4 @@ def _analyze_and_write(
         result.settings.update(
             input=str(ratings), input_sha256=file_sha256(ratings), input_hashed="file"
         )
-    written = result.write(
-        out, force=force, figures=not no_figures, width=width, dpi=dpi, raw_csv=raw_csv
-    )
-    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    width = min(shutil.get_terminal_size((100, 24)).columns, 120)
-    click.echo(result.summary(color=color, width=width), color=color)
-    click.echo(f"\nReport: {out / 'report.md'}")
-    if not quiet:
-        for path in written:
-            click.echo(f"wrote {path}", err=True)
+    return result
