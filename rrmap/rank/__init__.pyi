@@ -8,6 +8,7 @@ from . import (
     designs,
     elo,
     filters,
+    intervals,
     limits,
     plackett_luce,
 )
@@ -49,4 +50,5 @@ from .filters import (
     minimum_feedback_arc_set,
     pair_preferences,
 )
+from .intervals import CI_METHODS, bootstrap_interval
 from .plackett_luce import PlackettLuceFit, fit_plackett_luce, read_rankings

@@ -18,6 +18,7 @@ import pandas as pd
 from scipy import sparse
 
 from rrmap.errors import InputError
+from rrmap.rank.intervals import bootstrap_interval
 from rrmap.rank.limits import check_count
 
 #: Fewer resampling units than this (``bootstrap_by`` a column) give a warning: with
@@ -152,15 +153,31 @@ def ranks(scores: np.ndarray) -> np.ndarray:
     return out
 
 
-def summarise(scores: np.ndarray, level: float, top_k: tuple[int, ...]) -> pd.DataFrame:
-    """Percentile intervals of scores and ranks, and top-k probabilities, per candidate."""
-    lo, hi = (1 - level) / 2, (1 + level) / 2
+def summarise(scores: np.ndarray, level: float, top_k: tuple[int, ...], ci: str = "percentile",
+              estimate: np.ndarray | None = None, jackknife: np.ndarray | None = None,
+              weights: np.ndarray | None = None) -> pd.DataFrame:  # fmt: skip
+    """Intervals of scores and ranks, and top-k probabilities, per candidate.
+
+    ``ci`` is the interval method (:func:`rrmap.rank.intervals.bootstrap_interval`;
+    ``"wald"`` gives percentile intervals here, the caller puts the Wald ones in
+    ``boot_low``/``boot_high``). ``estimate`` (the data's scores) is needed by
+    ``"basic"`` and ``"bca"``, ``jackknife`` (and its ``weights``) by ``"bca"``;
+    the ranks' intervals use the same method on the ranks, as integers in ``1..k``.
+    """
+    method = "percentile" if ci == "wald" else ci
     r = ranks(scores)
+    est_r = None if estimate is None else ranks(np.asarray(estimate)[None])[0]
+    jack_r = None if jackknife is None else ranks(jackknife)
+    low, high = bootstrap_interval(estimate, scores, level, method, jackknife=jackknife,
+                                   weights=weights)  # fmt: skip
+    r_low, r_high = bootstrap_interval(est_r, r, level, method, jackknife=jack_r,
+                                       weights=weights, discrete=True)  # fmt: skip
+    k = scores.shape[1]
     out = {
-        "boot_low": np.quantile(scores, lo, axis=0),
-        "boot_high": np.quantile(scores, hi, axis=0),
-        "rank_low": np.quantile(r, lo, axis=0, method="inverted_cdf").astype(int),
-        "rank_high": np.quantile(r, hi, axis=0, method="inverted_cdf").astype(int),
+        "boot_low": low,
+        "boot_high": high,
+        "rank_low": np.clip(np.round(r_low), 1, k).astype(int),
+        "rank_high": np.clip(np.round(r_high), 1, k).astype(int),
     }
     for k in top_k:
         out[f"p_top{k}"] = (r <= k).mean(axis=0)

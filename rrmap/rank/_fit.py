@@ -32,6 +32,7 @@ class Options:
     top_k: tuple[int, ...]
     level: float
     position: bool = False
+    ci: str = "percentile"
 
 
 def effective_model(model: str, ties: str, counts: np.ndarray) -> str:
@@ -188,33 +189,80 @@ def bootstrap_group(out: Outcomes, units: np.ndarray | None, opts: Options,
     pairs, cell = out.pairs(opts.position)
     types, mult = unit_types(cell, out.weights(), units, 3 * len(pairs.a))
     counts = fold_ties(resample_counts(types, mult, opts.n_boot, gen), opts.ties)
+    chunk = _boot_chunk(out.k + (opts.model != "bradley-terry") + opts.position, len(pairs.a),
+                        opts.n_boot)  # fmt: skip
+    scores = np.empty((opts.n_boot, out.k))
+    n_no_mle = 0
+    for start in range(0, opts.n_boot, chunk):
+        part = slice(start, min(start + chunk, opts.n_boot))
+        scores[part], missing = _refit(pairs, counts[part], opts, out.k)
+        n_no_mle += missing
+        if bar is not None:
+            bar.update(part.stop - part.start)
+    return scores, n_no_mle
+
+
+def jackknife_group(out: Outcomes, units: np.ndarray | None,
+                    opts: Options) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Scores with each resampling unit left out ``(types, k)``, and each type's multiplicity.
+
+    Identical units (comparisons of one pair, outcome and weight) leave the same
+    data out, so each distinct type is refitted once and weighted by how many
+    units share it: the BCa acceleration of :func:`rrmap.rank.intervals.acceleration`.
+    A leave-one-out sample that keeps every positive (pair, outcome) cell of an
+    existing MLE keeps its existence; the others are checked as resamples are.
+    """
+    pairs, cell = out.pairs(opts.position)
+    types, mult = unit_types(cell, out.weights(), units, 3 * len(pairs.a))
+    full = np.asarray(types.T @ mult.astype(float)).ravel()
+    n_types = types.shape[0]
+    chunk = _boot_chunk(out.k + (opts.model != "bradley-terry") + opts.position, len(pairs.a),
+                        n_types)  # fmt: skip
+    folded = fold_ties(full.reshape(1, -1, 3), opts.ties)[0]
+    full_exists = existence(effective_model(opts.model, opts.ties, folded), pairs, folded,
+                            range(out.k), opts.position)[0]  # fmt: skip
+    scores = np.empty((n_types, out.k))
+    for start in range(0, n_types, chunk):
+        part = slice(start, min(start + chunk, n_types))
+        raw = full[None] - np.asarray(types[part].todense())
+        raw = np.clip(raw, 0, None).reshape(len(raw), -1, 3)
+        same = ((raw > 0) == (full.reshape(-1, 3) > 0)).all(axis=(1, 2))
+        known = np.where(same, int(full_exists), -1)
+        scores[part] = _refit(pairs, fold_ties(raw, opts.ties), opts, out.k, known)[0]
+    return scores, mult
+
+
+def _refit(pairs: Pairs, counts: np.ndarray, opts: Options, k: int,
+           known: np.ndarray | None = None) -> tuple[np.ndarray, int]:  # fmt: skip
+    """Scores of a batch of count arrays ``(n, P, 3)`` and how many had no MLE.
+
+    ``known`` gives, per array, whether its MLE is known to exist (1), not to
+    exist (0) or is to be searched (-1, the default).
+    """
+    n = len(counts)
     fitted = np.array([effective_model(opts.model, opts.ties, c) for c in counts])
     # a candidate that never wins or never loses (ties aside) has no Bradley-Terry MLE:
     # a cheap test over the whole batch spares most graph searches on sparse data
-    k = out.k
-    wins = np.zeros((opts.n_boot, k))
-    losses = np.zeros((opts.n_boot, k))
+    wins = np.zeros((n, k))
+    losses = np.zeros((n, k))
     for i, j, c in ((pairs.a, pairs.b, 0), (pairs.b, pairs.a, 1)):
         np.add.at(wins.T, i, counts[..., c].T)
         np.add.at(losses.T, j, counts[..., c].T)
     hopeless = (fitted == "bradley-terry") & ((wins == 0) | (losses == 0)).any(axis=1)
-    exists = np.array([not h and existence(m, pairs, c, range(k), opts.position)[0]
-                       for m, c, h in zip(fitted, counts, hopeless, strict=True)])  # fmt: skip
+    known = np.full(n, -1) if known is None else known
+    rows = zip(fitted, counts, hopeless, known, strict=True)
+    exists = np.array([bool(kn) if kn >= 0 else
+                       not h and existence(m, pairs, c, range(k), opts.position)[0]
+                       for m, c, h, kn in rows])  # fmt: skip
     if opts.alpha:
-        alphas = np.full(opts.n_boot, float(opts.alpha))
+        alphas = np.full(n, float(opts.alpha))
     else:
         alphas = np.where(exists, 0.0, opts.fallback_alpha)
-    scores = np.empty((opts.n_boot, out.k))
-    chunk = _boot_chunk(k + (opts.model != "bradley-terry") + opts.position, len(pairs.a),
-                        opts.n_boot)  # fmt: skip
-    for start in range(0, opts.n_boot, chunk):
-        part = slice(start, min(start + chunk, opts.n_boot))
-        for model in np.unique(fitted[part]):
-            sel = np.flatnonzero(fitted[part] == model) + start
-            scores[sel] = newton(pairs, counts[sel], str(model), alphas[sel],
-                                 position=opts.position).theta  # fmt: skip
-        if bar is not None:
-            bar.update(part.stop - part.start)
+    scores = np.empty((n, k))
+    for model in np.unique(fitted):
+        sel = np.flatnonzero(fitted == model)
+        scores[sel] = newton(pairs, counts[sel], str(model), alphas[sel],
+                             position=opts.position).theta  # fmt: skip
     return scores, int((~exists).sum())
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri
 
 from rrmap.errors import InputError
 from rrmap.rank._bootstrap import (
@@ -45,9 +46,18 @@ from rrmap.rank._bootstrap import (
     summarise,
 )
 from rrmap.rank._existence import bradley_terry_existence, tie_model_existence
-from rrmap.rank._fit import TITLES, Options, bootstrap_group, fit_group, group_table, memory_needed
+from rrmap.rank._fit import (
+    TITLES,
+    Options,
+    bootstrap_group,
+    fit_group,
+    group_table,
+    jackknife_group,
+    memory_needed,
+)
 from rrmap.rank._likelihood import MODELS
 from rrmap.rank._outcomes import encode, group_sizes, groups, prepare
+from rrmap.rank.intervals import check_ci
 from rrmap.rank.limits import check_memory
 
 __all__ = [
@@ -74,9 +84,9 @@ class BradleyTerryFit:
         number of candidates whose interval lies entirely above this one's:
         candidates with overlapping intervals share a rank; the bootstrap
         interval when there is one, else ``ci_low``/``ci_high``); with a
-        bootstrap also ``boot_low``/``boot_high`` (percentile interval of the
-        score), ``rank_low``/``rank_high`` (percentile interval of the rank,
-        best to worst) and ``p_top{k}`` (share of resamples in which the
+        bootstrap also ``boot_low``/``boot_high`` (interval of the score by the
+        ``ci`` method), ``rank_low``/``rank_high`` (interval of the rank by the
+        same method, best to worst) and ``p_top{k}`` (share of resamples in which the
         candidate ranks k-th or better); then ``wins``, ``losses``,
         ``ties``, ``n_comparisons``.
     fits : DataFrame
@@ -88,7 +98,8 @@ class BradleyTerryFit:
         ``tie_parameter_se``, ``log_likelihood`` (unpenalised),
         ``iterations``, ``converged``, ``level``, ``n_bootstrap``,
         ``bootstrap_by``, ``n_bootstrap_no_mle`` (resamples without an MLE,
-        fitted with ``fallback_alpha``) and ``seed``.
+        fitted with ``fallback_alpha``), ``ci`` (the interval method; ``"wald"``
+        without a bootstrap) and ``seed``.
     covariance : dict
         Group key (``None`` when not grouped) → covariance matrix of the
         scores as a DataFrame indexed by candidate.
@@ -214,6 +225,7 @@ def _check(opts: Options, weights: str | None, df: pd.DataFrame, by: str | None)
     if not np.isfinite(opts.fallback_alpha) or opts.fallback_alpha <= 0:
         problems.append(f"fallback_alpha must be > 0, got {opts.fallback_alpha!r}")
     problems += bootstrap_problems(opts.n_boot, opts.boot_by, opts.level, opts.top_k, df, by)
+    problems += check_ci(opts.ci)
     if weights is not None:
         problems.extend(_weight_problems(df, weights))
     if problems:
@@ -270,6 +282,7 @@ def fit_bradley_terry(
     rng: int | np.random.Generator | None = None,
     progress: bool = False,
     position_effect: bool = False,
+    ci: str = "percentile",
 ) -> BradleyTerryFit:
     """Fit a Bradley–Terry model (or Davidson's or Rao–Kupper's, with ties) to comparisons.
 
@@ -337,6 +350,18 @@ def fit_bradley_terry(
         needs pairs shown both ways round in a pattern the scores cannot
         absorb, and no side or candidate that never loses (see
         ``mle_exists``/``problem``).
+    ci : {"percentile", "basic", "bca", "wald"}, default "percentile"
+        Method of the bootstrap intervals ``boot_low``/``boot_high`` and
+        ``rank_low``/``rank_high`` (:func:`rrmap.rank.intervals.bootstrap_interval`):
+        ``"basic"`` reflects the percentile interval about the estimate
+        (``2θ̂ − quantiles``); ``"bca"`` moves its levels by the bias
+        correction and the jackknife acceleration over the resampling units
+        (whole ``bootstrap_by`` units, else comparisons; one refit per
+        distinct unit); ``"wald"`` puts the observed-information interval
+        ``ci_low``/``ci_high`` in ``boot_low``/``boot_high`` (and ``rank_ci``),
+        the bootstrap then giving only rank intervals (percentile) and top-k
+        probabilities. Recorded in ``fits.ci``. See docs/rank.md for the
+        coverage of each.
 
     Returns
     -------
@@ -359,7 +384,9 @@ def fit_bradley_terry(
     The bootstrap draws each resample's counts of every (pair, outcome)
     cell from one multinomial (comparisons) or a sum over resampled units
     (instances), and refits all resamples together with a batched Newton
-    method. Intervals are percentile intervals.
+    method. Intervals are percentile intervals unless ``ci`` says otherwise;
+    BCa refits the data once more per distinct resampling unit (comparisons
+    of one pair, outcome and weight are one unit type).
 
     Examples
     --------
@@ -396,7 +423,7 @@ fitted with a Gaussian penalty, alpha=0.1')
     if ties is None:
         ties = "half" if model == "bradley-terry" else "model"
     opts = Options(model, ties, alpha, fallback_alpha, bootstrap, bootstrap_by, tuple(top_k),
-                   level, bool(position_effect))  # fmt: skip
+                   level, bool(position_effect), ci)  # fmt: skip
     clean = prepare(comparisons, by, ties)
     _check(opts, weights, clean, by)
     if weights is not None:
@@ -442,7 +469,12 @@ def _fit_one(sub: pd.DataFrame, opts: Options, weights: str | None, gen: np.rand
     if opts.n_boot:
         units = None if opts.boot_by == "comparison" else sub[opts.boot_by].to_numpy(str)
         scores, n_no_mle = bootstrap_group(out, units, opts, gen.spawn(1)[0], bar)
-        boot = summarise(scores, opts.level, opts.top_k)
+        jack, mult = jackknife_group(out, units, opts) if opts.ci == "bca" else (None, None)
+        boot = summarise(scores, opts.level, opts.top_k, opts.ci, theta, jack, mult)
+        if opts.ci == "wald":
+            z = float(ndtri((1 + opts.level) / 2))
+            se = np.sqrt(np.clip(np.diag(cov), 0, None))
+            boot["boot_low"], boot["boot_high"] = theta - z * se, theta + z * se
         drawn = pd.DataFrame({
             "resample": np.repeat(np.arange(opts.n_boot), out.k),
             "candidate": np.tile(out.candidates.astype(str), opts.n_boot),
@@ -456,6 +488,7 @@ def _fit_one(sub: pd.DataFrame, opts: Options, weights: str | None, gen: np.rand
         "n_bootstrap": int(opts.n_boot),
         "bootstrap_by": opts.boot_by if opts.n_boot else "",
         "n_bootstrap_no_mle": n_no_mle,
+        "ci": opts.ci if opts.n_boot else "wald",
     }
     cov_df = pd.DataFrame(cov, index=out.candidates, columns=out.candidates)
     return table, info, cov_df, drawn

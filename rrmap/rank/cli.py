@@ -165,7 +165,7 @@ def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: st
 _MODEL_NAMES = {"bt": "bradley-terry", "davidson": "davidson", "rao-kupper": "rao-kupper"}
 _FIT_COLUMNS = [
     *("model", "mle_exists", "problem", "regularized", "alpha", "tie_parameter"),
-    *("tie_parameter_se", "converged", "level", "n_bootstrap", "bootstrap_by", "seed"),
+    *("tie_parameter_se", "converged", "level", "n_bootstrap", "bootstrap_by", "ci", "seed"),
 ]
 
 
@@ -199,6 +199,8 @@ def _fit_rankings(path: Path, by: str | None, opts: dict, filtered) -> pd.DataFr
     if by or filtered or opts["position_effect"]:
         raise InputError("--model plackett-luce takes no --by, filters, annotator weights or "
                          "--position-effect")  # fmt: skip
+    if opts["ci"] != "percentile":
+        raise InputError("--model plackett-luce has percentile bootstrap intervals only")
     rankings = read_rankings(path)
     _log(f"{path}: {len(rankings)} rankings")
     fit = fit_plackett_luce(rankings, alpha=opts["alpha"], fallback_alpha=opts["fallback_alpha"],
@@ -254,7 +256,7 @@ def _fit_table(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.D
         fit = fit_bradley_terry(df, by=by, model=_MODEL_NAMES[model], ties=ties,
                                 alpha=opts["alpha"], fallback_alpha=opts["fallback_alpha"],
                                 weights=weights, position_effect=opts["position_effect"],
-                                **boot)  # fmt: skip
+                                ci=opts["ci"], **boot)  # fmt: skip
         _notes(fit)
         position = _POSITION_COLUMNS if opts["position_effect"] else []
         info = fit.fits[[*keys, *_FIT_COLUMNS, *position, "n_bootstrap_no_mle"]]
@@ -263,6 +265,9 @@ def _fit_table(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.D
         return table.sort_values([*keys, "rank", "candidate"], ignore_index=True)
     if opts["position_effect"]:
         raise InputError("--position-effect needs a likelihood model (bt, davidson, rao-kupper)")
+    if opts["ci"] != "percentile":
+        raise InputError("--ci basic, bca and wald need a likelihood model (bt, davidson, "
+                         "rao-kupper); Elo's intervals are percentile ones")  # fmt: skip
     fit = fit_elo(df, by=by, k=opts["k"], initial=opts["initial"], scale=opts["scale"],
                   n_shuffles=opts["shuffles"], ties=ties, **boot)  # fmt: skip
     table = fit.table.assign(model="elo", k=opts["k"], n_shuffles=opts["shuffles"],
@@ -319,6 +324,11 @@ _model_opts = [
     click.option("--bootstrap", type=click.IntRange(0, MAX_RESAMPLES), default=0,
                  help="Bootstrap resamples (0: none): percentile intervals of scores and "
                  "ranks, top-k probabilities."),
+    click.option("--ci", type=click.Choice(["percentile", "basic", "bca", "wald"]),
+                 default="percentile",
+                 help="Method of the bootstrap intervals (bt, davidson, rao-kupper): "
+                 "percentile, basic (2*score - percentile), bca (bias-corrected, jackknife "
+                 "acceleration over the resampling units) or wald (score +- z*se)."),
     click.option("--bootstrap-by", default="comparison",
                  help="Resampling unit: comparison, or a column resampled whole (e.g. "
                  "instance: pairs within an instance are not independent)."),
