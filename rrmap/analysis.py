@@ -766,3 +766,8 @@ def _agreement_tables(
         if isinstance(ag[col].dtype, pd.CategoricalDtype):
             ag[col] = ag[col].astype(object)
     return ag, ag_sum, reliability(pts, n_boot=n_boot, rng=seed)
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

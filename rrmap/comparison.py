@@ -197,3 +197,8 @@ def compare_intervals(
         raise ValueError(f"intervals must have low < high, got {tuple(ref)} and {tuple(query)}")
     d, r, bc = compare_bounds(a1, b1, a2, b2, z=z_value(coverage, z))
     return float(d), float(r), float(bc)
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

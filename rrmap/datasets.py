@@ -62,3 +62,8 @@ def load_example_ratings() -> pd.DataFrame:
     from rrmap.ratings import load_ratings
 
     return load_ratings(example_ratings_path())
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

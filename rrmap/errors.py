@@ -62,3 +62,8 @@ class PermutationWarning(UserWarning):
     >>> issubclass(PermutationWarning, UserWarning)
     True
     """
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

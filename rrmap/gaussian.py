@@ -80,3 +80,8 @@ def interval_to_gaussian(
     hi = np.asarray(high, dtype=float)
     zz = z_value(coverage, z)
     return (lo + hi) / 2.0, (hi - lo) / (2.0 * zz)
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

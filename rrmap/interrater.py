@@ -250,3 +250,8 @@ def _interval(boot: np.ndarray, level: float) -> tuple[float, float]:
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(ok, [tail, 1.0 - tail])
     return float(low), float(high)
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

@@ -614,3 +614,8 @@ def result_latex(result: Any, table: str, *, width: str = "column") -> str:
             return f"% rrmap pointwise agreement: {note}\n"
         return agreement_latex(result.agreement_summary, len(result.agreement), width=width)
     raise InputError(f"table must be tests, proportions or agreement, got {table!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

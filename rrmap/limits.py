@@ -87,3 +87,8 @@ def planned_tests(n_raters: int, options: Iterable[int]) -> int:
     expert = family(n_raters) * (1 + sum(options))
     per_rater = n_raters * sum(family(o) for o in options)
     return 2 * (expert + per_rater)
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

@@ -213,3 +213,8 @@ def points(
     )
     out.attrs["rrmap"] = meta
     return out
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

@@ -728,3 +728,8 @@ def _assemble(
         "read": read,
     }
     return out
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

@@ -766,3 +766,8 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
                 parts += ["", f"![{name}]({name})"]
     parts += ["", _settings_section(result, figures), ""]
     return "\n".join(parts)
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

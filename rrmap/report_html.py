@@ -333,3 +333,8 @@ def _settings_rows(s: Mapping[str, Any]) -> list[tuple[str, str]]:
             v = ", ".join(map(str, v)) or "(none)"
         rows.append((label, "" if v is None else str(v)))
     return rows
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

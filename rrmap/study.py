@@ -48,3 +48,8 @@ CRITERIA: dict[str, str] = {
     "uniform-focalized": "chromatic",
     "painterly-photographic": "chromatic",
 }
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

@@ -259,3 +259,8 @@ def agreement_summary(agreement_table: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=["pattern", "detail", "count"])
     out["share"] = out["count"] / total if total else np.nan
     return out
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

@@ -298,3 +298,8 @@ def _classify_compared(
         for i in np.flatnonzero(slow):
             codes[i] = _exact_zone(tuple(a[i] for a in flat), zz, exact)
     return pd.Categorical.from_codes(codes, dtype=QUALITY_DTYPE)
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

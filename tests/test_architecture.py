@@ -192,3 +192,43 @@ def test_a_function_named_like_its_module_stays_the_function(package):
         assert getattr(pkg, name).__name__ == name
     for name in pkg.__all__:
         assert getattr(pkg, name) is not None, name
+
+
+def test_public_modules_show_only_their_public_names():
+    import importlib
+
+    for name in (
+        "datasets",
+        "limits",
+        "errors",
+        "ratings",
+        "points",
+        "zones",
+        "tables",
+        "interrater",
+        "analysis",
+        "report",
+        "report_html",
+        "latex",
+    ):
+        mod = importlib.import_module(f"rrmap.{name}")
+        assert dir(mod) == sorted(mod.__all__), name
+
+
+def test_a_missing_optional_dependency_says_how_to_install_it(monkeypatch):
+    import sys
+
+    import pytest
+
+    import rrmap.plot
+
+    monkeypatch.setitem(sys.modules, "plotly", None)
+    for mod in [m for m in sys.modules if m.startswith(("plotly.", "rrmap.plot.interactive"))]:
+        monkeypatch.delitem(sys.modules, mod)
+    monkeypatch.delitem(rrmap.plot.__dict__, "interactive_rrmap", raising=False)
+    with pytest.raises(
+        ImportError,
+        match=r"needs plotly, which is not installed: pip install "
+        r"'rrmap\[interactive\]'",
+    ):
+        rrmap.plot.interactive_rrmap  # noqa: B018

@@ -83,7 +83,7 @@ __all__ = [
 ]
 
 # the plotnine names load on first use
-__getattr__, _lazy_dir, _ = _lazy.attach(
+_lazy_getattr, _lazy_dir, _ = _lazy.attach(
     __name__,
     submodules=[
         "export",
@@ -101,6 +101,27 @@ __getattr__, _lazy_dir, _ = _lazy.attach(
         "styles": ["theme_rrmap"],
     },
 )
+
+
+#: The extra that installs each optional module a figure needs.
+_EXTRAS = {"plotly": "interactive", "plotnine": "the default install"}
+
+
+def __getattr__(name: str):
+    """A lazily loaded name; a missing optional dependency says how to install it."""
+    try:
+        return _lazy_getattr(name)
+    except ModuleNotFoundError as exc:
+        top = (exc.name or "").split(".")[0]
+        if top not in _EXTRAS:
+            raise
+        extra = _EXTRAS[top]
+        how = (
+            f"pip install 'rrmap[{extra}]'"
+            if extra != "the default install"
+            else ("pip install plotnine")
+        )
+        raise ImportError(f"rrmap.plot.{name} needs {top}, which is not installed: {how}") from exc
 
 
 def __dir__() -> list[str]:
