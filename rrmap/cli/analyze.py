@@ -109,6 +109,9 @@ from rrmap.limits import MAX_BOOTSTRAP, MAX_MONTE_CARLO, MAX_PERMUTATIONS
     "--dpi", type=click.IntRange(min=10), default=300, show_default=True, help="PNG resolution."
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or file list on stderr.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Say on stderr what is being done, step by step."
+)
 @raw_csv_option
 @ratings_options
 def analyze_command(
@@ -129,6 +132,7 @@ def analyze_command(
     width: str,
     dpi: int,
     quiet: bool,
+    verbose: bool,
     raw_csv: bool,
     **opts,
 ) -> None:
@@ -163,11 +167,18 @@ def analyze_command(
 
         check_figure_size(parse_width(width, 7.0), dpi)  # fails before the tests run
     # the lock is taken now: a second run into OUT is refused at once, not after its tests
+    say = _Steps(verbose and not quiet)
     with FolderLock(out):
-        result = _analysis(ratings, by, opts, quiet, locals())
+        say(f"locked {out} (a second run into it is refused until this one ends)")
+        result = _analysis(ratings, by, opts, quiet, locals(), say)
+        say(
+            f"writing the tables{'' if no_figures else ', the figures'} and the reports into "
+            f"a temporary folder beside {out}, then swapping it in"
+        )
         written = result.write(
             out, force=force, figures=not no_figures, width=width, dpi=dpi, raw_csv=raw_csv
         )
+        say(f"wrote {len(written)} files in {say.elapsed():.1f} s")
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     width_cols = min(shutil.get_terminal_size((100, 24)).columns, 120)
     click.echo(result.summary(color=color, width=width_cols), color=color)
@@ -177,12 +188,35 @@ def analyze_command(
             click.echo(f"wrote {path}", err=True)
 
 
-def _analysis(ratings: Path, by: tuple[str, ...], opts: dict, quiet: bool, o: dict):
+class _Steps:
+    """``--verbose``: one stderr line per step, with the time since the start."""
+
+    def __init__(self, on: bool) -> None:
+        import time
+
+        self.on, self._start, self._clock = on, time.perf_counter(), time.perf_counter
+
+    def elapsed(self) -> float:
+        return self._clock() - self._start
+
+    def __call__(self, text: str) -> None:
+        if self.on:
+            click.echo(f"[{self.elapsed():6.1f} s] {text}", err=True)
+
+
+def _analysis(ratings: Path, by: tuple[str, ...], opts: dict, quiet: bool, o: dict, say: _Steps):
     """The analysis of RATINGS with the command's options *o*; warnings as one line each."""
     from rrmap.analysis import analyze, file_sha256
     from rrmap.errors import PermutationWarning
 
+    say(f"reading {'standard input' if str(ratings) == '-' else ratings}")
     df, settings = ratings_from_options(ratings, opts, quiet=quiet)
+    raters = df["expert"].nunique() if "expert" in df.columns else "?"
+    say(
+        f"read {len(df)} intervals of {raters} raters; running the tests "
+        f"(at most {o['permutations']} permutations each, {o['design']} design, "
+        f"p-values adjusted: {o['p_adjust']}, seed {o['seed']})"
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PermutationWarning)
         result = analyze(

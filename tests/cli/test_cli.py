@@ -137,3 +137,22 @@ def test_a_mistyped_category_is_named_as_typed_with_the_nearest_one(tmp_path):
         "Error: --by movment: not a category column; choose from movement,"
     )
     assert res.output.rstrip().endswith("(did you mean movement?)")
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_shell_completion_scripts_are_what_the_docs_say(shell):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "getting-started.md").read_text()
+    assert f"_RRMAP_COMPLETE={shell}_source rrmap" in docs
+    env = {"_RRMAP_COMPLETE": f"{shell}_source", "PATH": ""}
+    script = subprocess.run(
+        [sys.executable, "-c", "from rrmap.cli import main; main(prog_name='rrmap')"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert "_RRMAP_COMPLETE" in script and "rrmap" in script

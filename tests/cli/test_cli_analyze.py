@@ -371,3 +371,39 @@ def test_benjamini_hochberg_needs_only_p_below_alpha(runner, tmp_path):
     res = _run(runner, *args[:2], "--permutations", "9", *args[4:], "--out", str(tmp_path / "b"),
                "-q", "--no-figures")  # fmt: skip
     assert "needs p ≤ 0.05" in res.stderr and "use at least 19 permutations" in res.stderr
+
+
+def test_verbose_says_each_step_on_stderr(runner, tmp_path):
+    res = _run(
+        runner,
+        "--by",
+        "modality",
+        "--permutations",
+        "99",
+        "--no-figures",
+        "--out",
+        str(tmp_path / "o"),
+        "-v",
+    )
+    assert res.exit_code == 0, res.output
+    steps = [ln.split("] ", 1)[1] for ln in res.stderr.splitlines() if ln.startswith("[")]
+    assert (
+        steps[0] == f"locked {tmp_path / 'o'} (a second run into it is refused until this one ends)"
+    )
+    assert steps[1] == f"reading {EXAMPLE}"
+    assert steps[2].startswith("read 810 intervals of 3 raters; running the tests (at most 99")
+    assert steps[3].startswith("writing the tables and the reports into a temporary folder")
+    assert steps[4].startswith("wrote 11 files in ")
+    quiet = _run(
+        runner,
+        "--by",
+        "modality",
+        "--permutations",
+        "99",
+        "--no-figures",
+        "--out",
+        str(tmp_path / "q"),
+        "-v",
+        "-q",
+    )
+    assert quiet.stderr == ""
