@@ -8,6 +8,7 @@ printed at rather than shrunk to it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -81,6 +82,18 @@ def parse_width(width: float | str | None, default: float) -> float:
 
 #: Largest raster a figure is drawn at, in pixels across (16,384: 7 in at 2,340 dpi).
 MAX_PIXELS_WIDE = 16_384
+
+
+def dense_alpha(n: int) -> float:
+    """Default opacity of *n* points in one panel: 0.85 up to 100 points, then less (down
+    to 0.5), so that a crowded centre shows how crowded it is.
+
+    Examples
+    --------
+    >>> dense_alpha(50), dense_alpha(135), dense_alpha(405)
+    (0.85, 0.73, 0.5)
+    """
+    return round(max(0.5, min(0.85, 0.85 * math.sqrt(100 / max(n, 1)))), 2)
 
 
 def check_figure_size(width: float, dpi: int) -> None:

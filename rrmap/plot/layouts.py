@@ -603,8 +603,9 @@ def zone_key(
     Examples
     --------
     >>> key = zone_key(clipped=3)
-    >>> [h.get_label() for h in key["handles"]][::2]
-    ['excellent: BC > 0.98', 'stereotype', 'clipped to the edge (3)']
+    >>> [h.get_label() for h in key["handles"]]  # doctest: +NORMALIZE_WHITESPACE
+    ['excellent: BC > 0.98', 'fair', 'stereotype', 'bad: outside these',
+     'reference (0, 1), (0, 0)', 'clipped to the edge (3)']
     """
     th = thresholds or Thresholds()
     handles: list[Any] = [
@@ -620,6 +621,7 @@ def zone_key(
             linestyle="--",
             label="stereotype",
         ),
+        Rectangle((0, 0), 1, 1, fill=False, edgecolor="none", label="bad: outside these"),
         Line2D(
             [],
             [],
@@ -633,4 +635,6 @@ def zone_key(
         ),
     ]
     handles += _legend_handles({}, 22.0, clipped, clip)
-    return {"handles": handles, "handler_map": {Ellipse: _EllipseHandler()}}
+    # a wider gap between key and name than in the options' legends: outlines end at the
+    # key's edge, and would touch their names
+    return {"handles": handles, "handler_map": {Ellipse: _EllipseHandler()}, "handletextpad": 0.8}
