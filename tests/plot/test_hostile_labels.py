@@ -100,7 +100,8 @@ def test_every_analysis_figure_draws_hostile_labels_as_text(hostile, tmp_path, m
     monkeypatch.setattr(plt, "close", kept.append)  # keep the figures to look at them
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        files = save_analysis_figures(hostile, tmp_path, formats=["png", "pdf"], dpi=60)
+        # one process: the figures stay here to be looked at
+        files = save_analysis_figures(hostile, tmp_path, formats=["png", "pdf"], dpi=60, jobs=1)
     assert [str(w.message) for w in caught] == []
     assert sorted(f.name for f in files) == sorted(
         f"{s}.{e}"
