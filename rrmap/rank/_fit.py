@@ -219,8 +219,11 @@ def jackknife_group(out: Outcomes, units: np.ndarray | None,
     chunk = _boot_chunk(out.k + (opts.model != "bradley-terry") + opts.position, len(pairs.a),
                         n_types)  # fmt: skip
     folded = fold_ties(full.reshape(1, -1, 3), opts.ties)[0]
-    full_exists = existence(effective_model(opts.model, opts.ties, folded), pairs, folded,
-                            range(out.k), opts.position)[0]  # fmt: skip
+    model = effective_model(opts.model, opts.ties, folded)
+    full_exists = existence(model, pairs, folded, range(out.k), opts.position)[0]
+    alpha = _penalty(full_exists, opts)
+    sol = newton(pairs, folded[None], model, np.array([alpha]), position=opts.position)
+    warm = (model, _parameters(sol))
     scores = np.empty((n_types, out.k))
     for start in range(0, n_types, chunk):
         part = slice(start, min(start + chunk, n_types))
@@ -228,16 +231,28 @@ def jackknife_group(out: Outcomes, units: np.ndarray | None,
         raw = np.clip(raw, 0, None).reshape(len(raw), -1, 3)
         same = ((raw > 0) == (full.reshape(-1, 3) > 0)).all(axis=(1, 2))
         known = np.where(same, int(full_exists), -1)
-        scores[part] = _refit(pairs, fold_ties(raw, opts.ties), opts, out.k, known)[0]
+        scores[part] = _refit(pairs, fold_ties(raw, opts.ties), opts, out.k, known, warm)[0]
     return scores, mult
 
 
+def _parameters(sol: Solution) -> np.ndarray:
+    """The first fit's parameter vector as :func:`newton` orders it: θ, τ (if any), δ (if any)."""
+    x = [sol.theta[0]]
+    if not np.isnan(sol.tau[0]):
+        x.append(sol.tau[:1])
+    if sol.delta is not None:
+        x.append(sol.delta[:1])
+    return np.concatenate(x)
+
+
 def _refit(pairs: Pairs, counts: np.ndarray, opts: Options, k: int,
-           known: np.ndarray | None = None) -> tuple[np.ndarray, int]:  # fmt: skip
+           known: np.ndarray | None = None,
+           start: tuple[str, np.ndarray] | None = None) -> tuple[np.ndarray, int]:  # fmt: skip
     """Scores of a batch of count arrays ``(n, P, 3)`` and how many had no MLE.
 
     ``known`` gives, per array, whether its MLE is known to exist (1), not to
-    exist (0) or is to be searched (-1, the default).
+    exist (0) or is to be searched (-1, the default). ``start``: a model and the
+    parameters Newton starts from for the arrays fitted with that model.
     """
     n = len(counts)
     fitted = np.array([effective_model(opts.model, opts.ties, c) for c in counts])
@@ -261,8 +276,9 @@ def _refit(pairs: Pairs, counts: np.ndarray, opts: Options, k: int,
     scores = np.empty((n, k))
     for model in np.unique(fitted):
         sel = np.flatnonzero(fitted == model)
+        x0 = start[1] if start is not None and start[0] == model else None
         scores[sel] = newton(pairs, counts[sel], str(model), alphas[sel],
-                             position=opts.position).theta  # fmt: skip
+                             position=opts.position, start=x0).theta  # fmt: skip
     return scores, int((~exists).sum())
 
 

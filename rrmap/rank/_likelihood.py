@@ -201,20 +201,25 @@ def newton(
     tol: float = 1e-10,
     max_iter: int = 200,
     position: bool = False,
+    start: np.ndarray | None = None,
 ) -> Solution:
     """Maximise each batch element's (penalised) log-likelihood.
 
     ``counts`` is ``(B, P, 3)``; ``alpha`` ``(B,)`` the Gaussian penalty
     ``α/2 |x|²`` on all parameters (scores and, if any, the tie parameter);
     0 means plain maximum likelihood, which must exist. ``position``: ordered
-    pairs and a position effect δ (see the module notes).
+    pairs and a position effect δ (see the module notes). ``start``: the
+    parameter vector ``(m,)`` every element starts from (default: zero scores),
+    e.g. the data's fit for refits of data with one unit left out.
     """
     counts = np.asarray(counts, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
     prob = _Problem(pairs, counts, model, alpha, position)
     k, m, nb = pairs.k, prob.m, counts.shape[0]
     x = np.zeros((nb, m))
-    if prob.free_tau:
+    if start is not None:
+        x[:] = start
+    elif prob.free_tau:
         x[:, k] = initial_tau(model, counts)
     f, _ = prob.value(x)
     # the gradient is a sum over comparisons: scale the tolerance with their number

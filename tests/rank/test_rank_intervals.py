@@ -87,24 +87,26 @@ def _simulate(seed, k=4, n=40, n_instances=8):
                          "left": names[left], "right": names[right], "winner": winner})  # fmt: skip
 
 
-def _loo_acceleration(df, unit_of_rows, model="bradley-terry"):
+def _loo_acceleration(df, unit_of_rows, model="bradley-terry", position=False):
     """Acceleration from refitting the data with each unit's rows left out (no folding)."""
     rows = []
     for unit in pd.unique(unit_of_rows):
         keep = df[unit_of_rows != unit]
-        rows.append(fit_bradley_terry(keep, model=model).table.sort_values("candidate")["score"])
+        fit = fit_bradley_terry(keep, model=model, position_effect=position)
+        rows.append(fit.table.sort_values("candidate")["score"])
     return acceleration(np.array(rows))
 
 
-@pytest.mark.parametrize("model", ["bradley-terry", "davidson"])
-def test_jackknife_over_comparison_types_equals_leaving_out_each_comparison(model):
-    df = _simulate(1)
+@pytest.mark.parametrize(("model", "position"),
+                         [("bradley-terry", False), ("davidson", False), ("bradley-terry", True)])  # fmt: skip
+def test_jackknife_over_comparison_types_equals_leaving_out_each_comparison(model, position):
+    df = _simulate(1, n=60)
     ties = "half" if model == "bradley-terry" else "model"
-    opts = Options(model, ties, None, 0.1, 10, "comparison", (1,), 0.95, ci="bca")
+    opts = Options(model, ties, None, 0.1, 10, "comparison", (1,), 0.95, position, "bca")
     out = encode(prepare(df, None, ties))
     jack, mult = jackknife_group(out, None, opts)
     assert mult.sum() == len(df) and len(mult) < len(df)  # identical comparisons folded
-    expected = _loo_acceleration(df, np.arange(len(df)), model)
+    expected = _loo_acceleration(df, np.arange(len(df)), model, position)
     np.testing.assert_allclose(acceleration(jack, mult), expected, atol=1e-8)
 
 
