@@ -440,7 +440,10 @@ def _provenance(
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "seed": o["seed"],
         "base_url": public_url(ep.base_url) if ep is not None else None,
+        "endpoint": public_url(ep.base_url) if ep is not None else None,
         "model": getattr(client, "name", None),
+        # what the server said answered (its "model" field), cached answers included
+        "model_versions": list(getattr(stats, "model_versions", [])),
         "temperature": getattr(ep, "temperature", None),
         "max_tokens": getattr(ep, "max_tokens", None),
         "batch": bool(o.get("batch") or o.get("batch_results")),

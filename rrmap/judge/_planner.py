@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rrmap.judge._provenance import record_call
 from rrmap.judge.cache import cache_key
 from rrmap.judge.client import (
     _CONVERSATION,
@@ -25,6 +26,7 @@ from rrmap.judge.client import (
     NotSentError,
     UsageStats,
     _Conversation,
+    public_url,
 )
 
 
@@ -159,6 +161,9 @@ class Planner:
             else:
                 self.counts.cached += 1
             self.stats.add(cached)
+            cached.prompt_hash = key
+            cached.endpoint = cached.endpoint or public_url(self.client.endpoint.base_url)
+            record_call(cached)
             return cached
         if conv is not None:
             conv.last = body  # the latest request of a conversation with one to send

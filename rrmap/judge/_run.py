@@ -8,6 +8,8 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from rrmap.judge._provenance import row_provenance, tracing
+
 T = TypeVar("T")
 
 
@@ -27,20 +29,29 @@ async def run_all(
     in_flight: int,
     progress: bool,
     desc: str,
+    provenance: list[dict[str, str]] | None = None,
 ) -> list[T]:
     """Await every job with at most *in_flight* running; results in job order.
 
-    The first exception cancels the remaining jobs and is re-raised.
+    The first exception cancels the remaining jobs and is re-raised. When
+    *provenance* is given, its items are set to the provenance columns of
+    each job's calls (:func:`rrmap.judge._provenance.row_provenance`), in job
+    order.
     """
     from tqdm.auto import tqdm
 
     results: list[Any] = [None] * len(jobs)
+    if provenance is not None:
+        provenance[:] = [row_provenance([]) for _ in jobs]
     gate = asyncio.Semaphore(max(1, in_flight))
     bar = tqdm(total=len(jobs), desc=desc, file=sys.stderr, disable=not progress, leave=False)
 
     async def one(i: int) -> None:
         async with gate:
-            results[i] = await jobs[i]()
+            with tracing() as calls:
+                results[i] = await jobs[i]()
+        if provenance is not None:
+            provenance[i] = row_provenance(calls)
         bar.update(1)
 
     tasks = [asyncio.ensure_future(one(i)) for i in range(len(jobs))]

@@ -39,10 +39,16 @@ from urllib.parse import urlsplit
 from rrmap._atomic import atomic_path
 from rrmap.errors import InputError
 from rrmap.judge._planner import Planner
+from rrmap.judge._provenance import cache_record, reported_text, utc_now
 from rrmap.judge._reply import MAX_REPLY_BYTES
 from rrmap.judge.budget import BudgetExhausted
 from rrmap.judge.cache import ResponseCache, cache_key, read_regular, replace_file
-from rrmap.judge.client import ChatClient, ChatResult, _message_text, _record, public_url
+from rrmap.judge.client import (
+    ChatClient,
+    ChatResult,
+    _message_text,
+    public_url,
+)
 
 __all__ = [
     "BatchJob",
@@ -135,6 +141,8 @@ def _answer_of(line: Mapping[str, Any]) -> tuple[ChatResult | None, str | None]:
             completion_tokens=int(usage.get("completion_tokens") or 0),
             finish_reason=finish,
             source="batch",
+            model_version=reported_text(body.get("model")),
+            answered_at=utc_now(),
         ),
         None,
     )
@@ -201,7 +209,7 @@ def read_batch_results(
         if result is None:
             report.failed[key] = error or "batch: no answer"
             continue
-        cache.put(key, body, _record(result))
+        cache.put(key, body, cache_record(result))
         report.stored.append(key)
     return report
 

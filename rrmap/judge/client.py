@@ -43,6 +43,7 @@ import numpy as np
 from rrmap.errors import InputError
 from rrmap.judge._breaker import Breaker
 from rrmap.judge._conversation import _CONVERSATION, _Conversation, conversation
+from rrmap.judge._provenance import cache_record, record_call, reported_text, utc_now
 from rrmap.judge._reply import (
     ACCEPT_ENCODING,
     MAX_REPLY_BYTES,
@@ -414,6 +415,9 @@ class ChatClient:
             from_cache=True,
             attempts=0,
             source="cache",
+            model_version=reported_text(record.get("model_version")),
+            answered_at=reported_text(record.get("answered_at") or record.get("stored_at")),
+            endpoint=reported_text(record.get("endpoint")),
         )
 
     async def chat(self, messages: Sequence[Mapping[str, Any]]) -> ChatResult:
@@ -445,6 +449,16 @@ class ChatClient:
         """
         body = self.request_body(messages)
         key = cache_key(body)
+        result = await self._chat(body, key)
+        # the row's provenance (rrmap.judge._provenance): a cached answer keeps its endpoint
+        result = replace(
+            result, prompt_hash=key, endpoint=result.endpoint or public_url(self.endpoint.base_url)
+        )
+        record_call(result)
+        return result
+
+    async def _chat(self, body: dict[str, Any], key: str) -> ChatResult:
+        """:meth:`chat` for the request *body* under its *key*."""
         conv = _CONVERSATION.get()
         if conv is not None:
             conv.made += 1
@@ -507,7 +521,8 @@ class ChatClient:
                 # in a writer thread of its own: file creation can be slow on some file
                 # systems, and must wait neither for image work nor block the other calls
                 loop = asyncio.get_running_loop()
-                await loop.run_in_executor(_writer(), self.cache.put, key, body, _record(result))
+                record = cache_record(result)
+                await loop.run_in_executor(_writer(), self.cache.put, key, body, record)
                 stored = True
             return result
         finally:
@@ -725,6 +740,9 @@ class ChatClient:
                 completion_tokens=int(usage.get("completion_tokens") or 0),
                 finish_reason=finish,
                 attempts=attempt + 1,
+                model_version=reported_text(data.get("model")),
+                answered_at=utc_now(),
+                endpoint=public_url(ep.base_url),
             )
         if status in _TRANSIENT_STATUS:
             return f"HTTP {status}", _retry_after(
@@ -770,19 +788,6 @@ def _tls_context() -> Any:
 def _writer() -> concurrent.futures.ThreadPoolExecutor:
     """The threads that write cache records (a few: file creation waits on the disk)."""
     return concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="rrmap-cache")
-
-
-def _record(result: ChatResult) -> dict[str, Any]:
-    """What the cache keeps of an answer."""
-    return {
-        "text": result.text,
-        "usage": {
-            "prompt_tokens": result.prompt_tokens,
-            "completion_tokens": result.completion_tokens,
-        },
-        "finish_reason": result.finish_reason,
-        "source": result.source,
-    }
 
 
 def _to_stderr(line: str) -> None:

@@ -256,13 +256,18 @@ async def _ascore(
     recs = df.to_dict("records")
     jobs = [(lambda r=r: _score_one(backend, r, prompts, format_retries)) for r in recs]
     conc = getattr(getattr(backend, "endpoint", None), "concurrency", 8)
+    prov: list[dict[str, str]] = []
     async with backend:
         outs = await run_all(
-            jobs, in_flight=in_flight or 4 * conc, progress=progress, desc="interpret"
+            jobs,
+            in_flight=in_flight or 4 * conc,
+            progress=progress,
+            desc="interpret",
+            provenance=prov,
         )
     rows = []
     meta = [c for c in df.columns if c not in ("id", "response", "reference", "question")]
-    for r, o in zip(recs, outs, strict=True):
+    for r, o, p in zip(recs, outs, prov, strict=True):
         row: dict[str, Any] = {"id": r["id"]}
         for d in DIMENSIONS:
             row[d] = float(o[d]) if o["valid"] else float("nan")
@@ -272,7 +277,7 @@ async def _ascore(
         for d in DIMENSIONS:
             row[f"{d}_reason"] = o.get(f"{d}_reason", "")
         row.update(valid=o["valid"], error=o["error"], raw=o["raw"], **{c: r[c] for c in meta})
-        rows.append(row)
+        rows.append({**row, **p})
     return InterpretResult(pd.DataFrame(rows), getattr(backend, "stats", UsageStats()))
 
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from rrmap.judge._provenance import record_call, utc_now
 from rrmap.judge.usage import ChatResult, UsageStats
 
 __all__ = ["ChatBackend", "FunctionChat", "PairJudge", "RandomJudge", "ScoreJudge"]
@@ -104,8 +105,9 @@ class FunctionChat:
             text = await self.func(msgs)
         else:
             text = await asyncio.to_thread(self.func, msgs)
-        result = ChatResult(text=str(text))
+        result = ChatResult(text=str(text), answered_at=utc_now())
         self.stats.add(result)
+        record_call(result)
         return result
 
 

@@ -668,17 +668,15 @@ async def _aevaluate(
         for i, k in items
     ]
     conc = getattr(getattr(backend, "endpoint", None), "concurrency", 8)
+    prov: list[dict[str, str]] = []
+    run = {"in_flight": in_flight or 4 * conc, "progress": progress, "desc": "mcq"}
     async with backend:
         if matcher is not None and matcher is not backend:
             async with matcher:
-                rows = await run_all(
-                    jobs, in_flight=in_flight or 4 * conc, progress=progress, desc="mcq"
-                )
+                rows = await run_all(jobs, **run, provenance=prov)
         else:
-            rows = await run_all(
-                jobs, in_flight=in_flight or 4 * conc, progress=progress, desc="mcq"
-            )
-    responses = pd.DataFrame(rows)
+            rows = await run_all(jobs, **run, provenance=prov)
+    responses = pd.DataFrame([{**r, **p} for r, p in zip(rows, prov, strict=True)])
     meta = [
         c
         for c in questions.columns

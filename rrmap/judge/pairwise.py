@@ -30,6 +30,7 @@ import pandas as pd
 
 from rrmap._escape import message_text
 from rrmap.errors import InputError
+from rrmap.judge._provenance import PROVENANCE_COLUMNS, row_provenance
 from rrmap.judge._run import run_all, run_sync
 from rrmap.judge.client import CallFailedError, conversation
 from rrmap.judge.images import composite_2afc, data_url, image_part, image_problem
@@ -594,15 +595,16 @@ async def _ajudge_pairs(
         conc = getattr(getattr(judge, "endpoint", None), "concurrency", 8)
         in_flight = 4 * conc
     jobs = [make_job(i, o) for i, o in items]
+    prov = [row_provenance([]) for _ in jobs]
     if is_pair_judge:
         outcomes = [await j() for j in jobs]
     else:
         async with judge:
             outcomes = await run_all(
-                jobs, in_flight=in_flight, progress=progress, desc=f"2afc {mode}"
+                jobs, in_flight=in_flight, progress=progress, desc=f"2afc {mode}", provenance=prov
             )
     rows = []
-    for (i, order), out in zip(items, outcomes, strict=True):
+    for (i, order), out, p in zip(items, outcomes, prov, strict=True):
         r = records[i]
         left, right = (
             (r["candidate_a"], r["candidate_b"])
@@ -625,6 +627,7 @@ async def _ajudge_pairs(
                 "candidate_b": r["candidate_b"],
                 "error": out["error"],
                 "answers": json.dumps(out["answers"], ensure_ascii=False),
+                **p,
             }
         )
     cols = [
@@ -642,6 +645,7 @@ async def _ajudge_pairs(
         "candidate_b",
         "error",
         "answers",
+        *PROVENANCE_COLUMNS,
     ]
     per_order = pd.DataFrame(rows, columns=cols)
     per_order["valid"] = per_order["valid"].astype(bool)

@@ -21,10 +21,11 @@ model's intervals agree with the humans', not who is right.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +35,9 @@ import pandas as pd
 from rrmap._version import __version__
 from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
+from rrmap.judge._provenance import PROVENANCE_COLUMNS, utc_now
 from rrmap.judge._run import run_all, run_sync
-from rrmap.judge.client import CallFailedError, conversation
+from rrmap.judge.client import CallFailedError, conversation, public_url
 from rrmap.judge.corpora import Corpus, meta_image
 from rrmap.judge.criteria import Criterion
 from rrmap.judge.images import data_url, image_part
@@ -463,19 +465,30 @@ def rate_corpora(
     backends = [_with_seed(backend, s) for s in seeds]
     jobs, meta = _rating_jobs(backends, seeds, requests, prompts, max_reasks)
     in_flight = concurrency or getattr(getattr(backend, "endpoint", None), "concurrency", 8)
-    answers = run_sync(_run_jobs(backend, backends, jobs, in_flight, progress, name))
-    run_rows, fail_rows = _answer_rows(meta, answers, name, origins)
+    prov: list[dict[str, str]] = []
+    answers = run_sync(_run_jobs(backend, backends, jobs, in_flight, progress, name, prov))
+    run_rows, fail_rows = _answer_rows(meta, answers, name, origins, prov)
     runs = pd.DataFrame(
-        run_rows, columns=[*_SHEET_KEYS, "low rating", "high rating", "run", "seed"]
+        run_rows,
+        columns=[*_SHEET_KEYS, "low rating", "high rating", "run", "seed", *PROVENANCE_COLUMNS],
     )
     ratings, variability = _summarise_runs(runs)
     failures = pd.DataFrame(
         fail_rows,
-        columns=["run", "seed", "movement", "criterion", "corpora", "attempts", "problems", "raw"],
+        columns=[
+            *("run", "seed", "movement", "criterion", "corpora", "attempts", "problems", "raw"),
+            *PROVENANCE_COLUMNS,
+        ],
     )
     stats = getattr(backend, "stats", None)
+    endpoint = getattr(backend, "endpoint", None)
+    prompt_text = json.dumps(asdict(prompts), sort_keys=True, ensure_ascii=False)
     settings = {
+        "date": utc_now(),
+        "endpoint": public_url(endpoint.base_url) if endpoint is not None else None,
+        "prompt_hash": hashlib.sha256(prompt_text.encode("utf-8")).hexdigest(),
         "model": getattr(backend, "name", None),
+        "model_versions": list(stats.model_versions) if stats is not None else [],
         "rater": name,
         "setup": setup,
         "repeats": repeats,
@@ -521,7 +534,13 @@ def _rating_jobs(
 
 
 async def _run_jobs(
-    backend: Any, backends: list[Any], jobs: list[Any], in_flight: int, progress: bool, name: str
+    backend: Any,
+    backends: list[Any],
+    jobs: list[Any],
+    in_flight: int,
+    progress: bool,
+    name: str,
+    provenance: list[dict[str, str]],
 ) -> list[Any]:
     """Run every job, with the per-run seeded backends opened for the run and closed after it."""
     async with backend:
@@ -530,7 +549,11 @@ async def _run_jobs(
             await b.__aenter__()
         try:
             return await run_all(
-                jobs, in_flight=in_flight, progress=progress, desc=f"rating with {name}"
+                jobs,
+                in_flight=in_flight,
+                progress=progress,
+                desc=f"rating with {name}",
+                provenance=provenance,
             )
         finally:
             for b in opened:
@@ -538,13 +561,17 @@ async def _run_jobs(
 
 
 def _answer_rows(
-    meta: list[tuple], answers: list[Any], name: str, origins: tuple[str, str]
+    meta: list[tuple],
+    answers: list[Any],
+    name: str,
+    origins: tuple[str, str],
+    provenance: list[dict[str, str]],
 ) -> tuple[list[dict], list[dict]]:
     """Rows of rated intervals (one per corpus, side and run) and of failed sheets."""
     run_rows, fail_rows = [], []
     ref_origin, qry_origin = origins
-    for (run, seed, sheet, crit, labels), (parsed, attempts, raw, problems) in zip(
-        meta, answers, strict=True
+    for (run, seed, sheet, crit, labels), (parsed, attempts, raw, problems), prov in zip(
+        meta, answers, provenance, strict=True
     ):
         if parsed is None:
             fail_rows.append(
@@ -557,6 +584,7 @@ def _answer_rows(
                     "attempts": attempts,
                     "problems": "; ".join(problems),
                     "raw": raw,
+                    **prov,
                 }
             )
             continue
@@ -576,6 +604,7 @@ def _answer_rows(
                         "high rating": hi,
                         "run": run,
                         "seed": seed,
+                        **prov,
                     }
                 )
     return run_rows, fail_rows

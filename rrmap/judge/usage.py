@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["ChatResult", "UsageStats"]
@@ -14,7 +14,13 @@ class ChatResult:
 
     ``source`` says where it came from: ``"endpoint"`` (paid in this run),
     ``"cache"``, ``"shared"`` (an identical request in flight answered it)
-    or ``"batch"`` (a batch job answered it, at the batch price).
+    or ``"batch"`` (a batch job answered it, at the batch price). Its
+    provenance: ``model_version``, the ``model`` the server reported in its
+    answer; ``answered_at``, when the answer arrived (UTC, ISO 8601; for a
+    cached answer, when it was first paid for); ``prompt_hash``, the SHA-256
+    of the request (model, messages with images as hashes, sampling
+    parameters: the cache key); ``endpoint``, the base URL without
+    credentials.
 
     Examples
     --------
@@ -29,6 +35,10 @@ class ChatResult:
     from_cache: bool = False
     attempts: int = 1
     source: str = "endpoint"
+    model_version: str | None = None
+    answered_at: str | None = None
+    prompt_hash: str | None = None
+    endpoint: str | None = None
 
 
 @dataclass
@@ -60,6 +70,7 @@ class UsageStats:
     cached_completion_tokens: int = 0
     batched: int = 0
     cost: float | None = None
+    model_versions: list[str] = field(default_factory=list)
 
     @property
     def calls(self) -> int:
@@ -68,6 +79,9 @@ class UsageStats:
 
     def add(self, result: ChatResult) -> None:
         """Count one answered call."""
+        version = result.model_version
+        if version and version not in self.model_versions:
+            self.model_versions.append(version)
         if result.from_cache or result.source == "cache":
             self.cache_hits += 1
             self.cached_prompt_tokens += result.prompt_tokens
@@ -84,6 +98,7 @@ class UsageStats:
     def to_dict(self) -> dict[str, Any]:
         """The counters as a plain dict (for provenance files)."""
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["model_versions"] = list(self.model_versions)
         out["calls"] = self.calls
         return out
 

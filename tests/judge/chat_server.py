@@ -297,7 +297,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"<html>upstream proxy error</html>")
             return
         owner._answered(body)
-        payload = json.dumps(completion(owner.responder, body, n, owner.token_factor)).encode()
+        payload = json.dumps(
+            completion(owner.responder, body, n, owner.token_factor, owner.reported_model)
+        ).encode()
         if owner.encoding is None:
             self._send(200, payload)
             return
@@ -325,6 +327,7 @@ def completion(
     body: dict[str, Any],
     n: int,
     token_factor: float = 1.0,
+    reported_model: str | None = None,
 ) -> dict:
     """The chat-completion object answering *body* (usage counted as a real server would).
 
@@ -337,7 +340,7 @@ def completion(
         "id": f"chatcmpl-{n}",
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": body["model"],
+        "model": reported_model or body["model"],  # a dated version, as real servers report
         "choices": [
             {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
         ],
@@ -408,6 +411,8 @@ class ChatServer:
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_mode = "ok"
+        #: the ``model`` its answers report (default: the model asked for)
+        self.reported_model: str | None = None
         #: POST /batches that create their job but answer HTTP 500 (an answer lost)
         self.lose_batch_answers = 0
         self.batch_lines = 0  # requests answered through batch jobs
@@ -523,7 +528,7 @@ class ChatServer:
             self.batch_lines += 1
             body = line["body"]
             out.append({"id": f"req_{i}", "custom_id": line["custom_id"], "response": {
-                "status_code": 200, "body": completion(self.responder, body, i, self.token_factor)}, "error": None})  # fmt: skip
+                "status_code": 200, "body": completion(self.responder, body, i, self.token_factor, self.reported_model)}, "error": None})  # fmt: skip
         for name, rows in (("output_file_id", out), ("error_file_id", errors)):
             if rows:
                 file_id = f"file-{len(self.files) + 1}"
