@@ -333,6 +333,7 @@ def _run_case(
         proc = subprocess.Popen(
             [sys.executable, "-m", "rrmap.cli", *args],
             stdin=stdin,
+            cwd=tmp,  # not the repository: python -m would import rrmap from there
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env=env,
