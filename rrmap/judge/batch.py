@@ -564,11 +564,11 @@ def run_batched(
             break
         if batch_file is not None:
             return None, write_batch_requests(batch_file, todo, client.endpoint.base_url)
-        todo = _within_budget(client, todo, planner.counts, failed, reservations)
-        if not todo:
+        report = _submit_round(
+            client, planner, todo, failed, reservations, say, poll_interval, progress
+        )
+        if report is None:
             break
-        say(f"batch: submitting {len(todo)} request(s)")
-        report = BatchJob(client, todo).run(poll_interval, progress)
         bought.update(report.stored)
         failed.update(report.failed)
         _settle_round(client, report.stored, reservations)
@@ -577,6 +577,39 @@ def run_batched(
     if client.budget is not None and client.budget.prices is not None:
         final.stats.cost = client.budget.cost
     return result, final
+
+
+def _submit_round(
+    client: ChatClient,
+    planner: Planner,
+    todo: dict[str, dict[str, Any]],
+    failed: dict[str, str],
+    reservations: list[Any],
+    say: Callable[[str], None],
+    poll_interval: float,
+    progress: bool,
+) -> BatchReport | None:
+    """Submit this round's requests as one job, holding their cache locks while it runs.
+
+    Another process sending some of the same requests (a second ``--batch`` run
+    on the cache, or an interactive one) holds their locks; this one waits,
+    and then submits only what is still not in the cache, so every request is
+    paid for once. ``None``: nothing left to submit this round.
+    """
+    cache = client.cache
+    if cache is None:
+        raise InputError("batch mode needs a cache (--cache DIR)")
+    notice = "batch: another process is sending some of these requests; waiting for its answers"
+    with cache.holding(todo, on_wait=lambda: say(notice)) as waited:
+        if waited:  # answered by the other process meanwhile: not asked again
+            todo = {k: b for k, b in todo.items() if cache.get(k) is None}
+            if not todo:
+                return BatchReport()
+        todo = _within_budget(client, todo, planner.counts, failed, reservations)
+        if not todo:
+            return None
+        say(f"batch: submitting {len(todo)} request(s)")
+        return BatchJob(client, todo).run(poll_interval, progress)
 
 
 def _within_budget(

@@ -38,6 +38,7 @@ processes are not coordinated; one process never sends a request twice.)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import json
@@ -46,7 +47,7 @@ import stat
 import time
 import uuid
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -463,15 +464,59 @@ class ResponseCache:
         >>> asyncio.run(once())
         False
         """
+        claim = KeyClaim(self._stripe(key[:2]))
+        await claim.acquire()
+        return claim
+
+    def _stripe(self, name: str) -> _Stripe:
         if not hasattr(self, "_stripes"):
             self._stripes: dict[str, _Stripe] = {}
-        name = key[:2]
         stripe = self._stripes.get(name)
         if stripe is None:
             stripe = self._stripes[name] = _Stripe(self.directory / ".locks" / f"{name}.lock")
-        claim = KeyClaim(stripe)
-        await claim.acquire()
-        return claim
+        return stripe
+
+    @contextlib.contextmanager
+    def holding(
+        self, keys: Iterable[str], on_wait: Callable[[], None] | None = None
+    ) -> Iterator[bool]:
+        """Hold the locks of every key in *keys* inside (blocking), as :meth:`claim` does one.
+
+        A batch job takes the locks of the requests it submits for as long as
+        it runs, so another process (batch or not) waits for its answers
+        instead of paying for them again. Lock files are taken in one order
+        (sorted), so two processes never wait for each other. Yields whether
+        another process held one of them first (then some answers may be in
+        the cache by now); *on_wait* is called once when a wait begins.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> cache = ResponseCache(tempfile.mkdtemp())
+        >>> with cache.holding(["ab" * 32, "cd" * 32]) as waited:
+        ...     print(waited, sorted(p.name for p in (cache.directory / ".locks").iterdir()))
+        False ['ab.lock', 'cd.lock']
+        """
+        held: list[_Stripe] = []
+        waited = False
+        try:
+            for name in sorted({key[:2] for key in keys}):
+                stripe = self._stripe(name)
+                pause = 0.02
+                while stripe.holders == 0 and not stripe.try_lock():
+                    if not waited and on_wait is not None:
+                        on_wait()
+                    waited = True
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.5)
+                stripe.holders += 1
+                held.append(stripe)
+            yield waited
+        finally:
+            for stripe in held:
+                stripe.holders -= 1
+                if stripe.holders == 0:
+                    stripe.unlock()
 
 
 class _Stripe:

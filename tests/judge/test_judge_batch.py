@@ -288,3 +288,29 @@ def test_a_lost_answer_to_post_batches_never_creates_a_second_job(tmp_path):
     assert len(jobs) == 1 and jobs[0]["metadata"]["created_by"] == "rrmap"
     assert server.batch_lines == 24  # each request answered (and paid) once
     assert "paid calls 24" in r.stderr
+
+
+def test_two_batch_runs_on_one_cache_pay_for_every_request_once(tmp_path):
+    """The second run waits on the cache locks the first holds while its job runs."""
+    cache = tmp_path / "cache"
+    with ChatServer() as server:
+        server.batch_mode = "hold"
+        procs = []
+        for i in range(2):
+            cmd = [sys.executable, "-m", "rrmap.cli",
+                   *_args(server, cache, "--batch", "--mode", "base"), "-o", str(tmp_path / f"{i}.csv")]  # fmt: skip
+            procs.append(subprocess.Popen(cmd, env={**os.environ, KEY_ENV: API_KEY},
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not server.batches and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(3)  # room for the other run to submit a second job, were it not waiting
+        server.batch_mode = "ok"
+        server.release_batches()
+        codes = [p.wait(timeout=120) for p in procs]
+        errs = [p.stderr.read().decode() for p in procs]
+        assert codes == [0, 0], errs
+        assert len(server.batches) == 1 and server.batch_lines == 2 * N_PAIRS
+        assert server.received == 0
+    first, second = (pd.read_csv(tmp_path / f"{i}.csv") for i in range(2))
+    assert first["winner"].tolist() == second["winner"].tolist() and len(first) == N_PAIRS
