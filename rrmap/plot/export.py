@@ -173,10 +173,9 @@ def save_analysis_figures(
     journal column) it is laid out to span two columns, 7 in (or the width
     its raters need; past 20 in it is left out). Existing files are replaced.
 
-    Each figure is drawn once and laid out once: its formats are all written
-    from that drawing (the layout is frozen before saving), and the figures
-    are drawn in parallel processes (joblib), so that the figures cost about
-    what the statistics do.
+    Each figure is laid out once: its formats are all written from that
+    layout (the layout engine is switched off before saving). With ``jobs``
+    of 2 or more the figures are drawn in parallel processes (joblib).
 
     Parameters
     ----------
@@ -198,8 +197,11 @@ def save_analysis_figures(
     width : float or str, optional
         Printed width, default 7 in.
     jobs : int, optional
-        Figures drawn at once, in separate processes; default one per core (at most
-        one per figure); 1 draws them one after the other in this process.
+        Figures drawn at once, in separate processes (at most one per figure);
+        -1: one per core. Default 1: one after the other in this process. Each
+        worker process imports matplotlib and rrmap first (about 1.5 s of CPU), so
+        on two cores, or a loaded machine, parallel drawing saved nothing in
+        ``benchmarks/bench_figures.py``; it pays off with more cores.
 
     Returns
     -------
@@ -264,9 +266,11 @@ def save_analysis_figures(
 
 
 def _n_jobs(jobs: int | None, n_figures: int) -> int:
-    if jobs is not None and jobs >= 1:
-        return min(jobs, n_figures)
-    return max(1, min(os.cpu_count() or 1, n_figures))
+    if jobs is None or jobs == 0:
+        return 1
+    if jobs < 0:
+        return max(1, min(os.cpu_count() or 1, n_figures))
+    return min(jobs, n_figures)
 
 
 _DRAW = {
