@@ -55,6 +55,7 @@ _SYMBOLS = {
     "P": "cross",
     "X": "x",
     "h": "hexagon",
+    "H": "hexagon2",
     "p": "pentagon",
     "d": "diamond-tall",
     "*": "star",

@@ -153,3 +153,10 @@ def test_clipped_points_are_whole_arrowheads_inside_the_edge(pts):
         assert np.all((x > -4) & (x < 4) & (y > 0) & (y < 2.5))  # just inside, not on it
         if t.marker.symbol == "triangle-right":
             assert np.all(x > 3.8)
+
+
+def test_every_marker_of_the_palettes_has_a_plotly_symbol():
+    from rrmap.plot._style import MARKERS, QUALITY_MARKERS
+    from rrmap.plot.interactive import _SYMBOLS
+
+    assert set(MARKERS) | set(QUALITY_MARKERS.values()) <= set(_SYMBOLS)
