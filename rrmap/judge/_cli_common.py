@@ -188,6 +188,20 @@ _BACKEND_OPTIONS = [
         default=30.0,
         help="Seconds between two looks at a running batch job.",
     ),
+    click.option(
+        "--batch-max-lines",
+        type=click.IntRange(1),
+        default=50_000,
+        show_default=True,
+        help="Requests in one batch input file at most; more make several jobs.",
+    ),
+    click.option(
+        "--batch-max-bytes",
+        type=click.IntRange(1024),
+        default=200_000_000,
+        show_default=True,
+        help="Bytes of one batch input file at most; more make several jobs.",
+    ),
 ]
 
 
@@ -321,6 +335,8 @@ def _execute_run(
             poll_interval=o["poll_interval"],
             progress=not o["quiet"],
             batch_file=o["batch_file"],
+            max_lines=o["batch_max_lines"],
+            max_bytes=o["batch_max_bytes"],
         )
         if result is None:
             _keep_batch_requests(client, backend)

@@ -55,6 +55,7 @@ __all__ = [
     "BatchReport",
     "read_batch_results",
     "run_batched",
+    "split_requests",
     "write_batch_requests",
 ]
 
@@ -65,6 +66,12 @@ TERMINAL = ("completed", "failed", "expired", "cancelled")
 def _chat_path(base_url: str) -> str:
     """The ``url`` of a batch line: the path of the chat endpoint (``/v1/chat/completions``)."""
     return urlsplit(base_url.rstrip("/")).path + "/chat/completions"
+
+
+#: Lines of one batch input file at most (OpenAI's and Azure OpenAI's limit: 50,000 requests).
+MAX_BATCH_LINES = 50_000
+#: Bytes of one batch input file at most (OpenAI's and Azure OpenAI's limit: 200 MB).
+MAX_BATCH_BYTES = 200_000_000
 
 
 def write_batch_requests(
@@ -97,9 +104,70 @@ def write_batch_requests(
     url = _chat_path(base_url)
     with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as fh:  # complete or absent
         for key, body in bodies.items():
-            line = {"custom_id": key, "method": "POST", "url": url, "body": dict(body)}
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            fh.write(_batch_line(key, body, url))
     return out
+
+
+def _batch_line(key: str, body: Mapping[str, Any], url: str) -> str:
+    """One request as a line of a batch input file (newline included)."""
+    line = {"custom_id": key, "method": "POST", "url": url, "body": dict(body)}
+    return json.dumps(line, ensure_ascii=False) + "\n"
+
+
+def split_requests(
+    bodies: Mapping[str, Mapping[str, Any]],
+    base_url: str,
+    max_lines: int = MAX_BATCH_LINES,
+    max_bytes: int = MAX_BATCH_BYTES,
+) -> list[dict[str, Mapping[str, Any]]]:
+    """*bodies* in groups whose batch input files have at most *max_lines* lines and
+    *max_bytes* bytes (UTF-8), in order: one job each.
+
+    Parameters
+    ----------
+    bodies : mapping of str to dict
+        Cache key → request body.
+    base_url : str
+        The endpoint's base URL (part of every line).
+    max_lines, max_bytes : int
+        The limits of one input file.
+
+    Returns
+    -------
+    list of dict
+
+    Raises
+    ------
+    InputError
+        One request alone is larger than *max_bytes*.
+
+    Examples
+    --------
+    >>> bodies = {f"k{i}": {"model": "m", "messages": []} for i in range(5)}
+    >>> [len(g) for g in split_requests(bodies, "http://h/v1", max_lines=2)]
+    [2, 2, 1]
+    >>> [len(g) for g in split_requests(bodies, "http://h/v1", max_bytes=330)]  # 109 each
+    [3, 2]
+    """
+    url = _chat_path(base_url)
+    groups: list[dict[str, Mapping[str, Any]]] = []
+    group: dict[str, Mapping[str, Any]] = {}
+    size = 0
+    for key, body in bodies.items():
+        n = len(_batch_line(key, body, url).encode("utf-8"))
+        if n > max_bytes:
+            raise InputError(
+                f"request {key} is {n:,} bytes as a batch line, more than the {max_bytes:,} "
+                "bytes a batch input file may hold (--batch-max-bytes)"
+            )
+        if group and (len(group) >= max_lines or size + n > max_bytes):
+            groups.append(group)
+            group, size = {}, 0
+        group[key] = body
+        size += n
+    if group:
+        groups.append(group)
+    return groups
 
 
 @dataclass
@@ -340,6 +408,11 @@ class BatchJob:
 
     def run(self, poll_interval: float = 10.0, progress: bool = True) -> BatchReport:
         """Upload, submit, poll and read back (each step only if not done before)."""
+        self.start()
+        return self.finish(poll_interval, progress)
+
+    def start(self) -> None:
+        """Upload and submit (each step only if not done before): the job runs after this."""
         http = _BatchHTTP(self.client)
         try:
             if not self.state:
@@ -359,25 +432,21 @@ class BatchJob:
                 self._upload(http)
             if not self.state.get("batch_id"):
                 self._submit(http)
+        finally:
+            http.close()
+
+    def finish(self, poll_interval: float = 10.0, progress: bool = True) -> BatchReport:
+        """Poll the submitted job until it ends and read its answers into the cache."""
+        http = _BatchHTTP(self.client)
+        try:
             batch = self._poll(http, poll_interval, progress)
             return self._read_back(http, batch)
         finally:
             http.close()
 
     def _upload(self, http: _BatchHTTP) -> None:
-        lines = "".join(
-            json.dumps(
-                {
-                    "custom_id": key,
-                    "method": "POST",
-                    "url": _chat_path(self.client.endpoint.base_url),
-                    "body": body,
-                },
-                ensure_ascii=False,
-            )
-            + "\n"
-            for key, body in self.requests.items()
-        )
+        url = _chat_path(self.client.endpoint.base_url)
+        lines = "".join(_batch_line(key, body, url) for key, body in self.requests.items())
         resp = http.call(
             "POST",
             "/files",
@@ -498,6 +567,8 @@ def run_batched(
     batch_file: str | os.PathLike[str] | None = None,
     max_rounds: int = 20,
     notify: Callable[[str], None] | None = None,
+    max_lines: int = MAX_BATCH_LINES,
+    max_bytes: int = MAX_BATCH_BYTES,
 ) -> tuple[Any, Planner] | tuple[None, Path]:
     """Answer everything *run* asks through batch jobs, one per turn, then run it from the cache.
 
@@ -517,6 +588,12 @@ def run_batched(
         upload or ``vllm run-batch``); returns ``(None, path)``.
     max_rounds : int
         Turns at most (each multi-turn step and each re-ask is one).
+    notify : callable, optional
+        Where progress lines go (default: the client's).
+    max_lines, max_bytes : int
+        Limits of one batch input file; a turn with more requests is several
+        jobs (:func:`split_requests`). The defaults are OpenAI's documented
+        limits (50,000 requests, 200 MB).
 
     Returns
     -------
@@ -547,6 +624,7 @@ def run_batched(
     1
     """
     say = notify or client.notify
+    limits = (max_lines, max_bytes)
     failed: dict[str, str] = {}
     bought: set[str] = set()
     reservations: list[Any] = []
@@ -565,7 +643,7 @@ def run_batched(
         if batch_file is not None:
             return None, write_batch_requests(batch_file, todo, client.endpoint.base_url)
         report = _submit_round(
-            client, planner, todo, failed, reservations, say, poll_interval, progress
+            client, planner, todo, failed, reservations, say, poll_interval, progress, limits
         )
         if report is None:
             break
@@ -588,13 +666,16 @@ def _submit_round(
     say: Callable[[str], None],
     poll_interval: float,
     progress: bool,
+    limits: tuple[int, int] = (MAX_BATCH_LINES, MAX_BATCH_BYTES),
 ) -> BatchReport | None:
     """Submit this round's requests as one job, holding their cache locks while it runs.
 
     Another process sending some of the same requests (a second ``--batch`` run
     on the cache, or an interactive one) holds their locks; this one waits,
     and then submits only what is still not in the cache, so every request is
-    paid for once. ``None``: nothing left to submit this round.
+    paid for once. The requests go out as one job per input file within
+    *limits* (lines, bytes; :func:`split_requests`), all submitted before any
+    is waited for. ``None``: nothing left to submit this round.
     """
     cache = client.cache
     if cache is None:
@@ -608,8 +689,18 @@ def _submit_round(
         todo = _within_budget(client, todo, planner.counts, failed, reservations)
         if not todo:
             return None
-        say(f"batch: submitting {len(todo)} request(s)")
-        return BatchJob(client, todo).run(poll_interval, progress)
+        groups = split_requests(todo, client.endpoint.base_url, *limits)
+        jobs = [BatchJob(client, group) for group in groups]
+        say(f"batch: submitting {len(todo)} request(s) as {len(jobs)} job(s)")
+        for job in jobs:  # every job submitted before any is waited for
+            job.start()
+        report = BatchReport()
+        for job in jobs:
+            part = job.finish(poll_interval, progress)
+            report.stored += part.stored
+            report.failed.update(part.failed)
+            report.unknown += part.unknown
+        return report
 
 
 def _within_budget(

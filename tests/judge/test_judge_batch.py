@@ -6,6 +6,7 @@ endpoint, so a batch run must give exactly the verdicts of an interactive run.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -314,3 +315,34 @@ def test_two_batch_runs_on_one_cache_pay_for_every_request_once(tmp_path):
         assert server.received == 0
     first, second = (pd.read_csv(tmp_path / f"{i}.csv") for i in range(2))
     assert first["winner"].tolist() == second["winner"].tolist() and len(first) == N_PAIRS
+
+
+def test_a_turn_over_the_file_limits_is_split_into_several_jobs(tmp_path, interactive):
+    out = tmp_path / "out.csv"
+    with ChatServer() as server:
+        r = _run([*_args(server, tmp_path / "cache", "--batch", "--batch-max-lines", "10"),
+                  "-o", str(out)])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        files = [f for f in server.files.values() if b'"method"' in f]  # the inputs
+        sizes = sorted(len(f.splitlines()) for f in files)
+        # three turns of 24 requests, 10 lines per file at most: 10 + 10 + 4 each
+        assert sizes == [4] * 3 + [10] * 6 and len(server.batches) == 9
+        assert server.batch_lines == 72 and server.received == 0
+        line_bytes = max(len(line) for f in files for line in f.splitlines(keepends=True))
+        by_bytes = tmp_path / "by_bytes"
+        limit = 3 * line_bytes  # at most three of the largest requests per file
+        r = _run([*_args(server, by_bytes / "cache", "--batch", "--mode", "base",
+                         "--batch-max-bytes", str(limit))])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        new = [f for f in server.files.values() if b'"method"' in f][len(files) :]
+        assert all(len(f) <= limit for f in new) and len(new) > 1
+        for full, following in itertools.pairwise(new):  # each file full: the next did not fit
+            assert len(full) + len(following.splitlines(keepends=True)[0]) > limit
+        assert sum(len(f.splitlines()) for f in new) == 24
+        too_small = _run([*_args(server, tmp_path / "c3", "--batch", "--mode", "base",
+                                 "--batch-max-bytes", "1024")])  # fmt: skip
+    assert pd.read_csv(out)["winner"].tolist() == interactive["winner"].tolist()
+    assert too_small.exit_code == 1
+    assert "more than the 1,024 bytes a batch input file may hold (--batch-max-bytes)" in (
+        too_small.stderr
+    )
