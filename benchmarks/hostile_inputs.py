@@ -262,20 +262,16 @@ def _zip_bomb(path: Path) -> str:
 
 
 def _classify(rc: int | None, err: str) -> str:
+    """How a case ended; a clear error is one ``Error:`` line (notes such as what was read
+    may stand before it) with exit code 1 or 2 and no traceback."""
     if rc is None:
         return "hang"
     if "Traceback" in err:
         return "traceback"
     if rc == 0:
         return "ok"
-    lines = [
-        ln
-        for ln in err.splitlines()
-        if ln.strip() and not ln.startswith(("Warning", "Usage", "Try "))
-    ]
-    if rc in (1, 2) and len(lines) == 1 and lines[0].startswith("Error: "):
-        return "clear"
-    return "other"
+    errors = [ln for ln in err.splitlines() if ln.startswith("Error: ")]
+    return "clear" if rc in (1, 2) and len(errors) == 1 else "other"
 
 
 @contextlib.contextmanager
