@@ -23,6 +23,7 @@ def write_files(
     width: float | str | None,
     dpi: int,
     raw: bool,
+    progress: bool = False,
 ) -> list[str]:
     """The tables (CSV, LaTeX), the figures, ``results.json`` and the reports into *stage*;
     their names relative to it: tables, figures, then results.json and the reports."""
@@ -42,7 +43,7 @@ def write_files(
     csv("reliability.csv", result.reliability)
     for table in ("tests", "proportions", "agreement"):
         put(f"{table}.tex", result.latex(table))
-    fig_paths = _figures(result, stage / "figures", width, dpi) if figures else []
+    fig_paths = _figures(result, stage / "figures", width, dpi, progress) if figures else []
     fig_names = [p.relative_to(stage).as_posix() for p in fig_paths]  # figures/<name>
     payload = result.to_dict()
     payload["figures"] = fig_names
@@ -57,7 +58,7 @@ def write_files(
 
 
 def _figures(
-    result: AnalysisResult, folder: Path, width: float | str | None, dpi: int
+    result: AnalysisResult, folder: Path, width: float | str | None, dpi: int, progress: bool
 ) -> list[Path]:
     """The analysis figures, or none when the plotting module cannot be imported."""
     try:
@@ -66,6 +67,6 @@ def _figures(
         return []
     categories = list(result.settings["by"]) or None
     files = save_analysis_figures(
-        result.points, folder, categories=categories, width=width, dpi=dpi
+        result.points, folder, categories=categories, width=width, dpi=dpi, progress=progress
     )
     return [Path(p) for p in files]

@@ -319,6 +319,7 @@ class AnalysisResult:
         width: float | str | None = None,
         dpi: int = 300,
         raw_csv: bool = False,
+        progress: bool = False,
     ) -> list[Path]:
         """Write the tables (CSV and LaTeX), ``results.json`` and ``report.md`` to *folder*.
 
@@ -356,6 +357,8 @@ class AnalysisResult:
             Write text cells as they are. By default a cell a spreadsheet would
             run as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or
             a carriage return) gets a leading ``'`` in the CSV files.
+        progress : bool, default False
+            A progress bar of the figures on stderr, one step per figure.
 
         Returns
         -------
@@ -391,7 +394,9 @@ class AnalysisResult:
         from rrmap._results_folder import write_files
 
         with staged_folder(folder, replace=_is_output) as stage:
-            names = write_files(self, stage, figures=figures, width=width, dpi=dpi, raw=raw_csv)
+            names = write_files(
+                self, stage, figures=figures, width=width, dpi=dpi, raw=raw_csv, progress=progress
+            )
         final = folder.resolve() if folder.is_symlink() else folder
         return [final / name for name in names]
 

@@ -176,7 +176,13 @@ def analyze_command(
             f"a temporary folder beside {out}, then swapping it in"
         )
         written = result.write(
-            out, force=force, figures=not no_figures, width=width, dpi=dpi, raw_csv=raw_csv
+            out,
+            force=force,
+            figures=not no_figures,
+            width=width,
+            dpi=dpi,
+            raw_csv=raw_csv,
+            progress=not quiet,
         )
         say(f"wrote {len(written)} files in {say.elapsed():.1f} s")
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")

@@ -162,6 +162,7 @@ def save_analysis_figures(
     dpi: int = 300,
     width: float | str | None = None,
     jobs: int | None = None,
+    progress: bool = False,
 ) -> list[Path]:
     """Write the figures of an analysis: per rater, the grid, the quality proportions and
     the agreement across raters.
@@ -202,6 +203,9 @@ def save_analysis_figures(
         worker process imports matplotlib and rrmap first (about 1.5 s of CPU), so
         on two cores, or a loaded machine, parallel drawing saved nothing in
         ``benchmarks/bench_figures.py``; it pays off with more cores.
+    progress : bool, default False
+        A "figures" progress bar on stderr, one step per figure (shown on a
+        terminal and in Jupyter).
 
     Returns
     -------
@@ -252,17 +256,42 @@ def save_analysis_figures(
     ]
     n_jobs = _n_jobs(jobs, len(args))
     if n_jobs == 1:
-        results = [_write_figure(*a) for a in args]
+        drawn = (_write_figure(*a) for a in args)
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=n_jobs, backend="loky")(delayed(_write_figure)(*a) for a in args)
+        parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")
+        drawn = parallel(delayed(_write_figure)(*a) for a in args)
+    results = list(_with_bar(drawn, len(args), progress))
     written: list[Path] = []
     for paths, caught in results:
         written += paths
         for message, category in caught:  # the workers' warnings, told once here
             warnings.warn(message, category, stacklevel=2)
     return written
+
+
+def _with_bar(items: Any, total: int, show: bool) -> Any:
+    """*items* as they come, advancing a "figures" bar on stderr (off when stderr is not a
+    terminal, except in Jupyter)."""
+    if not show:
+        yield from items
+        return
+    import sys
+
+    from tqdm import tqdm
+
+    notebook = "ipykernel" in sys.modules
+    with tqdm(
+        total=total,
+        desc="figures",
+        unit="figure",
+        file=sys.stderr,
+        disable=False if notebook else None,
+    ) as bar:
+        for item in items:
+            bar.update(1)
+            yield item
 
 
 def _n_jobs(jobs: int | None, n_figures: int) -> int:

@@ -71,3 +71,26 @@ def test_analysis_figures_png_at_300_dpi_and_eps(pts, tmp_path):
     single = single[single.expert == "E1"]
     names = [f.name for f in save_analysis_figures(single, tmp_path / "one", formats=("pdf",))]
     assert names == ["rrmap_by_rater.pdf", "rrmap_grid.pdf", "proportions.pdf"]  # no agreement
+
+
+def test_the_figures_bar_advances_per_figure_on_a_terminal_only(
+    example_points, tmp_path, monkeypatch
+):
+    import io
+
+    from rrmap.plot import save_analysis_figures
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream, shown in ((io.StringIO(), False), (Terminal(), True)):
+        monkeypatch.setattr("sys.stderr", stream)
+        files = save_analysis_figures(
+            example_points, tmp_path / str(shown), formats=("png",), dpi=30, progress=True
+        )
+        assert len(files) == 4
+        text = stream.getvalue()
+        assert ("figures: 100%" in text and "4/4" in text) is shown
+        if shown:
+            assert [f"{i}/4" in text for i in range(5)] == [True] * 5
