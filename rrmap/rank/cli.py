@@ -10,7 +10,7 @@ import click
 import pandas as pd
 
 from rrmap._atomic import write_text
-from rrmap._escape import message_text, spreadsheet_safe
+from rrmap._escape import markdown_text, message_text, spreadsheet_safe
 from rrmap._markdown import markdown_table
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.errors import InputError
@@ -142,6 +142,18 @@ def _select(df: pd.DataFrame, columns: str | None) -> pd.DataFrame:
     return df[wanted]
 
 
+def _markdown_once(df: pd.DataFrame, settings_once: bool) -> str:
+    """*df* as Markdown; with *settings_once*, the columns that hold one value on every
+    row of a longer table (the settings of a fit) are said once above it, not repeated."""
+    if not settings_once or len(df) < 2:
+        return markdown_table(df) + "\n"
+    same = [c for c in df.columns if df[c].nunique(dropna=False) == 1 and c != "candidate"]
+    if not same:
+        return markdown_table(df) + "\n"
+    said = "; ".join(f"{markdown_text(c)} = {markdown_text(df[c].iloc[0])}" for c in same)
+    return f"Every row: {said}.\n\n" + markdown_table(df.drop(columns=same)) + "\n"
+
+
 def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: str,
           columns: str | None = None, raw_csv: bool = False) -> None:  # fmt: skip
     """Write *df* (CSV spreadsheet-safe unless *raw_csv*, JSON, or Markdown with every
@@ -154,7 +166,7 @@ def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: st
     elif fmt == "json":
         text = df.to_json(orient="records", indent=1) + "\n"
     else:
-        text = markdown_table(df) + "\n"
+        text = _markdown_once(df, settings_once=columns is None)
     if output is None:
         sys.stdout.write(text)
     else:

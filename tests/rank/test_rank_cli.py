@@ -73,7 +73,10 @@ def test_fit_fineartbench_reports_exclusions(runner, tmp_path):
     assert "5000 records, 2116 comparisons used; excluded: skipped 976, unannotated 1908" in (
         res.stderr
     )
-    assert out.read_text().startswith("| candidate | score | se |")
+    said, table = out.read_text().split("\n\n", 1)
+    # the settings of the fit once above the table, not on each of its rows
+    assert said.startswith("Every row: ") and "model = bradley-terry" in said
+    assert table.startswith("| candidate | score | se |") and "bradley-terry" not in table
     # refuses to overwrite
     again = runner.invoke(main, ["rank", "fit", str(DATA / "global_annotation.json"),
                                  "-o", str(out)])  # fmt: skip
