@@ -250,11 +250,14 @@ fig = plot_rrmap_by_rater(pts, "movement", width="7in")
 fig = plot_rrmap_grid(pts, width="7in")
 
 # %% [markdown]
-# The same figure for a single journal column (3.5 in): panels stay legible — the legends
-# move under their rows and no text is smaller than 5.5 pt.
+# A single journal column (3.5 in) is too narrow for twelve legible panels: the grid says
+# which width it needs (`grid_min_width`), and one figure per category fits the column.
 
 # %%
-fig = plot_rrmap_grid(pts, ["movement", "modality"], width="3.5in")
+from rrmap.plot.layouts import grid_min_width
+
+print(f"the grid of {pts.expert.nunique()} raters needs {grid_min_width(pts.expert.nunique()):.2f} in")
+fig = plot_rrmap_by_rater(pts, "modality", width="3.5in")
 
 # %% [markdown]
 # ## 7. Write everything for the paper

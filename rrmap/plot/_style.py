@@ -35,7 +35,7 @@ OKABE_ITO: tuple[str, ...] = (
 #: every option stays distinct for colour-blind readers.
 MARKERS: tuple[str, ...] = ("o", "s", "D", "P", "X", "h", "p", "d", "H")
 #: Marker shapes reserved for what they mean on the map: never an option's.
-RESERVED_MARKERS: frozenset[str] = frozenset({"*", "^", "v", "<", ">"})
+RESERVED_MARKERS: tuple[str, ...] = ("*", "^", "v", "<", ">")
 #: Colours of the quality levels, the same in every figure. Their lightness alternates
 #: (CIELAB L* 40, 70, 89, 54), so that neighbours in the stacked bars differ by at least
 #: 15 L* in greyscale print, and stay apart for deuteranopes (tests/plot/test_print_safe.py).

@@ -131,6 +131,14 @@ class PlackettLuceFit:
         Covariance of the scores, indexed by candidate.
     draws : DataFrame or None
         With a bootstrap, every resample's scores: ``resample``, ``candidate``, ``score``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"ranking": ["A > B > C", "B > A > C", "A > C", "C > B > A"]})
+    >>> fit = fit_plackett_luce(r)
+    >>> bool(fit.fits["mle_exists"].iloc[0]), list(fit.covariance.index)
+    (True, ['A', 'B', 'C'])
     """
 
     table: pd.DataFrame

@@ -141,9 +141,9 @@ def test_small_shares_are_labelled_where_they_fit():
 
 
 def test_options_never_take_a_reserved_marker():
-    assert not RESERVED_MARKERS & set(MARKERS)
+    assert not set(RESERVED_MARKERS) & set(MARKERS)
     styles = style_map([f"c{i}" for i in range(40)], None, None, "criterion")
-    assert not {m for _, m in styles.values()} & RESERVED_MARKERS
+    assert not {m for _, m in styles.values()} & set(RESERVED_MARKERS)
     nine = toy_nine()
     ax = plot_rrmap(nine, "criterion", width="7in")
     drawn = panel_artists(ax)
