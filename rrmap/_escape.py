@@ -168,10 +168,13 @@ def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
             ):
                 changed[name] = col.cat.rename_categories([spreadsheet_cell(c) for c in cats])
             continue
-        text = col.astype(object)
-        hit = text.map(lambda v: isinstance(v, str) and v.startswith(SPREADSHEET_TRIGGERS))
-        if hit.any():
-            changed[name] = text.where(~hit, "'" + text[hit].astype(str))
+        # labels repeat: each distinct value is looked at once, not every cell
+        formulas = [
+            v for v in pd.unique(col) if isinstance(v, str) and v.startswith(SPREADSHEET_TRIGGERS)
+        ]
+        if formulas:
+            text = col.astype(object)
+            changed[name] = text.replace({v: "'" + v for v in formulas})
     names = [spreadsheet_cell(str(c)) for c in df.columns]
     if not changed and names == [str(c) for c in df.columns]:
         return df
