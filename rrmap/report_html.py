@@ -92,19 +92,27 @@ def _category_findings(tests: pd.DataFrame, col: str, by: Sequence[str]) -> list
     return out
 
 
-def _zone_findings(result: AnalysisResult) -> list[str]:
+def _rater_shares(result: AnalysisResult, sep: str) -> list[tuple[str, int, dict[str, str]]]:
+    """(rater, n, quality → "31 %" with its Wilson interval "[24<sep>39]") per rater."""
     props = result.proportions
     overall = props[props["category"] == "all"]
     out = []
     for rater, g in overall.groupby(overall["expert"].astype(str), sort=False):
-        shares = []
+        shares = {}
         for _, row in g.iterrows():
-            text = f"{100 * row['share']:.0f} % {row['quality']}"
+            text = f"{100 * row['share']:.0f} %"
             if "ci_low" in g.columns and pd.notna(row["ci_low"]):
-                text += f" [{100 * row['ci_low']:.0f}–{100 * row['ci_high']:.0f}]"
-            shares.append(text)
-        out.append(f"{rater}: " + ", ".join(shares) + ".")
+                text += f" [{100 * row['ci_low']:.0f}{sep}{100 * row['ci_high']:.0f}]"
+            shares[str(row["quality"])] = text
+        out.append((rater, int(g["n"].iloc[0]), shares))
     return out
+
+
+def _zone_findings(result: AnalysisResult) -> list[str]:
+    return [
+        f"{rater}: " + ", ".join(t.replace(" %", f" % {q}", 1) for q, t in shares.items()) + "."
+        for rater, _, shares in _rater_shares(result, "–")
+    ]
 
 
 def _agreement_finding(result: AnalysisResult) -> str | None:
@@ -190,17 +198,7 @@ def _table(frame: pd.DataFrame, escaped: bool = False) -> dict[str, Any]:
 
 
 def _proportions_table(result: AnalysisResult) -> dict[str, Any]:
-    props = result.proportions
-    overall = props[props["category"] == "all"]
-    rows = []
-    for rater, g in overall.groupby(overall["expert"].astype(str), sort=False):
-        row: dict[str, Any] = {"rater": rater, "n": int(g["n"].iloc[0])}
-        for _, r in g.iterrows():
-            text = f"{100 * r['share']:.0f} %"
-            if "ci_low" in g.columns and pd.notna(r["ci_low"]):
-                text += f" [{100 * r['ci_low']:.0f}, {100 * r['ci_high']:.0f}]"
-            row[str(r["quality"])] = text
-        rows.append(row)
+    rows = [{"rater": rater, "n": n, **shares} for rater, n, shares in _rater_shares(result, ", ")]
     return _table(pd.DataFrame(rows))
 
 
