@@ -122,6 +122,7 @@ _SHARED_CORE = {
     "_escape",
     "_headers",
     "_markdown",
+    "_progress",
     "_streams",
     "_tabular",
     "_version",

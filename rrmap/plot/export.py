@@ -277,18 +277,9 @@ def _with_bar(items: Any, total: int, show: bool) -> Any:
     if not show:
         yield from items
         return
-    import sys
+    from rrmap._progress import progress_bar
 
-    from tqdm import tqdm
-
-    notebook = "ipykernel" in sys.modules
-    with tqdm(
-        total=total,
-        desc="figures",
-        unit="figure",
-        file=sys.stderr,
-        disable=False if notebook else None,
-    ) as bar:
+    with progress_bar(total, "figures", "figure") as bar:
         for item in items:
             bar.update(1)
             yield item

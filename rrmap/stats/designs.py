@@ -22,7 +22,6 @@ identity only, so its p-value never depends on which other tests run.
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -506,16 +505,9 @@ def _progress_bar(total: int, show: bool) -> Iterator[Any]:
         return
     import threading
 
-    from tqdm import tqdm
+    from rrmap._progress import progress_bar
 
-    in_notebook = "ipykernel" in sys.modules
-    bar = tqdm(
-        total=total,
-        desc="tests",
-        unit="family",
-        file=sys.stderr,
-        disable=False if in_notebook else None,
-    )
+    bar = progress_bar(total, "tests", "family")
     stop = threading.Event()
 
     def _tick() -> None:
