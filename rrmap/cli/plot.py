@@ -178,7 +178,4 @@ def _write_html(pts, color, facet, output, inches, kw) -> None:
     fig = interactive_rrmap(
         pts, color, facet="expert" if facet != "none" else None, width=inches, **kw
     )
-    from rrmap._atomic import atomic_path
-
-    with atomic_path(output) as tmp:
-        save_html(fig, tmp)
+    save_html(fig, output)

@@ -24,6 +24,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from rrmap._atomic import atomic_path
 from rrmap._escape import short_label
 from rrmap.plot._geometry import (
     DEFAULT_XLIM,
@@ -423,19 +424,19 @@ def save_html(
     """
     path = Path(path)
     config = {"displaylogo": False, "responsive": True}
+    size: dict[str, str] = {}
     if fig.layout.width is None:  # the container's width, the height following it
         panels = (fig.layout.meta or {}).get("rrmap_panels", 1)
-        height = f"max(320px, min(96vh, calc(0.85 * (100vw - 96px) / {panels} + 220px)))"
+        size = {
+            "default_width": "100%",
+            "default_height": (
+                f"max(320px, min(96vh, calc(0.85 * (100vw - 96px) / {panels} + 220px)))"
+            ),
+        }
         fig = go.Figure(fig)
         fig.update_layout(height=None, autosize=True)
+    with atomic_path(path) as tmp:  # all-or-nothing, as every output
         fig.write_html(
-            path,
-            include_plotlyjs=include_plotlyjs,
-            full_html=True,
-            config=config,
-            default_width="100%",
-            default_height=height,
+            tmp, include_plotlyjs=include_plotlyjs, full_html=True, config=config, **size
         )
-    else:
-        fig.write_html(path, include_plotlyjs=include_plotlyjs, full_html=True, config=config)
     return path
