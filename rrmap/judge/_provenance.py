@@ -18,22 +18,38 @@ the row's provenance columns (:func:`row_provenance`):
 ``endpoint``
     The base URL, without credentials.
 ``model_version``
-    The ``model`` the server reported in its answers (``;`` between several).
+    The ``model`` the server reported in its answers (several joined by ``|``,
+    :func:`rrmap._escape.join_groups`).
+
+A table whose rows each combine several answers (the 2AFC comparisons: both
+orders of a pair; the MCQ accuracy: every reply of a group) carries them
+summed up instead (:func:`combined_provenance`, :data:`COMBINED_COLUMNS`):
+how many of its answers were paid, paid through a batch job, shared or
+cached, the first and last time an answer arrived, the prompt hashes, the
+endpoint(s) and the model version(s), several values joined by ``|``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
+import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from rrmap._escape import join_groups, split_groups
 from rrmap.judge.usage import ChatResult
 
 __all__ = [
+    "COMBINED_COLUMNS",
+    "GROUP_COLUMNS",
     "PROVENANCE_COLUMNS",
     "cache_record",
+    "combined_provenance",
+    "group_provenance",
+    "hashes_digest",
     "record_call",
     "reported_text",
     "row_provenance",
@@ -44,11 +60,29 @@ __all__ = [
 #: The provenance columns every judged row carries.
 PROVENANCE_COLUMNS = ("answer_source", "answered_at", "prompt_hash", "endpoint", "model_version")
 
+#: The provenance columns of a row that combines several answers (see the module).
+COMBINED_COLUMNS = (
+    "n_paid",
+    "n_paid_batch",
+    "n_shared",
+    "n_cached",
+    "first_answered_at",
+    "last_answered_at",
+    "prompt_hashes",
+    "endpoint",
+    "model_version",
+)
+
+#: The provenance columns of a summary row over a group of answers (:func:`group_provenance`).
+GROUP_COLUMNS = tuple("prompts_sha256" if c == "prompt_hashes" else c for c in COMBINED_COLUMNS)
+
 _CALLS: contextvars.ContextVar[list[ChatResult] | None] = contextvars.ContextVar(
     "rrmap_judge_calls", default=None
 )
 
 _SOURCES = {"endpoint": "paid", "batch": "paid (batch)", "shared": "shared", "cache": "cached"}
+_COUNTS = {"paid": "n_paid", "paid (batch)": "n_paid_batch", "shared": "n_shared",
+           "cached": "n_cached"}  # fmt: skip
 
 
 def utc_now() -> str:
@@ -123,8 +157,88 @@ def row_provenance(calls: Sequence[ChatResult]) -> dict[str, str]:
         "answered_at": max((c.answered_at or "" for c in answered), default=""),
         "prompt_hash": answered[-1].prompt_hash or "",
         "endpoint": answered[-1].endpoint or "",
-        "model_version": ";".join(versions),
+        "model_version": join_groups(versions),
     }
+
+
+def _text(value: Any) -> str:
+    """A cell as text: missing (None, NaN) is empty."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value)
+
+
+def _values(field: Any) -> list[str]:
+    """The non-empty values of a ``|``-joined cell."""
+    return [v for v in split_groups(_text(field)) if v]
+
+
+def combined_provenance(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The provenance of a row that combines *rows* (see the module and :data:`COMBINED_COLUMNS`).
+
+    *rows* are rows of single answers (:data:`PROVENANCE_COLUMNS`) or rows
+    already combined (:data:`COMBINED_COLUMNS`), e.g. a question's replies
+    and then a group's questions. An answer without a source (a failed call)
+    is counted nowhere. Hashes, endpoints and versions are listed once each,
+    in the order met, joined by ``|`` (:func:`rrmap._escape.join_groups`).
+
+    Examples
+    --------
+    >>> rows = [{"answer_source": "paid", "answered_at": "2026-01-02T00:00:00Z",
+    ...          "prompt_hash": "ab", "endpoint": "http://h/v1", "model_version": "m-1"},
+    ...         {"answer_source": "cached", "answered_at": "2026-01-01T00:00:00Z",
+    ...          "prompt_hash": "cd", "endpoint": "http://h/v1", "model_version": "m-2"}]
+    >>> c = combined_provenance(rows)
+    >>> c["n_paid"], c["n_cached"], c["first_answered_at"], c["last_answered_at"]
+    (1, 1, '2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z')
+    >>> c["prompt_hashes"], c["endpoint"], c["model_version"]
+    ('ab|cd', 'http://h/v1', 'm-1|m-2')
+    >>> combined_provenance([c, c])["n_paid"]
+    2
+    """
+    out: dict[str, Any] = dict.fromkeys(_COUNTS.values(), 0)
+    times: list[str] = []
+    lists: dict[str, list[str]] = {"prompt_hashes": [], "endpoint": [], "model_version": []}
+    for row in rows:
+        if "answer_source" in row:  # one answer
+            source = _text(row["answer_source"])
+            if source in _COUNTS:
+                out[_COUNTS[source]] += 1
+            times += [_text(row["answered_at"])]
+            lists["prompt_hashes"] += [_text(row["prompt_hash"])]
+        else:  # already combined
+            for column in _COUNTS.values():
+                out[column] += int(row[column])
+            times += [_text(row["first_answered_at"]), _text(row["last_answered_at"])]
+            lists["prompt_hashes"] += _values(row["prompt_hashes"])
+        lists["endpoint"] += _values(row["endpoint"])
+        lists["model_version"] += _values(row["model_version"])
+    times = [t for t in times if t]
+    out["first_answered_at"] = min(times, default="")
+    out["last_answered_at"] = max(times, default="")
+    for column, values in lists.items():
+        out[column] = join_groups(dict.fromkeys(v for v in values if v))
+    return {column: out[column] for column in COMBINED_COLUMNS}
+
+
+def hashes_digest(prompt_hashes: str) -> str:
+    """SHA-256 of the distinct hashes of a ``prompt_hashes`` cell, sorted, one per line.
+
+    It names the set of requests behind a combined row in a fixed length, where
+    listing them would not fit a cell (an accuracy row over thousands of
+    replies); ``""`` when there are none.
+
+    Examples
+    --------
+    >>> hashes_digest("cd|ab") == hashes_digest("ab|cd|ab")
+    True
+    >>> hashes_digest("")
+    ''
+    """
+    hashes = sorted(set(_values(prompt_hashes)))
+    if not hashes:
+        return ""
+    return hashlib.sha256("\n".join(hashes).encode("utf-8")).hexdigest()
 
 
 def reported_text(value: Any) -> str | None:
@@ -159,3 +273,23 @@ def cache_record(result: ChatResult) -> dict[str, Any]:
         "answered_at": result.answered_at,
         "endpoint": result.endpoint,
     }
+
+
+def group_provenance(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """As :func:`combined_provenance`, the prompt hashes as one digest (:data:`GROUP_COLUMNS`).
+
+    For a summary row over a group of any size (an accuracy or mean-score
+    row), whose hashes would not fit one cell: ``prompts_sha256`` is
+    :func:`hashes_digest` of them.
+
+    Examples
+    --------
+    >>> row = {"answer_source": "paid", "answered_at": "2026-01-02T00:00:00Z",
+    ...        "prompt_hash": "ab", "endpoint": "http://h/v1", "model_version": "m-1"}
+    >>> g = group_provenance([row, row])
+    >>> g["n_paid"], g["prompts_sha256"] == hashes_digest("ab"), "prompt_hashes" in g
+    (2, True, False)
+    """
+    combined = combined_provenance(rows)
+    combined["prompt_hashes"] = hashes_digest(combined["prompt_hashes"])
+    return dict(zip(GROUP_COLUMNS, combined.values(), strict=True))

@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from rrmap.errors import InputError
+from rrmap.judge._provenance import PROVENANCE_COLUMNS, group_provenance
 from rrmap.judge._run import run_all, run_sync
 from rrmap.judge.client import CallFailedError, conversation
 from rrmap.judge.parsing import parse_fields, score012, text_field
@@ -286,10 +287,15 @@ def interpretation_summary(
 ) -> pd.DataFrame:
     """Mean score per dimension (valid rows only), overall or by metadata columns.
 
+    When *scores* carry the provenance of their answers (as
+    :func:`score_interpretations` returns them), each row carries that of its
+    group (:func:`~rrmap.judge._provenance.group_provenance`).
+
     Returns
     -------
     DataFrame
-        The group columns, ``n``, ``n_invalid``, the three dimensions and ``overall``.
+        The group columns, ``n``, ``n_invalid``, the three dimensions and ``overall``
+        (and the provenance columns, above).
 
     Examples
     --------
@@ -304,6 +310,7 @@ def interpretation_summary(
     if missing:
         raise InputError(f"no column(s) {', '.join(missing)} to group by")
     cols = [*DIMENSIONS, "overall"]
+    traced = set(PROVENANCE_COLUMNS) <= set(scores.columns)
 
     def agg(g: pd.DataFrame) -> dict[str, Any]:
         valid = g[g["valid"].astype(bool)]
@@ -311,6 +318,7 @@ def interpretation_summary(
             "n": len(g),
             "n_invalid": int((~g["valid"].astype(bool)).sum()),
             **{c: valid[c].mean() for c in cols},
+            **(group_provenance(g[list(PROVENANCE_COLUMNS)].to_dict("records")) if traced else {}),
         }
 
     if not by_cols:

@@ -70,6 +70,11 @@ import pandas as pd
 from rrmap._escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge._option_text import named_options, normalise
+from rrmap.judge._provenance import (
+    COMBINED_COLUMNS,
+    combined_provenance,
+    group_provenance,
+)
 from rrmap.judge._run import run_all, run_sync
 from rrmap.judge.client import CallFailedError
 from rrmap.judge.images import data_url, image_part, image_problem
@@ -513,11 +518,13 @@ class McqResult:
     responses : DataFrame
         One row per question and rotation: ``id``, ``rotation``, ``options``
         as shown, ``answer`` (letter as shown), ``reply``, ``matched``
-        (letter or ``""``), ``match_rule``, ``correct``, ``error``.
+        (letter or ``""``), ``match_rule``, ``correct``, ``error`` and the
+        provenance columns (:data:`~rrmap.judge._provenance.PROVENANCE_COLUMNS`).
     per_question : DataFrame
         One row per question: ``id``, ``n_options``, ``answer``, ``correct``,
-        ``unmatched`` (rotations without a match), ``n_rotations``, ``nacc``
-        and the metadata columns.
+        ``unmatched`` (rotations without a match), ``n_rotations``, ``nacc``,
+        the metadata columns and the provenance of its replies, combined
+        (:data:`~rrmap.judge._provenance.COMBINED_COLUMNS`).
     stats : UsageStats
 
     Examples
@@ -697,6 +704,7 @@ async def _aevaluate(
                 "n_rotations": len(r),
                 "nacc": (float(correct) - 1 / n) / (1 - 1 / n),
                 **{c: q[c] for c in meta},
+                **combined_provenance(r.to_dict("records")),
             }
         )
     stats = getattr(backend, "stats", UsageStats())
@@ -710,6 +718,13 @@ def mcq_accuracy(per_question: pd.DataFrame, by: str | Sequence[str] | None = No
     ``(correct − 1/n) / (1 − 1/n)``, which for questions that all have n
     options equals ``(acc − 1/n) / (1 − 1/n)``. ``chance`` is the mean 1/n.
 
+    When *per_question* carries the provenance of its replies (as
+    :func:`evaluate_mcq` returns it), each row carries that of its group:
+    the counts of paid, batch, shared and cached replies, the first and last
+    answer time, ``prompts_sha256`` (the digest of the group's prompt hashes,
+    :func:`~rrmap.judge._provenance.group_provenance`: thousands of hashes
+    would not fit a cell), the endpoint(s) and model version(s).
+
     Parameters
     ----------
     per_question : DataFrame
@@ -721,7 +736,7 @@ def mcq_accuracy(per_question: pd.DataFrame, by: str | Sequence[str] | None = No
     -------
     DataFrame
         The group columns, ``n_questions``, ``n_correct``, ``n_unmatched``,
-        ``acc``, ``nacc``, ``chance``.
+        ``acc``, ``nacc``, ``chance`` (and the provenance columns, above).
 
     Examples
     --------
@@ -746,6 +761,8 @@ def mcq_accuracy(per_question: pd.DataFrame, by: str | Sequence[str] | None = No
     if "nacc" not in df.columns:
         df["nacc"] = (df["_c"] - df["_chance"]) / (1 - df["_chance"])
 
+    traced = set(COMBINED_COLUMNS) <= set(per_question.columns)
+
     def agg(g: pd.DataFrame) -> dict[str, Any]:
         return {
             "n_questions": len(g),
@@ -754,6 +771,7 @@ def mcq_accuracy(per_question: pd.DataFrame, by: str | Sequence[str] | None = No
             "acc": g["_c"].mean(),
             "nacc": g["nacc"].mean(),
             "chance": g["_chance"].mean(),
+            **(group_provenance(g[list(COMBINED_COLUMNS)].to_dict("records")) if traced else {}),
         }
 
     if not by_cols:

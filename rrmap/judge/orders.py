@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from rrmap.judge._provenance import COMBINED_COLUMNS, PROVENANCE_COLUMNS, combined_provenance
+
 __all__ = ["combine_orders", "position_bias", "sign_test"]
 
 
@@ -25,7 +27,10 @@ def combine_orders(per_order: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]
     Both orders valid and naming the same candidate: that candidate wins
     (``agreement = "agree"``). Naming different candidates: ``"tie"``
     (``"disagree"``). One valid order: its verdict (``"single"``). No valid
-    order: the pair goes to the excluded table.
+    order: the pair goes to the excluded table. When *per_order* carries the
+    provenance of its answers (:data:`~rrmap.judge._provenance.PROVENANCE_COLUMNS`),
+    each comparison carries that of both orders, combined
+    (:data:`~rrmap.judge._provenance.COMBINED_COLUMNS`).
 
     Parameters
     ----------
@@ -48,6 +53,7 @@ def combine_orders(per_order: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]
     ['m1', 'm2', 'tie', 'disagree']
     """
     rows, excluded = [], []
+    traced = set(PROVENANCE_COLUMNS) <= set(per_order.columns)
     for _, grp in per_order.groupby("pair", sort=True):
         first = grp.iloc[0]
         verdicts = {r["order"]: _verdict_name(r) for _, r in grp.iterrows()}
@@ -89,6 +95,7 @@ def combine_orders(per_order: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]
                 "verdict_ba": verdicts.get("ba") or "",
                 "answers_ab": answers.get("ab", ""),
                 "answers_ba": answers.get("ba", ""),
+                **(combined_provenance(grp.to_dict("records")) if traced else {}),
             }
         )
     comp_cols = [
@@ -105,6 +112,7 @@ def combine_orders(per_order: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]
         "verdict_ba",
         "answers_ab",
         "answers_ba",
+        *(COMBINED_COLUMNS if traced else ()),
     ]
     excl_cols = ["instance", "candidate_a", "candidate_b", "mode", "model", "reason"]
     return pd.DataFrame(rows, columns=comp_cols), pd.DataFrame(excluded, columns=excl_cols)

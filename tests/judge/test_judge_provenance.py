@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -95,3 +96,76 @@ def test_rate_settings_and_runs_carry_date_endpoint_prompt_and_version(tmp_path,
     assert set(runs["model_version"]) == {VERSION} and set(runs["answer_source"]) == {"paid"}
     failures = pd.read_csv(tmp_path / "model.failures.csv", dtype=str, keep_default_na=False)
     assert len(failures) and set(failures["model_version"]) == {VERSION}
+
+
+def test_2afc_comparisons_combine_the_provenance_of_both_orders(tmp_path):
+    per, out, cache = tmp_path / "per.csv", tmp_path / "out.csv", tmp_path / "cache"
+    args = ["judge", "2afc", str(EXAMPLE / "PAIRS.csv"), "--mode", "base", "-o", str(out),
+            "--per-order", str(per)]  # fmt: skip
+    with _versioned() as server:
+        assert _run([*args, *_backend(server, cache)]).exit_code == 0
+        paid, orders = pd.read_csv(out), pd.read_csv(per, dtype=str, keep_default_na=False)
+        assert _run([*args, "--force", *_backend(server, cache)]).exit_code == 0
+        cached = pd.read_csv(out)
+    assert len(paid) == 12
+    assert paid["n_paid"].tolist() == [2] * 12 and paid["n_cached"].sum() == 0
+    assert cached["n_cached"].tolist() == [2] * 12 and cached["n_paid"].sum() == 0
+    assert (paid[["n_paid_batch", "n_shared"]] == 0).all().all()
+    for table in (paid, cached):
+        assert set(table["endpoint"]) == {server.base_url}
+        assert set(table["model_version"]) == {VERSION}
+    # both orders' hashes (their cache keys, ab then ba) and the times of their answers
+    for pair, rows in orders.groupby("pair"):
+        row = paid.iloc[int(pair)]
+        assert row["prompt_hashes"] == "|".join(rows["prompt_hash"])
+        assert row["first_answered_at"] == min(rows["answered_at"])
+        assert row["last_answered_at"] == max(rows["answered_at"])
+    assert cached["prompt_hashes"].tolist() == paid["prompt_hashes"].tolist()
+    assert cached["last_answered_at"].tolist() == paid["last_answered_at"].tolist()
+
+
+def test_mcq_accuracy_counts_paid_and_cached_and_lists_each_reported_version(tmp_path):
+    """Two answers bought from version A, the rest from version B, in one accuracy table."""
+    out, replies, cache = tmp_path / "acc.csv", tmp_path / "replies.csv", tmp_path / "cache"
+    args = ["judge", "mcq", str(EXAMPLE / "questions.jsonl"), "-o", str(out), "--force",
+            "--responses", str(replies), "--concurrency", "1"]  # fmt: skip
+    with _versioned() as server:
+        server.reported_model = "model-a"
+        first = _run([*args, "--max-calls", "2", *_backend(server, cache)])
+        assert first.exit_code == 0, first.output
+        server.reported_model = "model-b"
+        again = _run([*args, "--by", "dimension", *_backend(server, cache)])
+        assert again.exit_code == 0, again.output
+    acc = pd.read_csv(out, keep_default_na=False)
+    rows = pd.read_csv(replies, dtype=str, keep_default_na=False)
+    assert acc["n_questions"].sum() == 4
+    assert acc["n_cached"].sum() == 2 and acc["n_paid"].sum() == 2
+    by_dim = acc.set_index("dimension")
+    questions = pd.read_json(EXAMPLE / "questions.jsonl", lines=True).set_index("id")
+    for dim, group in rows.groupby(rows["id"].map(questions["dimension"])):
+        row = by_dim.loc[dim]
+        assert row["n_paid"] == (group["answer_source"] == "paid").sum()
+        assert row["n_cached"] == (group["answer_source"] == "cached").sum()
+        versions = list(dict.fromkeys(group["model_version"]))
+        assert row["model_version"] == "|".join(versions)
+        digest = hashlib.sha256("\n".join(sorted(group["prompt_hash"])).encode()).hexdigest()
+        assert row["prompts_sha256"] == digest
+        assert row["first_answered_at"] == min(group["answered_at"])
+        assert row["last_answered_at"] == max(group["answered_at"])
+    assert {"model-a", "model-b"} == {v for v in by_dim["model_version"] for v in v.split("|")}
+
+
+def test_interpret_summary_carries_the_provenance_of_its_group(tmp_path):
+    summary = tmp_path / "summary.csv"
+    grade = ('{"relevance": 2, "relevance_reason": "r", "precision": 1, "precision_reason": '
+             '"p", "completeness": 1, "completeness_reason": "c"}')  # fmt: skip
+    with _versioned(lambda body: grade) as server:
+        r = _run(["judge", "interpret", str(EXAMPLE / "interpretations.csv"), "-o",
+                  str(tmp_path / "scores.csv"), "--summary", str(summary),
+                  *_backend(server, tmp_path / "cache")])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    row = pd.read_csv(summary, keep_default_na=False).iloc[0]
+    scores = pd.read_csv(tmp_path / "scores.csv", dtype=str, keep_default_na=False)
+    assert row["n_paid"] == len(scores) == 2 and row["model_version"] == VERSION
+    digest = hashlib.sha256("\n".join(sorted(scores["prompt_hash"])).encode()).hexdigest()
+    assert row["prompts_sha256"] == digest and row["endpoint"] == server.base_url
