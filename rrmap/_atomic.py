@@ -65,7 +65,10 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     'done'
     """
     path = Path(path)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    except OSError as exc:  # a missing or read-only folder: about the target, not the temporary
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     os.close(fd)
     tmp = Path(name)
     try:
