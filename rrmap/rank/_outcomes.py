@@ -184,3 +184,17 @@ def group_sizes(df: pd.DataFrame, by: str | None, units: str | None = None,
         out["n_types"] = np.minimum(out["n"], 3 * out["n_pairs"] * n_w)
     out["label"] = 4 * int(cands["c"].str.len().max()) if len(cands) else 0
     return out.reset_index(drop=True)
+
+
+def by_rank(table: pd.DataFrame, by: str | None) -> pd.DataFrame:
+    """A ranking table in reading order: by group, then rank (best first), then name.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"candidate": ["A", "B", "C"], "rank": [2, 1, 2]})
+    >>> by_rank(t, None)["candidate"].tolist()
+    ['B', 'A', 'C']
+    """
+    table = table.assign(candidate=table["candidate"].astype("str"))
+    keys = ([by] if by is not None else []) + ["rank", "candidate"]
+    return table.sort_values(keys, kind="stable", ignore_index=True)

@@ -56,7 +56,7 @@ from rrmap.rank._fit import (
     memory_needed,
 )
 from rrmap.rank._likelihood import MODELS
-from rrmap.rank._outcomes import encode, group_sizes, groups, prepare
+from rrmap.rank._outcomes import by_rank, encode, group_sizes, groups, prepare
 from rrmap.rank.intervals import check_ci
 from rrmap.rank.limits import check_memory
 
@@ -77,7 +77,9 @@ class BradleyTerryFit:
     Attributes
     ----------
     table : DataFrame
-        One row per candidate (and group, when fitted ``by`` a column):
+        One row per candidate (and group, when fitted ``by`` a column), in
+        reading order — by group, then rank (best first), then name, as the
+        command line writes it:
         ``candidate``, ``score`` (θ, centred), ``se`` (its standard error),
         ``ci_low``/``ci_high`` (score ± z·se at ``level``), ``rank`` (1 =
         best; equal scores share the lowest rank), ``rank_ci`` (1 + the
@@ -449,8 +451,7 @@ fitted with a Gaussian penalty, alpha=0.1')
             draws.append(drawn)
     if bar is not None:
         bar.close()
-    table = pd.concat(tables, ignore_index=True)
-    table["candidate"] = table["candidate"].astype("str")
+    table = by_rank(pd.concat(tables, ignore_index=True), by)
     fits = pd.DataFrame(rows)
     drawn = pd.concat(draws, ignore_index=True) if draws else None
     return BradleyTerryFit(table=table, fits=fits, covariance=covs, by=by, draws=drawn)

@@ -24,7 +24,15 @@ from rrmap.rank._bootstrap import (
     ranks,
     summarise,
 )
-from rrmap.rank._outcomes import Outcomes, counts_table, encode, group_sizes, groups, prepare
+from rrmap.rank._outcomes import (
+    Outcomes,
+    by_rank,
+    counts_table,
+    encode,
+    group_sizes,
+    groups,
+    prepare,
+)
 from rrmap.rank.limits import check_count, check_memory
 
 __all__ = ["EloFit", "elo_ratings", "fit_elo"]
@@ -37,7 +45,8 @@ class EloFit:
     Attributes
     ----------
     table : DataFrame
-        One row per candidate (and group): ``candidate``, ``score`` (mean
+        One row per candidate (and group), by group, then rank (best first),
+        then name: ``candidate``, ``score`` (mean
         rating over orders), ``spread`` (standard deviation over orders),
         ``q_low``/``q_high`` (2.5 % and 97.5 % quantiles over orders),
         ``rank`` (1 = best, by mean rating), ``rank_ci`` (1 + the number of
@@ -366,8 +375,7 @@ def fit_elo(
             draws.append(drawn)
     if bar is not None:
         bar.close()
-    table = pd.concat(tables, ignore_index=True)
-    table["candidate"] = table["candidate"].astype("str")
+    table = by_rank(pd.concat(tables, ignore_index=True), by)
     ratings = pd.concat(long, ignore_index=True)
     ratings["candidate"] = ratings["candidate"].astype("str")
     params = {
