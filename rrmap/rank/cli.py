@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import warnings
 from pathlib import Path
@@ -14,6 +15,14 @@ from rrmap._escape import markdown_text, message_text, spreadsheet_safe
 from rrmap._markdown import markdown_table
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.errors import InputError
+from rrmap.rank._input import (
+    Source,
+    looks_like_json,
+    named_bytes,
+    read_input,
+    source_name,
+    stdin_input,
+)
 from rrmap.rank.alignment import align_rankings
 from rrmap.rank.annotators import annotator_agreement, annotator_weights, filter_annotators
 from rrmap.rank.bradley_terry import BootstrapWarning, fit_bradley_terry
@@ -35,19 +44,39 @@ def _log(msg: str) -> None:
     click.echo(msg, err=True)
 
 
-def _read_prefs(path: Path, fmt: str) -> pd.DataFrame:
-    """Read a comparisons CSV or FineArtBench JSON; report what the reader left out."""
+def _input(path: Path) -> Source:
+    """*path*, or standard input read whole (named ``<stdin>``) for ``-``."""
+    return stdin_input() if str(path) == "-" else path
+
+
+def _one_stdin(*paths: Path) -> None:
+    """Standard input can be read once: refuse ``-`` for two inputs of one command."""
+    if sum(str(p) == "-" for p in paths) > 1:
+        raise click.UsageError("- (standard input) can stand for one input only")
+
+
+def _is_json(source: Source) -> bool:
+    """A ``.json`` path, or standard input that starts like JSON."""
+    if isinstance(source, Path):
+        return source.suffix.lower() == ".json"
+    return looks_like_json(source.getvalue())  # type: ignore[union-attr]
+
+
+def _read_prefs(path: Path | Source, fmt: str) -> pd.DataFrame:
+    """Read a comparisons CSV or FineArtBench JSON (``-``: standard input, its format from
+    ``--input-format`` or its first character); report what the reader left out."""
+    source = _input(path) if isinstance(path, Path) else path
     if fmt == "auto":
-        fmt = "fineartbench" if path.suffix.lower() == ".json" else "csv"
+        fmt = "fineartbench" if _is_json(source) else "csv"
     if fmt == "csv":
-        df = read_comparisons(path)
-        _log(f"{path}: {len(df)} comparisons")
+        df = read_comparisons(source)
+        _log(f"{source_name(source)}: {len(df)} comparisons")
         return df
-    fab = read_fineartbench(path)
+    fab = read_fineartbench(source)
     parts = ", ".join(f"{r} {n}" for r, n in zip(fab.excluded.reason, fab.excluded.n_records,
                                                      strict=True))  # fmt: skip
-    _log(f"{path}: {fab.n_records} records, {len(fab.comparisons)} comparisons used; "
-         f"excluded: {parts}")  # fmt: skip
+    _log(f"{source_name(source)}: {fab.n_records} records, {len(fab.comparisons)} "
+         f"comparisons used; excluded: {parts}")  # fmt: skip
     return fab.comparisons
 
 
@@ -82,16 +111,28 @@ def _csv_text(df: pd.DataFrame, raw_csv: bool) -> str:
     return (df if raw_csv else spreadsheet_safe(df)).to_csv(index=False)
 
 
-def _check_outputs(force: bool, *paths: Path | None) -> None:
-    """Refuse existing outputs before any work (and again when writing)."""
-    for path in paths:
-        if path is not None:
+def _stdout(path: Path | None) -> bool:
+    return path is not None and str(path) == "-"
+
+
+def _check_outputs(force: bool, output: Path | None, *reports: Path | None) -> None:
+    """Refuse existing outputs before any work (and again when writing); ``-`` is standard
+    output, which a report (``--dropped``…) may take only when the main output is a file."""
+    if any(_stdout(p) for p in reports) and (output is None or _stdout(output)):
+        raise click.UsageError("- (standard output) already carries the main output: "
+                               "give -o FILE to send a report to standard output")  # fmt: skip
+    if sum(_stdout(p) for p in reports) > 1:
+        raise click.UsageError("- (standard output) can stand for one report only")
+    for path in (output, *reports):
+        if path is not None and not _stdout(path):
             refuse_overwrite(path, force)
 
 
 def _write_report(path: Path | None, table: pd.DataFrame, what: str, force: bool,
                   raw_csv: bool) -> None:  # fmt: skip
-    if path is not None:
+    if _stdout(path):
+        sys.stdout.write(_csv_text(table, raw_csv))
+    elif path is not None:
         refuse_overwrite(path, force)
         write_text(path, _csv_text(table, raw_csv))
         _log(f"wrote {len(table)} {what} to {path}")
@@ -159,6 +200,8 @@ def _emit(df: pd.DataFrame, output: Path | None, fmt: str, force: bool, what: st
     """Write *df* (CSV spreadsheet-safe unless *raw_csv*, JSON, or Markdown with every
     label escaped) to stdout or, all-or-nothing, to *output*."""
     df = _select(df, columns)
+    if _stdout(output):
+        output = None
     if output is not None:
         refuse_overwrite(output, force)
     if fmt == "csv":
@@ -213,8 +256,9 @@ def _fit_rankings(path: Path, by: str | None, opts: dict, filtered) -> pd.DataFr
                          "--position-effect")  # fmt: skip
     if opts["ci"] != "percentile":
         raise InputError("--model plackett-luce has percentile bootstrap intervals only")
-    rankings = read_rankings(path)
-    _log(f"{path}: {len(rankings)} rankings")
+    source = _input(path)
+    rankings = read_rankings(source)
+    _log(f"{source_name(source)}: {len(rankings)} rankings")
     fit = fit_plackett_luce(rankings, alpha=opts["alpha"], fallback_alpha=opts["fallback_alpha"],
                             bootstrap=opts["bootstrap"], top_k=tuple(opts["top_k"]) or (1,),
                             level=opts["level"], rng=opts["seed"])  # fmt: skip
@@ -290,9 +334,14 @@ def _fit_table(df: pd.DataFrame, model: str, by: str | None, opts: dict) -> pd.D
     return table.sort_values([*keys, "rank", "candidate"], ignore_index=True)
 
 
+_AUTO_HELP = (
+    "auto: *.json is FineArtBench JSON, and so is standard input (-) starting with "
+    "[ or {; anything else CSV."
+)
+
 _out_opts = [
     click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                 help="Write here instead of stdout."),
+                 help="Write here instead of stdout (- is stdout)."),
     click.option("--format", "fmt", type=click.Choice(["csv", "json", "markdown"]),
                  default="csv", help="Output format."),
     click.option("--force", is_flag=True, help="Overwrite existing output files."),
@@ -313,7 +362,7 @@ _model_opts = [
                  "shuffled orders), or Plackett-Luce for k-way rankings (a CSV with a "
                  "ranking column, candidates best first separated by >)."),
     click.option("--input-format", type=click.Choice(["auto", "csv", "fineartbench"]),
-                 default="auto", help="auto: *.json is FineArtBench JSON, anything else CSV."),
+                 default="auto", help=_AUTO_HELP),
     click.option("--ties", type=click.Choice(["drop", "half", "model"]), default=None,
                  help="How ties enter: left out (still counted), half a win each, or "
                  "modelled (davidson, rao-kupper). Default: model for the tie models, half "
@@ -398,7 +447,7 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
 
     Output: one row per candidate (and group) with score, uncertainty (se and
     95 % interval for Bradley-Terry, spread and 2.5-97.5 % range over orders
-    for Elo), rank and win/loss/tie counts.
+    for Elo), rank and win/loss/tie counts. PREFS - reads standard input.
     """
     _check_outputs(force, output, dropped)
     if model == "plackett-luce":
@@ -439,7 +488,7 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
     "--input-format",
     type=click.Choice(["auto", "csv", "fineartbench"]),
     default="auto",
-    help="auto: *.json is FineArtBench JSON, anything else CSV.",
+    help=_AUTO_HELP,
 )
 @click.option(
     "--dropped",
@@ -459,6 +508,7 @@ def filter_command(prefs, tie_band, eta, min_agreement, no_tie_filter, no_fas_fi
 
     The paper's filters with its values (band [0.4, 0.6], eta 0.15). What was
     dropped, and why, is summarised on stderr and listed in --dropped.
+    PREFS - reads standard input.
     """
     _check_outputs(force, output, dropped, instances_report)
     df = _read_prefs(prefs, input_format)
@@ -487,7 +537,7 @@ def filter_command(prefs, tie_band, eta, min_agreement, no_tie_filter, no_fas_fi
               "(default: leave the annotator out).")  # fmt: skip
 @click.option("--input-format", type=click.Choice(["auto", "csv", "fineartbench"]),
               default="auto",
-              help="auto: *.json is FineArtBench JSON, anything else CSV.")  # fmt: skip
+              help=_AUTO_HELP)  # fmt: skip
 @_apply(_out_opts)
 def annotators_command(prefs, model, ties, annotator_column, pooled, input_format, output, fmt,
                        force, columns, raw_csv) -> None:  # fmt: skip
@@ -496,6 +546,7 @@ def annotators_command(prefs, model, ties, annotator_column, pooled, input_forma
     One row per annotator: decisive judgements, share agreeing with the
     consensus, the share the consensus model expects on the same pairs, a
     z-score of the difference, and the log-odds weight --weight-annotators uses.
+    PREFS - reads standard input.
     """
     _check_outputs(force, output)
     df = _read_prefs(prefs, input_format)
@@ -515,13 +566,14 @@ def annotators_command(prefs, model, ties, annotator_column, pooled, input_forma
 @click.option(
     "--candidates",
     required=True,
-    help="Comma-separated candidate names, or @FILE with one name per line.",
+    help="Comma-separated candidate names, or @FILE with one name per line (@- reads "
+    "standard input).",
 )
 @click.option(
     "--instances",
     required=True,
-    help="Comma-separated instance names, @FILE with one per line, or a number "
-    "N for instances i1..iN.",
+    help="Comma-separated instance names, @FILE with one per line (@- reads standard "
+    "input), or a number N for instances i1..iN.",
 )
 @click.option(
     "-n",
@@ -567,7 +619,10 @@ def _instance_count(value: str) -> int:
 
 
 def _names_arg(value: str, opt: str) -> list[str]:
-    if value.startswith("@"):
+    if value == "@-":
+        text = stdin_input(MAX_FILE_BYTES).getvalue().decode("utf-8")
+        names = [x for x in (ln.strip() for ln in text.splitlines()) if x]
+    elif value.startswith("@"):
         path = Path(value[1:])
         if not path.exists():
             raise FileNotFoundError(2, "No such file or directory", str(path))
@@ -585,34 +640,35 @@ def _names_arg(value: str, opt: str) -> list[str]:
     return names
 
 
-def _ranking_json(path: Path) -> pd.DataFrame | None:
+def _ranking_json(data: bytes, name: str) -> pd.DataFrame | None:
     """A ranking written by ``rank fit --format json`` (records with candidate and score)."""
-    data = read_json(path)
-    if isinstance(data, list) and data and isinstance(data[0], dict) and {
-        "candidate", "score"} <= set(data[0]):  # fmt: skip
-        return pd.DataFrame(data)
+    records = read_json(named_bytes(data, name))
+    if isinstance(records, list) and records and isinstance(records[0], dict) and {
+        "candidate", "score"} <= set(records[0]):  # fmt: skip
+        return pd.DataFrame(records)
     return None
 
 
 def _ranking(path: Path, by: str | None, model: str, input_format: str, opts: dict):
-    """A ranking table from a ranking file (CSV/JSON of ``rank fit``) or fitted comparisons."""
-    if not path.exists():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
+    """A ranking table from a ranking file (CSV/JSON of ``rank fit``) or fitted comparisons;
+    ``-`` is standard input, JSON when it starts like JSON."""
+    data, name = read_input(_input(path))
+    source = named_bytes(data, name)
     if input_format == "fineartbench":
-        return _fit(_read_prefs(path, input_format), model, by, opts)
-    if path.suffix.lower() == ".json":
-        table = _ranking_json(path)
+        return _fit(_read_prefs(source, input_format), model, by, opts)
+    if path.suffix.lower() == ".json" or (str(path) == "-" and looks_like_json(data)):
+        table = _ranking_json(data, name)
         if table is None:
-            return _fit(_read_prefs(path, input_format), model, by, opts)
+            return _fit(_read_prefs(source, "fineartbench"), model, by, opts)
         table["candidate"] = table["candidate"].astype(str)
         if by is not None and by in table.columns:
             table[by] = table[by].astype(str)
         return table
-    record_lines(path)  # a row with more or fewer fields than the header is an error
-    head = pd.read_csv(path, nrows=0, index_col=False).columns
+    record_lines(source)  # a row with more or fewer fields than the header is an error
+    head = pd.read_csv(io.BytesIO(data), nrows=0, index_col=False).columns
     if "winner" in head:
-        return _fit(_read_prefs(path, input_format), model, by, opts)
-    return pd.read_csv(path, dtype={"candidate": str, **({by: str} if by else {})},
+        return _fit(_read_prefs(named_bytes(data, name), "csv"), model, by, opts)
+    return pd.read_csv(io.BytesIO(data), dtype={"candidate": str, **({by: str} if by else {})},
                        index_col=False)  # fmt: skip
 
 
@@ -651,11 +707,13 @@ def align_command(human, model_file, by, alternative, method, permutations, summ
     the output of ``rrmap rank fit`` (CSV or JSON, any model, with or
     without --bootstrap), or a comparisons file (CSV with a winner column,
     or FineArtBench JSON) that is first fitted with --model
-    (filter comparisons beforehand with ``rrmap rank filter``).
+    (filter comparisons beforehand with ``rrmap rank filter``). One of the
+    two may be - (standard input), read as JSON when it starts with [ or {.
     The summary (mean rho, Fisher's combined p, exclusions) goes to stderr
     unless --summary-only sends it to the output.
     """
     _check_outputs(force, output)
+    _one_stdin(human, model_file)
     h = _ranking(human, by, model, input_format, opts)
     m = _ranking(model_file, by, model, input_format, opts)
     res = align_rankings(h, m, by=by, alternative=alternative, method=method,

@@ -10,6 +10,7 @@ designs of :mod:`rrmap.rank.designs` all use this one table.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 from collections.abc import Sequence
@@ -22,7 +23,8 @@ import pandas as pd
 from rrmap._atomic import atomic_path
 from rrmap._escape import message_text, spreadsheet_safe
 from rrmap.errors import InputError
-from rrmap.rank.limits import MAX_FILE_BYTES, format_bytes
+from rrmap.rank._input import Source, read_input, source_name
+from rrmap.rank.limits import MAX_FILE_BYTES
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -165,7 +167,7 @@ def _is_blank(row: list[str]) -> bool:
     return not row or (len(row) == 1 and row[0].strip(" \t") == "")
 
 
-def record_lines(path: Path) -> np.ndarray:
+def record_lines(source: Source) -> np.ndarray:
     """The physical line (1-based) on which each data record of a CSV file starts.
 
     Checks that every record has as many fields as the header — a name with
@@ -187,24 +189,28 @@ def record_lines(path: Path) -> np.ndarray:
     ...
     rrmap.errors.InputError: .../x.csv: 2 problems: line 2 has 3 fields, ... line 3 has 1 field...
     """
+    return _record_lines(*read_input(source))
+
+
+def _record_lines(data: bytes, path: str) -> np.ndarray:
+    """:func:`record_lines` of a file's bytes; *path* names it in messages."""
     lines: list[int] = []
     bad: dict[int, list[int]] = {}
     width = None
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            reader = csv.reader(fh)
-            start = 1
-            for row in reader:
-                if _is_blank(row):
-                    start = reader.line_num + 1
-                    continue
-                if width is None:
-                    width = len(row)
-                elif len(row) != width:
-                    bad.setdefault(len(row), []).append(start)
-                else:
-                    lines.append(start)
+        reader = csv.reader(io.StringIO(data.decode("utf-8-sig"), newline=""))
+        start = 1
+        for row in reader:
+            if _is_blank(row):
                 start = reader.line_num + 1
+                continue
+            if width is None:
+                width = len(row)
+            elif len(row) != width:
+                bad.setdefault(len(row), []).append(start)
+            else:
+                lines.append(start)
+            start = reader.line_num + 1
     except (csv.Error, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a readable CSV file ({message_text(exc)})") from None
     problems = []
@@ -224,16 +230,18 @@ def record_lines(path: Path) -> np.ndarray:
     return np.asarray(lines, dtype=np.int64)
 
 
-def read_comparisons(path: str | os.PathLike[str]) -> pd.DataFrame:
+def read_comparisons(path: Source) -> pd.DataFrame:
     """Read and validate a comparisons CSV file.
 
     Parameters
     ----------
-    path : str or path-like
-        CSV with a header line and columns ``left``, ``right``, ``winner``
-        (``left``, ``right`` or ``tie``), optionally ``instance`` (leave it out
-        for one global ranking), ``annotator`` and anything else. A value with
-        a comma must be in double quotes.
+    path : str, path-like or binary file
+        A path, or an open binary file such as ``sys.stdin.buffer`` (named in
+        messages by its ``name``). CSV with a header line and columns
+        ``left``, ``right``, ``winner`` (``left``, ``right`` or ``tie``),
+        optionally ``instance`` (leave it out for one global ranking),
+        ``annotator`` and anything else. A value with a comma must be in double
+        quotes.
 
     Returns
     -------
@@ -258,15 +266,13 @@ def read_comparisons(path: str | os.PathLike[str]) -> pd.DataFrame:
     >>> read_comparisons(p)[["left", "right", "winner"]].values.tolist()
     [['A', 'B', 'left'], ['B', 'C', 'tie']]
     """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
-    lines = record_lines(path)
+    data, name = read_input(path)
+    lines = _record_lines(data, name)
     try:
         # names such as "NA" or "None" are candidates, not missing values; other
         # columns get pandas' usual parsing; never a first column taken as the index
         df = pd.read_csv(
-            path,
+            io.BytesIO(data),
             dtype={c: str for c in _STRING_COLUMNS},
             keep_default_na=False,
             na_values={c: [""] for c in _STRING_COLUMNS},
@@ -274,15 +280,15 @@ def read_comparisons(path: str | os.PathLike[str]) -> pd.DataFrame:
         )
         extra = [c for c in df.columns if c not in _STRING_COLUMNS]
         if extra:
-            parsed = pd.read_csv(path, usecols=extra, index_col=False)
+            parsed = pd.read_csv(io.BytesIO(data), usecols=extra, index_col=False)
             for c in extra:
                 df[c] = parsed[c].to_numpy()
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not a readable CSV file ({exc})") from None
+        raise InputError(f"{name}: not a readable CSV file ({exc})") from None
     if len(df) != len(lines):  # pandas and the csv module disagree about the records
-        raise InputError(f"{path}: not a readable CSV file ({len(lines)} records by line, "
+        raise InputError(f"{name}: not a readable CSV file ({len(lines)} records by line, "
                          f"{len(df)} read)")  # fmt: skip
-    return _validate(df, str(path), "line", lines)
+    return _validate(df, name, "line", lines)
 
 
 def write_comparisons(
@@ -332,9 +338,14 @@ def write_comparisons(
     return path
 
 
-def read_json(path: str | os.PathLike[str]) -> object:
+def read_json(path: Source) -> object:
     """The JSON value in *path*: at most :data:`~rrmap.rank.limits.MAX_FILE_BYTES` bytes,
     nested no deeper than Python's recursion limit allows.
+
+    Parameters
+    ----------
+    path : str, path-like or binary file
+        A path, or an open binary file such as ``sys.stdin.buffer``.
 
     Raises
     ------
@@ -353,27 +364,19 @@ def read_json(path: str | os.PathLike[str]) -> object:
     ...
     rrmap.errors.InputError: .../deep.json: JSON nested too deeply to read (...)
     """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise InputError(
-            f"{path}: {format_bytes(size)}, above the limit of {format_bytes(MAX_FILE_BYTES)} "
-            "for a JSON file read whole (rrmap.rank.limits.MAX_FILE_BYTES); split it, or "
-            "convert it to a comparisons CSV"
-        )
-    with open(path, "rb") as fh:  # a file that grew since: read no more than the limit
-        data = fh.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"{path}: larger than {format_bytes(MAX_FILE_BYTES)} (grew while read)")
+    data, name = read_input(
+        path,
+        MAX_FILE_BYTES,
+        "the limit is rrmap.rank.limits.MAX_FILE_BYTES; split it, or convert it to a "
+        "comparisons CSV",
+    )
     try:
-        return json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8-sig"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not a JSON file ({message_text(exc)})") from None
+        raise InputError(f"{name}: not a JSON file ({message_text(exc)})") from None
     except RecursionError:
         raise InputError(
-            f"{path}: JSON nested too deeply to read ([ or {{ inside each other beyond "
+            f"{name}: JSON nested too deeply to read ([ or {{ inside each other beyond "
             "Python's recursion limit)"
         ) from None
 
@@ -423,7 +426,7 @@ def _blank(value: object) -> bool:
     return isinstance(value, str) and value.strip() == ""
 
 
-def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
+def read_fineartbench(path: Source) -> FineArtBench:
     """Read a FineArtBench annotation JSON file (``global_`` or ``instance_annotation.json``).
 
     Records with ``skipped`` true are excluded with reason ``"skipped"``;
@@ -436,10 +439,11 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
 
     Parameters
     ----------
-    path : str or path-like
-        The JSON file: a list of records with keys ``id``, ``content_index``,
-        ``style_index``, ``style_prompt``, ``method_left``, ``method_right``,
-        ``winner`` (``"left"``, ``"right"``, ``""`` or null) and ``skipped``.
+    path : str, path-like or binary file
+        The JSON file (or an open binary file): a list of records with keys
+        ``id``, ``content_index``, ``style_index``, ``style_prompt``,
+        ``method_left``, ``method_right``, ``winner`` (``"left"``, ``"right"``,
+        ``""`` or null) and ``skipped``.
 
     Returns
     -------
@@ -467,13 +471,13 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
     >>> fab.comparisons["winner"].value_counts().to_dict()
     {'left': 1462, 'right': 654}
     """
-    path = Path(path)
     records = read_json(path)
+    name = source_name(path)
     if not isinstance(records, list):
         what = _JSON_TYPES.get(type(records), type(records).__name__)
-        raise InputError(f"{path}: expected a JSON list of records, got {what}")
+        raise InputError(f"{name}: expected a JSON list of records, got {what}")
     if not records:
-        raise InputError(f"{path}: the list of records is empty: nothing to read")
+        raise InputError(f"{name}: the list of records is empty: nothing to read")
     problems: list[str] = []
     not_object: dict[str, list[int]] = {}
     kept: list[int] = []
@@ -545,13 +549,11 @@ def read_fineartbench(path: str | os.PathLike[str]) -> FineArtBench:
             f"key 'winner': value {value} is not left, right, tie or empty "
             f"({_rows_text(positions, 'record')})"
         )
-    _raise_problems(str(path), problems)
+    _raise_problems(name, problems)
     columns = [*COMPARISON_COLUMNS, "id", "content_index", "style_index", "style_prompt"]
     table = pd.DataFrame(rows, columns=columns)
-    table = _validate(table, str(path), "record", np.asarray(kept, dtype=np.int64))
+    table = _validate(table, name, "record", np.asarray(kept, dtype=np.int64))
     excluded = pd.DataFrame(
         {"reason": list(counts), "n_records": [int(v) for v in counts.values()]}
     )
-    return FineArtBench(
-        comparisons=table, excluded=excluded, n_records=len(records), source=str(path)
-    )
+    return FineArtBench(comparisons=table, excluded=excluded, n_records=len(records), source=name)

@@ -20,9 +20,8 @@ prior ``N(0, 1/alpha)`` on every score).
 
 from __future__ import annotations
 
-import os
+import io
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,7 +30,9 @@ from scipy.special import logsumexp, ndtri
 from rrmap.errors import InputError
 from rrmap.rank._bootstrap import bootstrap_problems, overlap_rank, ranks, summarise
 from rrmap.rank._existence import bradley_terry_existence
-from rrmap.rank.comparisons import _raise_problems, _rows_text, record_lines
+from rrmap.rank._input import Source, read_input
+from rrmap.rank._outcomes import by_rank
+from rrmap.rank.comparisons import _raise_problems, _record_lines, _rows_text
 from rrmap.rank.limits import check_memory
 
 __all__ = ["SEPARATOR", "PlackettLuceFit", "fit_plackett_luce", "read_rankings"]
@@ -66,14 +67,15 @@ def _split(values: pd.Series, unit: str, numbers: np.ndarray, source: str) -> li
     return out
 
 
-def read_rankings(path: str | os.PathLike[str]) -> pd.DataFrame:
+def read_rankings(path: Source) -> pd.DataFrame:
     """Read a rankings CSV: ``ranking`` (candidates best first, separated by ``>``).
 
     Parameters
     ----------
-    path : str or path-like
-        CSV with a header line and a column ``ranking``, optionally
-        ``instance`` and anything else. Every row must have as many fields as
+    path : str, path-like or binary file
+        A path or an open binary file (such as ``sys.stdin.buffer``): a CSV
+        with a header line and a column ``ranking``, optionally ``instance``
+        and anything else. Every row must have as many fields as
         the header (see :func:`rrmap.rank.comparisons.record_lines`); quote a
         ranking whose names contain commas.
 
@@ -96,17 +98,15 @@ def read_rankings(path: str | os.PathLike[str]) -> pd.DataFrame:
     >>> read_rankings(p)["ranking"].tolist()
     ['A > B > C', 'C > A']
     """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
-    lines = record_lines(path)
+    data, name = read_input(path)
+    lines = _record_lines(data, name)
     try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, index_col=False)
+        df = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, index_col=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not a readable CSV file ({exc})") from None
+        raise InputError(f"{name}: not a readable CSV file ({exc})") from None
     if "ranking" not in df.columns:
-        raise InputError(f"{path}: missing column 'ranking' (found: {', '.join(df.columns)})")
-    names = _split(df["ranking"], "line", lines, str(path))
+        raise InputError(f"{name}: missing column 'ranking' (found: {', '.join(df.columns)})")
+    names = _split(df["ranking"], "line", lines, name)
     return df.assign(ranking=[f" {SEPARATOR} ".join(x) for x in names])
 
 
@@ -117,8 +117,9 @@ class PlackettLuceFit:
     Attributes
     ----------
     table : DataFrame
-        One row per candidate: ``candidate``, ``score`` (centred log-worth),
-        ``se``, ``ci_low``/``ci_high``, ``rank``, ``rank_ci``; with a
+        One row per candidate, by rank (best first), then name:
+        ``candidate``, ``score`` (centred log-worth), ``se``,
+        ``ci_low``/``ci_high``, ``rank``, ``rank_ci``; with a
         bootstrap ``boot_low``/``boot_high``, ``rank_low``/``rank_high``,
         ``p_top{k}``; then ``n_rankings`` (rankings listing it) and
         ``n_first`` (rankings it heads).
@@ -281,8 +282,8 @@ def fit_plackett_luce(
     >>> fit = fit_plackett_luce(r)
     >>> fit.table[["candidate", "rank", "n_rankings", "n_first"]]
       candidate  rank  n_rankings  n_first
-    0         A     2           4        2
-    1         B     1           3        1
+    0         B     1           3        1
+    1         A     2           4        2
     2         C     3           4        1
     """
     if not isinstance(rankings, pd.DataFrame) or "ranking" not in rankings.columns:
@@ -325,7 +326,7 @@ def fit_plackett_luce(
         drawn = pd.DataFrame({"resample": np.repeat(np.arange(int(bootstrap)), k),
                               "candidate": np.tile(names.astype(str), int(bootstrap)),
                               "score": scores.ravel(), "rank": ranks(scores).ravel()})  # fmt: skip
-    table = _table(names, theta, cov, level, boot, coded)
+    table = by_rank(_table(names, theta, cov, level, boot, coded), None)
     fits = pd.DataFrame([{
         "model": "plackett-luce", "n_candidates": k, "n_rankings": len(coded),
         "mle_exists": exists, "problem": problem, "regularized": a > 0, "alpha": a,
