@@ -174,7 +174,8 @@ _BACKEND_OPTIONS = [
         "--batch-file",
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
-        help="Only write the next batch of requests as JSONL here (e.g. for vllm run-batch).",
+        help="Only write the next batch of requests as JSONL here (e.g. for vllm run-batch); "
+        "over --batch-max-lines or --batch-max-bytes, as numbered parts NAME.part1.jsonl, ….",
     ),
     click.option(
         "--batch-results",
@@ -193,14 +194,14 @@ _BACKEND_OPTIONS = [
         type=click.IntRange(1),
         default=50_000,
         show_default=True,
-        help="Requests in one batch input file at most; more make several jobs.",
+        help="Requests in one batch input file at most; more make several jobs (files).",
     ),
     click.option(
         "--batch-max-bytes",
         type=click.IntRange(1024),
         default=200_000_000,
         show_default=True,
-        help="Bytes of one batch input file at most; more make several jobs.",
+        help="Bytes of one batch input file at most; more make several jobs (files).",
     ),
 ]
 
@@ -340,12 +341,7 @@ def _execute_run(
         )
         if result is None:
             _keep_batch_requests(client, backend)
-            click.echo(
-                f"wrote the next batch of requests to {backend}; run them (e.g. `vllm run-batch "
-                f"-i {backend} -o results.jsonl --model {client.name}`) and rerun with "
-                "--batch-results results.jsonl",
-                err=True,
-            )
+            _say_batch_files(backend, client.name)
             return None
         return result, backend
     return run(client), client
@@ -359,15 +355,36 @@ def _kept_requests(client: Any) -> dict[str, Any]:
     return {key: body for key, body in bodies.items() if isinstance(body, dict)}
 
 
-def _keep_batch_requests(client: Any, path: Path) -> None:
-    """Keep the bodies of a written requests file, to store their answers under their keys."""
+def _keep_batch_requests(client: Any, paths: list[Path]) -> None:
+    """Keep the bodies of written requests files, to store their answers under their keys."""
     from rrmap.judge.cache import replace_file
 
     folder = client.cache.directory / "batches" / "requests"
     folder.mkdir(parents=True, exist_ok=True)
-    for line in path.read_text(encoding="utf-8").splitlines():
-        req = json.loads(line)
-        replace_file(folder / f"{req['custom_id']}.json", json.dumps(req["body"]).encode())
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            req = json.loads(line)
+            replace_file(folder / f"{req['custom_id']}.json", json.dumps(req["body"]).encode())
+
+
+def _say_batch_files(paths: list[Path], model: str) -> None:
+    """Where the next batch of requests was written, and what to do with it."""
+    if len(paths) == 1:
+        click.echo(
+            f"wrote the next batch of requests to {paths[0]}; run them (e.g. `vllm run-batch "
+            f"-i {paths[0]} -o results.jsonl --model {model}`) and rerun with "
+            "--batch-results results.jsonl",
+            err=True,
+        )
+        return
+    first = paths[0]
+    click.echo(
+        f"wrote the next batch of requests to {len(paths)} files (--batch-max-lines, "
+        f"--batch-max-bytes): {', '.join(map(str, paths))}; run each (e.g. `vllm run-batch -i "
+        f"{first} -o {first.with_suffix('.out.jsonl')} --model {model}`) and rerun with one "
+        "--batch-results per output file",
+        err=True,
+    )
 
 
 def _dry_run_report(client: Any, counts: Any, what: str) -> None:

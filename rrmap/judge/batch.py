@@ -6,8 +6,9 @@ A batch run answers a judging function's requests through
 1. the function runs with a :class:`~rrmap.judge._planner.Planner`, which
    answers what the cache holds and collects the requests it does not;
 2. those requests are written as JSONL (one ``{"custom_id", "method", "url",
-   "body"}`` line each, the ``custom_id`` being the cache key), uploaded,
-   submitted as one batch job and polled until it ends;
+   "body"}`` line each, the ``custom_id`` being the cache key), in files
+   within the provider's limits (:mod:`~rrmap.judge.batch_files`), each
+   uploaded, submitted as one batch job and polled until it ends;
 3. its answers go into the same cache as interactive calls, so batch and
    interactive runs share results; failed requests are recorded, not retried
    in the same run;
@@ -19,8 +20,8 @@ Every step is recorded in ``<cache>/batches/<id>.json`` before the next one
 starts, so a run stopped at any point (after the upload, while polling, after
 the job ended) finds its job again and goes on; a job is never submitted
 twice. ``--batch-file`` writes the requests of the next turn for a manual
-upload or ``vllm run-batch``, and ``--batch-results`` reads such output back
-into the cache.
+upload or ``vllm run-batch`` (in numbered parts within the same limits), and
+``--batch-results`` reads such output back into the cache.
 """
 
 from __future__ import annotations
@@ -31,255 +32,32 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from rrmap._atomic import atomic_path
 from rrmap.errors import InputError
 from rrmap.judge._planner import Planner
-from rrmap.judge._provenance import cache_record, reported_text, utc_now
-from rrmap.judge._reply import MAX_REPLY_BYTES
+from rrmap.judge.batch_files import (
+    MAX_BATCH_BYTES,
+    MAX_BATCH_LINES,
+    BatchReport,
+    batch_text,
+    chat_path,
+    read_batch_results,
+    split_requests,
+    write_batch_files,
+)
 from rrmap.judge.budget import BudgetExhausted
-from rrmap.judge.cache import ResponseCache, cache_key, read_regular, replace_file
+from rrmap.judge.cache import read_regular, replace_file
 from rrmap.judge.client import (
     ChatClient,
-    ChatResult,
-    _message_text,
     public_url,
 )
 
-__all__ = [
-    "BatchJob",
-    "BatchReport",
-    "read_batch_results",
-    "run_batched",
-    "split_requests",
-    "write_batch_requests",
-]
+__all__ = ["BatchJob", "run_batched"]
 
 #: States after which a batch job changes no more.
 TERMINAL = ("completed", "failed", "expired", "cancelled")
-
-
-def _chat_path(base_url: str) -> str:
-    """The ``url`` of a batch line: the path of the chat endpoint (``/v1/chat/completions``)."""
-    return urlsplit(base_url.rstrip("/")).path + "/chat/completions"
-
-
-#: Lines of one batch input file at most (OpenAI's and Azure OpenAI's limit: 50,000 requests).
-MAX_BATCH_LINES = 50_000
-#: Bytes of one batch input file at most (OpenAI's and Azure OpenAI's limit: 200 MB).
-MAX_BATCH_BYTES = 200_000_000
-
-
-def write_batch_requests(
-    path: str | os.PathLike[str], bodies: Mapping[str, Mapping[str, Any]], base_url: str
-) -> Path:
-    """Write request bodies as batch JSONL, one line per request, ``custom_id`` = cache key.
-
-    Parameters
-    ----------
-    path : path
-        The JSONL file (replaced once complete).
-    bodies : mapping of str to dict
-        Cache key → chat-completions request body.
-    base_url : str
-        The endpoint's base URL (its path prefixes ``/chat/completions``).
-
-    Returns
-    -------
-    Path
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "req.jsonl"
-    >>> _ = write_batch_requests(p, {"k1": {"model": "m", "messages": []}}, "http://h/v1")
-    >>> json.loads(p.read_text())["url"]
-    '/v1/chat/completions'
-    """
-    out = Path(path)
-    url = _chat_path(base_url)
-    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as fh:  # complete or absent
-        for key, body in bodies.items():
-            fh.write(_batch_line(key, body, url))
-    return out
-
-
-def _batch_line(key: str, body: Mapping[str, Any], url: str) -> str:
-    """One request as a line of a batch input file (newline included)."""
-    line = {"custom_id": key, "method": "POST", "url": url, "body": dict(body)}
-    return json.dumps(line, ensure_ascii=False) + "\n"
-
-
-def split_requests(
-    bodies: Mapping[str, Mapping[str, Any]],
-    base_url: str,
-    max_lines: int = MAX_BATCH_LINES,
-    max_bytes: int = MAX_BATCH_BYTES,
-) -> list[dict[str, Mapping[str, Any]]]:
-    """*bodies* in groups whose batch input files have at most *max_lines* lines and
-    *max_bytes* bytes (UTF-8), in order: one job each.
-
-    Parameters
-    ----------
-    bodies : mapping of str to dict
-        Cache key → request body.
-    base_url : str
-        The endpoint's base URL (part of every line).
-    max_lines, max_bytes : int
-        The limits of one input file.
-
-    Returns
-    -------
-    list of dict
-
-    Raises
-    ------
-    InputError
-        One request alone is larger than *max_bytes*.
-
-    Examples
-    --------
-    >>> bodies = {f"k{i}": {"model": "m", "messages": []} for i in range(5)}
-    >>> [len(g) for g in split_requests(bodies, "http://h/v1", max_lines=2)]
-    [2, 2, 1]
-    >>> [len(g) for g in split_requests(bodies, "http://h/v1", max_bytes=330)]  # 109 each
-    [3, 2]
-    """
-    url = _chat_path(base_url)
-    groups: list[dict[str, Mapping[str, Any]]] = []
-    group: dict[str, Mapping[str, Any]] = {}
-    size = 0
-    for key, body in bodies.items():
-        n = len(_batch_line(key, body, url).encode("utf-8"))
-        if n > max_bytes:
-            raise InputError(
-                f"request {key} is {n:,} bytes as a batch line, more than the {max_bytes:,} "
-                "bytes a batch input file may hold (--batch-max-bytes)"
-            )
-        if group and (len(group) >= max_lines or size + n > max_bytes):
-            groups.append(group)
-            group, size = {}, 0
-        group[key] = body
-        size += n
-    if group:
-        groups.append(group)
-    return groups
-
-
-@dataclass
-class BatchReport:
-    """What reading batch output did: answers stored, requests failed, lines skipped.
-
-    Examples
-    --------
-    >>> BatchReport(stored=["k1"], failed={"k2": "batch: HTTP 500"}).failed["k2"]
-    'batch: HTTP 500'
-    """
-
-    stored: list[str] = field(default_factory=list)
-    failed: dict[str, str] = field(default_factory=dict)
-    unknown: int = 0
-
-
-def _answer_of(line: Mapping[str, Any]) -> tuple[ChatResult | None, str | None]:
-    """The answer in one output line, or why there is none."""
-    if line.get("error"):
-        err = line["error"]
-        msg = err.get("message") if isinstance(err, Mapping) else str(err)
-        return None, f"batch: {msg}"
-    response = line.get("response") or {}
-    status = response.get("status_code")
-    body = response.get("body")
-    if status != 200 or not isinstance(body, Mapping):
-        detail = body.get("error", {}).get("message") if isinstance(body, Mapping) else body
-        return None, f"batch: HTTP {status}: {detail}"
-    try:
-        text, finish = _message_text(body)
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return None, "batch: an answer that is not a chat completion"
-    usage = body.get("usage") or {}
-    return (
-        ChatResult(
-            text,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            finish_reason=finish,
-            source="batch",
-            model_version=reported_text(body.get("model")),
-            answered_at=utc_now(),
-        ),
-        None,
-    )
-
-
-def read_batch_results(
-    lines: Iterable[str],
-    cache: ResponseCache,
-    requests: Mapping[str, Mapping[str, Any]] | None = None,
-    *,
-    max_reply_bytes: int = MAX_REPLY_BYTES,
-) -> BatchReport:
-    """Store the answers of batch output lines in *cache*; collect the failures.
-
-    Parameters
-    ----------
-    lines : iterable of str
-        JSONL lines of a batch output (or error) file: ``custom_id`` with a
-        ``response`` or an ``error``.
-    cache : ResponseCache
-    requests : mapping, optional
-        Cache key → request body of the submitted requests. Without it (a
-        results file from elsewhere), each line must carry its request body
-        (``vllm run-batch`` output does not: pass the requests file too).
-    max_reply_bytes : int, default 4 MiB
-        A line longer than this is a failed request, as a reply this large
-        is for a call (``Endpoint.max_reply_bytes``).
-
-    Returns
-    -------
-    BatchReport
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> cache = ResponseCache(tempfile.mkdtemp())
-    >>> body = {"model": "m", "messages": []}
-    >>> key = cache_key(body)
-    >>> line = json.dumps({"custom_id": key, "response": {"status_code": 200, "body":
-    ...     {"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]}}})
-    >>> read_batch_results([line], cache, {key: body}).stored == [key]
-    True
-    >>> cache.get(key)["text"]
-    'hi'
-    """
-    report = BatchReport()
-    for raw in lines:
-        if not raw.strip():
-            continue
-        try:
-            line = json.loads(raw)
-            key = str(line["custom_id"])
-        except (ValueError, KeyError, TypeError, RecursionError):
-            report.unknown += 1
-            continue
-        body = (requests or {}).get(key) or line.get("body")
-        if not isinstance(body, Mapping) or cache_key(body) != key:
-            report.unknown += 1
-            continue
-        if len(raw) > max_reply_bytes:
-            report.failed[key] = f"batch: the answer is larger than {max_reply_bytes:,} bytes"
-            continue
-        result, error = _answer_of(line)
-        if result is None:
-            report.failed[key] = error or "batch: no answer"
-            continue
-        cache.put(key, body, cache_record(result))
-        report.stored.append(key)
-    return report
 
 
 class _BatchHTTP:
@@ -352,6 +130,7 @@ class BatchJob:
     Examples
     --------
     >>> import tempfile
+    >>> from rrmap.judge.cache import cache_key
     >>> from rrmap.judge.client import Endpoint
     >>> client = ChatClient(Endpoint("http://127.0.0.1:9/v1", "m", api_key_env=None),
     ...                     cache=tempfile.mkdtemp())
@@ -445,8 +224,7 @@ class BatchJob:
             http.close()
 
     def _upload(self, http: _BatchHTTP) -> None:
-        url = _chat_path(self.client.endpoint.base_url)
-        lines = "".join(_batch_line(key, body, url) for key, body in self.requests.items())
+        lines = batch_text(self.requests, self.client.endpoint.base_url)
         resp = http.call(
             "POST",
             "/files",
@@ -479,7 +257,7 @@ class BatchJob:
         ep = self.client.endpoint
         body = {
             "input_file_id": self.state["input_file_id"],
-            "endpoint": _chat_path(ep.base_url),
+            "endpoint": chat_path(ep.base_url),
             "completion_window": "24h",
             "metadata": {"created_by": "rrmap", "job": self.path.stem},
         }
@@ -569,7 +347,7 @@ def run_batched(
     notify: Callable[[str], None] | None = None,
     max_lines: int = MAX_BATCH_LINES,
     max_bytes: int = MAX_BATCH_BYTES,
-) -> tuple[Any, Planner] | tuple[None, Path]:
+) -> tuple[Any, Planner] | tuple[None, list[Path]]:
     """Answer everything *run* asks through batch jobs, one per turn, then run it from the cache.
 
     Parameters
@@ -585,22 +363,24 @@ def run_batched(
         Progress bars on stderr.
     batch_file : path, optional
         Write the requests of the next turn here and stop (for a manual
-        upload or ``vllm run-batch``); returns ``(None, path)``.
+        upload or ``vllm run-batch``), in numbered parts when they pass
+        *max_lines* or *max_bytes* (:func:`write_batch_files`); returns
+        ``(None, paths)``.
     max_rounds : int
         Turns at most (each multi-turn step and each re-ask is one).
     notify : callable, optional
         Where progress lines go (default: the client's).
     max_lines, max_bytes : int
         Limits of one batch input file; a turn with more requests is several
-        jobs (:func:`split_requests`). The defaults are OpenAI's documented
-        limits (50,000 requests, 200 MB).
+        jobs (:func:`split_requests`), or several files with *batch_file*.
+        The defaults are OpenAI's documented limits (50,000 requests, 200 MB).
 
     Returns
     -------
-    (result, planner) or (None, path)
+    (result, planner) or (None, paths)
         The result of the last run, read from the cache, and the backend it
         used (its ``stats`` count the answers bought through batch jobs as
-        paid); or the requests file written.
+        paid); or the request files written.
 
     Examples
     --------
@@ -619,9 +399,9 @@ def run_batched(
     ...         return run_sync(ask(backend))
     ...     except Exception:
     ...         return None
-    >>> _, path = run_batched(run, client, batch_file=tmp / "req.jsonl", progress=False)
-    >>> len(path.read_text().splitlines())
-    1
+    >>> _, paths = run_batched(run, client, batch_file=tmp / "req.jsonl", progress=False)
+    >>> [p.name for p in paths], len(paths[0].read_text().splitlines())
+    (['req.jsonl'], 1)
     """
     say = notify or client.notify
     limits = (max_lines, max_bytes)
@@ -641,7 +421,7 @@ def run_batched(
         if not todo:
             break
         if batch_file is not None:
-            return None, write_batch_requests(batch_file, todo, client.endpoint.base_url)
+            return None, write_batch_files(batch_file, todo, client.endpoint.base_url, *limits)
         report = _submit_round(
             client, planner, todo, failed, reservations, say, poll_interval, progress, limits
         )

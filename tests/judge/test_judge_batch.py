@@ -251,6 +251,12 @@ def test_the_other_commands_run_as_batches_too(command, tmp_path, corpora_file):
         assert batched["prompt_hash"].tolist() == live_out["prompt_hash"].tolist()
         when = ["answer_source", "answered_at"]
         batched, live_out = batched.drop(columns=when), live_out.drop(columns=when)
+    if command == "mcq":  # the accuracy row counts how its replies were paid for, and when
+        assert batched[["n_paid", "n_paid_batch"]].values.tolist() == [[0, 4]]
+        assert live_out[["n_paid", "n_paid_batch"]].values.tolist() == [[4, 0]]
+        assert batched["prompts_sha256"].tolist() == live_out["prompts_sha256"].tolist()
+        when = ["n_paid", "n_paid_batch", "first_answered_at", "last_answered_at"]
+        batched, live_out = batched.drop(columns=when), live_out.drop(columns=when)
     pd.testing.assert_frame_equal(batched, live_out)
 
 
@@ -346,3 +352,87 @@ def test_a_turn_over_the_file_limits_is_split_into_several_jobs(tmp_path, intera
     assert "more than the 1,024 bytes a batch input file may hold (--batch-max-bytes)" in (
         too_small.stderr
     )
+
+
+def _vllm_output(requests: Path, out: Path) -> Path:
+    """What `vllm run-batch -i REQUESTS -o OUT` writes: custom_id and response, no body."""
+    lines = [json.loads(x) for x in requests.read_text().splitlines()]
+    out.write_text("".join(
+        json.dumps({"id": f"r{i}", "custom_id": x["custom_id"], "error": None, "response": {
+            "status_code": 200, "body": completion(recorded_answer, x["body"], i)}}) + "\n"
+        for i, x in enumerate(lines)))  # fmt: skip
+    return out
+
+
+def test_a_batch_file_over_the_limits_is_written_in_numbered_parts(tmp_path):
+    cache, reqs, out = tmp_path / "cache", tmp_path / "turn1.jsonl", tmp_path / "out.csv"
+    with ChatServer() as server:
+        r = _run(_args(server, cache, "--mode", "base", "--batch-file", str(reqs),
+                       "--batch-max-lines", "10"))  # fmt: skip
+        assert r.exit_code == 0, r.output
+        parts = [tmp_path / f"turn1.part{i}.jsonl" for i in (1, 2, 3)]
+        assert sorted(tmp_path.glob("turn1*")) == parts and not reqs.exists()
+        assert [len(p.read_text().splitlines()) for p in parts] == [10, 10, 4]
+        assert "to 3 files (--batch-max-lines, --batch-max-bytes): " in r.stderr
+        assert ", ".join(map(str, parts)) in r.stderr
+        keys = [json.loads(x)["custom_id"] for p in parts for x in p.read_text().splitlines()]
+        assert len(set(keys)) == 24  # every request once, in order, across the parts
+        results = [_vllm_output(p, p.with_suffix(".out.jsonl")) for p in parts]
+        flags = [x for p in results for x in ("--batch-results", str(p))]
+        r = _run(_args(server, cache, "--mode", "base", *flags, "-o", str(out)))
+        assert r.exit_code == 0, r.output
+        assert server.received == 0 and not server.batches
+    assert len(pd.read_csv(out)) == N_PAIRS
+
+
+def test_a_batch_file_split_by_bytes_keeps_every_part_within_the_limit(tmp_path):
+    one = tmp_path / "one" / "req.jsonl"
+    with ChatServer() as server:
+        missing = _run(_args(server, tmp_path / "c0", "--mode", "base", "--batch-file", str(one)))
+        assert f"Error: {one}: no such file or folder" in missing.stderr  # the file named
+        one.parent.mkdir()
+        r = _run(_args(server, tmp_path / "c1", "--mode", "base", "--batch-file", str(one)))
+        assert r.exit_code == 0, r.output
+        largest = max(len(x) for x in one.read_bytes().splitlines(keepends=True))
+        limit = 3 * largest
+        split = tmp_path / "split" / "req.jsonl"
+        split.parent.mkdir()
+        r = _run(_args(server, tmp_path / "c2", "--mode", "base", "--batch-file", str(split),
+                       "--batch-max-bytes", str(limit)))  # fmt: skip
+        assert r.exit_code == 0, r.output
+        too_small = _run(_args(server, tmp_path / "c3", "--mode", "base", "--batch-file",
+                               str(tmp_path / "none.jsonl"), "--batch-max-bytes", "1024"))  # fmt: skip
+    parts = sorted(split.parent.glob("req.part*.jsonl"))
+    assert len(parts) > 1 and all(p.stat().st_size <= limit for p in parts)
+    texts = [p.read_bytes() for p in parts]
+    for full, following in itertools.pairwise(texts):  # each part full: the next did not fit
+        assert len(full) + len(following.splitlines(keepends=True)[0]) > limit
+    lines = b"".join(texts).splitlines()
+    assert sorted(lines) == sorted(one.read_bytes().splitlines())  # the same requests, once
+    assert too_small.exit_code == 1 and not list(tmp_path.glob("none*"))
+    (error,) = [line for line in too_small.stderr.splitlines() if line.startswith("Error:")]
+    assert "more than the 1,024 bytes a batch input file may hold (--batch-max-bytes)" in error
+
+
+def test_batch_file_parts_are_written_all_or_nothing(tmp_path):
+    """A write failing in the last part (the file size limit, as a full disk) changes no part."""
+    script = tmp_path / "write.py"
+    script.write_text(
+        "import resource, sys\n"
+        "from rrmap.judge.batch_files import write_batch_files\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000))\n"
+        "bodies = {f'k{i}': {'model': 'm', 'messages': [], 'pad': 'x' * (i * 1000)}"
+        " for i in range(5)}\n"
+        "write_batch_files(sys.argv[1], bodies, 'http://h/v1', max_bytes=8000)\n"
+    )
+    target = tmp_path / "req.jsonl"
+    old = {tmp_path / f"req.part{i}.jsonl": f"old {i}\n" for i in (1, 2, 3)}
+    for path, text in old.items():
+        path.write_text(text)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, str(script), str(target)], capture_output=True,
+                          text=True, env=env, preexec_fn=lambda: signal.signal(signal.SIGXFSZ, signal.SIG_IGN))  # fmt: skip
+    assert done.returncode != 0 and "File too large" in done.stderr
+    assert {p: p.read_text() for p in old} == old  # every part as it was
+    assert sorted(p.name for p in tmp_path.glob("*.jsonl")) == sorted(p.name for p in old)
+    assert not list(tmp_path.glob(".req*"))  # no temporary file left
