@@ -188,7 +188,7 @@ def twoafc_command(
 
 def _comparisons_table(table: pd.DataFrame) -> pd.DataFrame:
     """A checked comparisons table, its required columns first (as `rrmap rank` reads it)."""
-    from rrmap.rank.comparisons import COMPARISON_COLUMNS, validate_comparisons
+    from rrmap.rank import COMPARISON_COLUMNS, validate_comparisons
 
     clean = validate_comparisons(table)
     rest = [c for c in clean.columns if c not in COMPARISON_COLUMNS]

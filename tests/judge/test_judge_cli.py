@@ -11,7 +11,7 @@ from chat_server import API_KEY, MODEL, ChatServer
 from click.testing import CliRunner
 
 from rrmap.cli import main
-from rrmap.rank.comparisons import read_comparisons
+from rrmap.rank import read_comparisons
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "judge_example"
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"

@@ -16,7 +16,7 @@ from rrmap.judge.client import ChatClient, Endpoint
 from rrmap.judge.judges import FunctionChat, RandomJudge, ScoreJudge
 from rrmap.judge.orders import position_bias
 from rrmap.judge.pairwise import judge_pairs, read_pairs
-from rrmap.rank.comparisons import validate_comparisons
+from rrmap.rank import validate_comparisons
 
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
 
