@@ -38,10 +38,10 @@ import pandas as pd
 from scipy.special import ndtri
 from scipy.stats import binomtest
 
-from rrmap.rank._bootstrap import ranks
-from rrmap.rank._fit import Options, bootstrap_group, fit_group, jackknife_group
-from rrmap.rank._outcomes import encode, prepare
-from rrmap.rank.intervals import bootstrap_interval
+from rrmap.rank.models._bootstrap import ranks
+from rrmap.rank.models._fit import Options, bootstrap_group, fit_group, jackknife_group
+from rrmap.rank.models._outcomes import encode, prepare
+from rrmap.rank.models.intervals import bootstrap_interval
 
 DESIGNS = {
     "moderate": {"k": 8, "spread": 1.2, "n": 400},

@@ -34,7 +34,7 @@ def loaded():
         # a lazily loaded package's name (listed in its __init__.pyi)
         (
             ":func:`~rrmap.rank.fit_bradley_terry`",
-            "rrmap.rank.bradley_terry.fit_bradley_terry",
+            "rrmap.rank.models.bradley_terry.fit_bradley_terry",
             "fit_bradley_terry",
         ),
         # outside the package: kept, shown as code, never a broken link

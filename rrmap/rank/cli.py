@@ -15,7 +15,17 @@ from rrmap._escape import markdown_text, message_text, spreadsheet_safe
 from rrmap._markdown import markdown_table
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.errors import InputError
-from rrmap.rank._input import (
+from rrmap.rank.agreement.alignment import align_rankings
+from rrmap.rank.agreement.annotators import (
+    annotator_agreement,
+    annotator_weights,
+    filter_annotators,
+)
+from rrmap.rank.agreement.filters import filter_subjective
+from rrmap.rank.data.comparisons import read_comparisons, read_fineartbench, read_json, record_lines
+from rrmap.rank.data.designs import sample_global, sample_per_instance
+from rrmap.rank.data.rankings import read_rankings
+from rrmap.rank.data.sources import (
     Source,
     looks_like_json,
     named_bytes,
@@ -23,13 +33,6 @@ from rrmap.rank._input import (
     source_name,
     stdin_input,
 )
-from rrmap.rank.alignment import align_rankings
-from rrmap.rank.annotators import annotator_agreement, annotator_weights, filter_annotators
-from rrmap.rank.bradley_terry import BootstrapWarning, fit_bradley_terry
-from rrmap.rank.comparisons import read_comparisons, read_fineartbench, read_json, record_lines
-from rrmap.rank.designs import sample_global, sample_per_instance
-from rrmap.rank.elo import fit_elo
-from rrmap.rank.filters import filter_subjective
 from rrmap.rank.limits import (
     MAX_FILE_BYTES,
     MAX_PERMUTATIONS,
@@ -37,7 +40,9 @@ from rrmap.rank.limits import (
     MAX_RESAMPLES,
     format_bytes,
 )
-from rrmap.rank.plackett_luce import fit_plackett_luce, read_rankings
+from rrmap.rank.models.bradley_terry import BootstrapWarning, fit_bradley_terry
+from rrmap.rank.models.elo import fit_elo
+from rrmap.rank.models.plackett_luce import fit_plackett_luce
 
 
 def _log(msg: str) -> None:

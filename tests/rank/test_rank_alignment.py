@@ -1,4 +1,4 @@
-"""Tests for rrmap.rank.alignment: exact/permutation Spearman p-values and alignment tables."""
+"""Tests for rrmap.rank.agreement.alignment: exact/permutation Spearman p-values and alignment tables."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from rrmap.errors import InputError
-from rrmap.rank.alignment import align_rankings, spearman_test, split_half_alignment
-from rrmap.rank.bradley_terry import fit_bradley_terry
+from rrmap.rank.agreement.alignment import align_rankings, spearman_test, split_half_alignment
+from rrmap.rank.models.bradley_terry import fit_bradley_terry
 
 
 def _brute_force_p(x, y, alternative):

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from rrmap.cli import main
 from rrmap.errors import InputError
 from rrmap.rank import align_rankings, fit_bradley_terry, fit_elo
-from rrmap.rank._bootstrap import overlap_rank, ranks, resample_counts, unit_types
-from rrmap.rank._likelihood import newton
-from rrmap.rank._outcomes import encode
-from rrmap.rank.comparisons import validate_comparisons
+from rrmap.rank.data.comparisons import validate_comparisons
+from rrmap.rank.models._bootstrap import overlap_rank, ranks, resample_counts, unit_types
+from rrmap.rank.models._likelihood import newton
+from rrmap.rank.models._outcomes import encode
 
 
 def _simulate(seed, k=5, n=300, tie=0.15, n_instances=30):
@@ -212,7 +212,7 @@ def test_elo_bootstrap():
 
 
 def test_elo_padding_changes_no_rating():
-    from rrmap.rank.elo import _run
+    from rrmap.rank.models.elo import _run
 
     left, right, score = np.array([[0, 1, 2]]), np.array([[1, 2, 0]]), np.array([[1.0, 0.5, 0.0]])
     base = _run(left, right, score, 3, 32.0, 1500.0, 400.0)

@@ -1,4 +1,4 @@
-"""Tests for rrmap.rank.bradley_terry against statsmodels, choix and closed forms."""
+"""Tests for rrmap.rank.models.bradley_terry against statsmodels, choix and closed forms."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rrmap.errors import InputError
-from rrmap.rank.bradley_terry import fit_bradley_terry, mle_existence
+from rrmap.rank.models.bradley_terry import fit_bradley_terry, mle_existence
 
 
 def _simulate(seed, k=6, n=300, tie_rate=0.0):
@@ -254,8 +254,8 @@ def test_converged_flag_and_note():
     assert fit.fits["converged"].all() and fit.notes == []
     assert 1 < fit.fits["iterations"].iloc[0] < 20
     # one Newton step cannot reach the optimum: the flag and the note say so
-    from rrmap.rank import bradley_terry
-    from rrmap.rank._likelihood import Pairs, newton
+    from rrmap.rank.models import bradley_terry
+    from rrmap.rank.models._likelihood import Pairs, newton
 
     counts = np.array([[[3.0, 1.0, 0.0], [1.0, 2.0, 0.0], [2.0, 1.0, 0.0]]])
     sol = newton(Pairs(3, np.array([0, 0, 1]), np.array([1, 2, 2])), counts, "bradley-terry",

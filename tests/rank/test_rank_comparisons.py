@@ -1,4 +1,4 @@
-"""Tests for rrmap.rank.comparisons: the comparisons table, CSV and FineArtBench readers."""
+"""Tests for rrmap.rank.data.comparisons: the comparisons table, CSV and FineArtBench readers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from rrmap.errors import InputError
-from rrmap.rank.comparisons import (
+from rrmap.rank.data.comparisons import (
     read_comparisons,
     read_fineartbench,
     validate_comparisons,

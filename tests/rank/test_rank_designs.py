@@ -1,4 +1,4 @@
-"""Tests for rrmap.rank.designs: Algorithm 1 properties and the global design."""
+"""Tests for rrmap.rank.data.designs: Algorithm 1 properties and the global design."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.stats import chisquare, fisher_exact
 
 from rrmap.errors import InputError
-from rrmap.rank.designs import degree_uniform_subgraph, sample_global, sample_per_instance
+from rrmap.rank.data.designs import degree_uniform_subgraph, sample_global, sample_per_instance
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "fineartbench"
 

@@ -1,4 +1,4 @@
-"""Tests for rrmap.rank.elo: the Elo update rule and averaging over shuffled orders."""
+"""Tests for rrmap.rank.models.elo: the Elo update rule and averaging over shuffled orders."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from rrmap.errors import InputError
-from rrmap.rank.elo import elo_ratings, fit_elo
+from rrmap.rank.models.elo import elo_ratings, fit_elo
 
 
 def _reference_elo(rows, k=32.0, initial=1500.0, scale=400.0):

@@ -1,4 +1,4 @@
-"""Tests for rrmap.rank.filters: feedback arc sets (vs brute force) and the subjectivity filters."""
+"""Tests for rrmap.rank.agreement.filters: feedback arc sets (vs brute force) and the subjectivity filters."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import pandas as pd
 import pytest
 
 from rrmap.errors import InputError
-from rrmap.rank.comparisons import read_fineartbench
-from rrmap.rank.filters import (
+from rrmap.rank.agreement.filters import (
     EXACT_FAS_LIMIT,
     filter_nontransitive,
     filter_subjective,
@@ -19,6 +18,7 @@ from rrmap.rank.filters import (
     minimum_feedback_arc_set,
     pair_preferences,
 )
+from rrmap.rank.data.comparisons import read_fineartbench
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "fineartbench"
 

@@ -11,9 +11,9 @@ from scipy import stats
 from rrmap.cli import main
 from rrmap.errors import InputError
 from rrmap.rank import fit_bradley_terry
-from rrmap.rank._fit import Options, jackknife_group
-from rrmap.rank._outcomes import encode, prepare
-from rrmap.rank.intervals import acceleration, bootstrap_interval
+from rrmap.rank.models._fit import Options, jackknife_group
+from rrmap.rank.models._outcomes import encode, prepare
+from rrmap.rank.models.intervals import acceleration, bootstrap_interval
 
 SCIPY_METHOD = {"percentile": "percentile", "basic": "basic", "bca": "BCa"}
 

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import rrmap.rank._fit as fit_module
-import rrmap.rank.alignment as alignment_module
-import rrmap.rank.bradley_terry as bt_module
-import rrmap.rank.elo as elo_module
+import rrmap.rank.agreement.alignment as alignment_module
+import rrmap.rank.models._fit as fit_module
+import rrmap.rank.models.bradley_terry as bt_module
+import rrmap.rank.models.elo as elo_module
 from rrmap.cli import main
 from rrmap.errors import InputError
 from rrmap.rank import (
@@ -27,9 +27,7 @@ from rrmap.rank import (
     spearman_test,
     split_half_alignment,
 )
-from rrmap.rank._bootstrap import overlap_rank, ranks
-from rrmap.rank._outcomes import group_sizes
-from rrmap.rank.comparisons import read_json
+from rrmap.rank.data.comparisons import group_sizes, read_json
 from rrmap.rank.limits import (
     MAX_FILE_BYTES,
     MAX_PERMUTATIONS,
@@ -38,6 +36,7 @@ from rrmap.rank.limits import (
     MEMORY_LIMIT,
     check_count,
 )
+from rrmap.rank.models._bootstrap import overlap_rank, ranks
 
 
 def _ring(k: int, n: int, seed: int = 0, group: str = "i") -> pd.DataFrame:

@@ -4,7 +4,7 @@ One row per judgement: in group ``instance`` (e.g. one content/style pair),
 a judge saw candidates ``left`` and ``right`` and chose ``winner`` — one of
 ``"left"``, ``"right"`` or ``"tie"``. An ``annotator`` column is optional and
 any further columns are kept untouched. Human annotations, LLM judges and the
-designs of :mod:`rrmap.rank.designs` all use this one table.
+designs of :mod:`rrmap.rank.data.designs` all use this one table.
 """
 
 from __future__ import annotations
@@ -23,13 +23,15 @@ import pandas as pd
 from rrmap._atomic import atomic_path
 from rrmap._escape import message_text, spreadsheet_safe
 from rrmap.errors import InputError
-from rrmap.rank._input import Source, read_input, source_name
+from rrmap.rank.data.sources import Source, read_input, source_name
 from rrmap.rank.limits import MAX_FILE_BYTES
 
 __all__ = [
     "COMPARISON_COLUMNS",
     "WINNERS",
     "FineArtBench",
+    "check_by",
+    "group_sizes",
     "read_comparisons",
     "read_fineartbench",
     "read_json",
@@ -557,3 +559,62 @@ def read_fineartbench(path: Source) -> FineArtBench:
         {"reason": list(counts), "n_records": [int(v) for v in counts.values()]}
     )
     return FineArtBench(comparisons=table, excluded=excluded, n_records=len(records), source=name)
+
+
+def check_by(df: pd.DataFrame, by: str | None) -> None:
+    """The grouping column exists and has no missing values (no row may vanish).
+
+    Examples
+    --------
+    >>> check_by(pd.DataFrame({"instance": ["a", None]}), "instance")
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: column 'instance' (by): missing value in 1 rows (1)
+    """
+    if by is None:
+        return
+    if by not in df.columns:
+        raise InputError(f"column {by!r} (by) not in the comparisons table")
+    missing = df[by].isna().to_numpy()
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        shown = ", ".join(map(str, rows[:20])) + (" ..." if len(rows) > 20 else "")
+        raise InputError(f"column {by!r} (by): missing value in {len(rows)} rows ({shown})")
+
+
+def group_sizes(df: pd.DataFrame, by: str | None, units: str | None = None,
+                weights: str | None = None) -> pd.DataFrame:  # fmt: skip
+    """Per group, before anything is fitted: what the memory of a fit depends on.
+
+    Columns ``k`` (candidates), ``n`` (comparisons), ``n_pairs`` (distinct
+    unordered pairs), ``n_types`` (distinct bootstrap units: rows of the
+    resampling matrix; ``units=None`` resamples comparisons, which fold into at
+    most ``3 × pairs × distinct weights`` types) and ``label`` (bytes of the
+    longest candidate name as UTF-32). Linear in the comparisons, nothing k × k.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"left": ["A", "A", "B"], "right": ["B", "C", "A"]})
+    >>> group_sizes(df, None)[["k", "n", "n_pairs"]].values.tolist()
+    [[3, 3, 2]]
+    """
+    key = df[by].to_numpy() if by is not None else np.zeros(len(df), dtype=np.int64)
+    left, right = df["left"].astype(str), df["right"].astype(str)
+    cands = pd.DataFrame({"g": np.r_[key, key], "c": np.r_[left.to_numpy(), right.to_numpy()]})
+    lo, hi = left.where(left <= right, right), right.where(left <= right, left)
+    pairs = pd.DataFrame({"g": key, "a": lo.to_numpy(), "b": hi.to_numpy()}).drop_duplicates()
+    g = pd.Series(key)
+    out = pd.DataFrame({
+        "k": cands.drop_duplicates().groupby("g", sort=False).size(),
+        "n": g.groupby(g, sort=False).size(),
+        "n_pairs": pairs.groupby("g", sort=False).size(),
+    })  # fmt: skip
+    if units is not None:
+        unit = pd.DataFrame({"g": key, "u": df[units].astype(str).to_numpy()})
+        out["n_types"] = unit.drop_duplicates().groupby("g", sort=False).size()
+    else:
+        w = pd.Series(df[weights].to_numpy() if weights is not None else np.ones(len(df)))
+        n_w = w.groupby(g, sort=False).nunique()
+        out["n_types"] = np.minimum(out["n"], 3 * out["n_pairs"] * n_w)
+    out["label"] = 4 * int(cands["c"].str.len().max()) if len(cands) else 0
+    return out.reset_index(drop=True)

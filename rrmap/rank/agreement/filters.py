@@ -25,8 +25,7 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.rank._outcomes import check_by, group_sizes
-from rrmap.rank.comparisons import validate_comparisons
+from rrmap.rank.data.comparisons import check_by, group_sizes, validate_comparisons
 from rrmap.rank.limits import check_memory
 
 __all__ = [

@@ -10,11 +10,11 @@ from scipy.special import ndtri
 from scipy.stats import chi2
 
 from rrmap.errors import InputError
-from rrmap.rank._bootstrap import overlap_rank, resample_counts, unit_types
-from rrmap.rank._existence import bradley_terry_existence, tie_model_existence
-from rrmap.rank._likelihood import Pairs, Solution, newton
-from rrmap.rank._outcomes import Outcomes, counts_table, fold_ties, win_and_tie_matrices
-from rrmap.rank._position import position_existence
+from rrmap.rank.models._bootstrap import overlap_rank, resample_counts, unit_types
+from rrmap.rank.models._existence import bradley_terry_existence, tie_model_existence
+from rrmap.rank.models._likelihood import Pairs, Solution, newton
+from rrmap.rank.models._outcomes import Outcomes, counts_table, fold_ties, win_and_tie_matrices
+from rrmap.rank.models._position import position_existence
 
 TITLES = {"bradley-terry": "Bradley-Terry", "davidson": "Davidson", "rao-kupper": "Rao-Kupper"}
 
@@ -208,7 +208,7 @@ def jackknife_group(out: Outcomes, units: np.ndarray | None,
 
     Identical units (comparisons of one pair, outcome and weight) leave the same
     data out, so each distinct type is refitted once and weighted by how many
-    units share it: the BCa acceleration of :func:`rrmap.rank.intervals.acceleration`.
+    units share it: the BCa acceleration of :func:`rrmap.rank.models.intervals.acceleration`.
     A leave-one-out sample that keeps every positive (pair, outcome) cell of an
     existing MLE keeps its existence; the others are checked as resamples are.
     """

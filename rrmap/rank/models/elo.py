@@ -17,23 +17,23 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.rank._bootstrap import (
+from rrmap.rank.data.comparisons import group_sizes
+from rrmap.rank.limits import check_count, check_memory
+from rrmap.rank.models._bootstrap import (
     bootstrap_problems,
     overlap_rank,
     progress_bar,
     ranks,
     summarise,
 )
-from rrmap.rank._outcomes import (
+from rrmap.rank.models._outcomes import (
     Outcomes,
     by_rank,
     counts_table,
     encode,
-    group_sizes,
     groups,
     prepare,
 )
-from rrmap.rank.limits import check_count, check_memory
 
 __all__ = ["EloFit", "elo_ratings", "fit_elo"]
 

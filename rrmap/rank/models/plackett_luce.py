@@ -20,7 +20,6 @@ prior ``N(0, 1/alpha)`` on every score).
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,86 +27,13 @@ import pandas as pd
 from scipy.special import logsumexp, ndtri
 
 from rrmap.errors import InputError
-from rrmap.rank._bootstrap import bootstrap_problems, overlap_rank, ranks, summarise
-from rrmap.rank._existence import bradley_terry_existence
-from rrmap.rank._input import Source, read_input
-from rrmap.rank._outcomes import by_rank
-from rrmap.rank.comparisons import _raise_problems, _record_lines, _rows_text
+from rrmap.rank.data.rankings import split_rankings
 from rrmap.rank.limits import check_memory
+from rrmap.rank.models._bootstrap import bootstrap_problems, overlap_rank, ranks, summarise
+from rrmap.rank.models._existence import bradley_terry_existence
+from rrmap.rank.models._outcomes import by_rank
 
-__all__ = ["SEPARATOR", "PlackettLuceFit", "fit_plackett_luce", "read_rankings"]
-
-#: What separates the candidates of a ranking, best first: ``"A > B > C"``.
-SEPARATOR = ">"
-
-
-def _split(values: pd.Series, unit: str, numbers: np.ndarray, source: str) -> list[list[str]]:
-    """Each ranking as a list of names, every problem collected (empty, one name, repeats)."""
-    out: list[list[str]] = []
-    empty, single, repeated = [], [], []
-    for n, value in zip(numbers.tolist(), values.tolist(), strict=True):
-        names = [] if not isinstance(value, str) else [x.strip() for x in value.split(SEPARATOR)]
-        if not names or any(x == "" for x in names):
-            empty.append(n)
-        elif len(names) < 2:
-            single.append(n)
-        elif len(set(names)) < len(names):
-            repeated.append(n)
-        out.append(names)
-    problems = []
-    if empty:
-        problems.append(f"column 'ranking': empty ranking or empty name between "
-                        f"'{SEPARATOR}' ({_rows_text(empty, unit)})")  # fmt: skip
-    if single:
-        problems.append(f"column 'ranking': fewer than two candidates ({_rows_text(single, unit)})")
-    if repeated:
-        where = _rows_text(repeated, unit)
-        problems.append(f"column 'ranking': a candidate listed twice ({where})")
-    _raise_problems(source, problems)
-    return out
-
-
-def read_rankings(path: Source) -> pd.DataFrame:
-    """Read a rankings CSV: ``ranking`` (candidates best first, separated by ``>``).
-
-    Parameters
-    ----------
-    path : str, path-like or binary file
-        A path or an open binary file (such as ``sys.stdin.buffer``): a CSV
-        with a header line and a column ``ranking``, optionally ``instance``
-        and anything else. Every row must have as many fields as
-        the header (see :func:`rrmap.rank.comparisons.record_lines`); quote a
-        ranking whose names contain commas.
-
-    Returns
-    -------
-    DataFrame
-        The table, ``ranking`` normalised to ``"A > B > C"``.
-
-    Raises
-    ------
-    rrmap.errors.InputError
-        A missing ``ranking`` column, an empty ranking or name, a ranking of
-        one candidate, a candidate listed twice — every problem with its line.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.csv"
-    >>> _ = p.write_text("instance,ranking\\ni1,A > B > C\\ni1,C>A\\n")
-    >>> read_rankings(p)["ranking"].tolist()
-    ['A > B > C', 'C > A']
-    """
-    data, name = read_input(path)
-    lines = _record_lines(data, name)
-    try:
-        df = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, index_col=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InputError(f"{name}: not a readable CSV file ({exc})") from None
-    if "ranking" not in df.columns:
-        raise InputError(f"{name}: missing column 'ranking' (found: {', '.join(df.columns)})")
-    names = _split(df["ranking"], "line", lines, name)
-    return df.assign(ranking=[f" {SEPARATOR} ".join(x) for x in names])
+__all__ = ["PlackettLuceFit", "fit_plackett_luce"]
 
 
 @dataclass(frozen=True)
@@ -259,7 +185,7 @@ def fit_plackett_luce(
     Parameters
     ----------
     rankings : DataFrame
-        A column ``ranking`` of ``"A > B > C"`` strings (:func:`read_rankings`).
+        A column ``ranking`` of ``"A > B > C"`` strings (:func:`rrmap.rank.read_rankings`).
     alpha, fallback_alpha : float
         As in :func:`rrmap.rank.fit_bradley_terry`: ``None`` fits the plain MLE
         when it exists, else a Gaussian penalty ``fallback_alpha``; ``0``
@@ -296,7 +222,7 @@ def fit_plackett_luce(
         problems.append(f"alpha must be a finite number >= 0, got {alpha!r}")
     if problems:
         raise InputError("; ".join(problems))
-    lists = _split(rankings["ranking"], "row", np.arange(len(rankings)), "rankings")
+    lists = split_rankings(rankings["ranking"], "row", np.arange(len(rankings)), "rankings")
     names = np.unique(np.concatenate([np.asarray(x) for x in lists]))
     k = len(names)
     check_memory(f"a Plackett-Luce fit of {k} candidates", 10 * 8 * k * k,

@@ -18,8 +18,8 @@ import pandas as pd
 from scipy import sparse
 
 from rrmap.errors import InputError
-from rrmap.rank.intervals import bootstrap_interval
 from rrmap.rank.limits import check_count
+from rrmap.rank.models.intervals import bootstrap_interval
 
 #: Fewer resampling units than this (``bootstrap_by`` a column) give a warning: with
 #: few units the bootstrap distribution is coarse and its intervals too narrow.
@@ -158,7 +158,7 @@ def summarise(scores: np.ndarray, level: float, top_k: tuple[int, ...], ci: str 
               weights: np.ndarray | None = None) -> pd.DataFrame:  # fmt: skip
     """Intervals of scores and ranks, and top-k probabilities, per candidate.
 
-    ``ci`` is the interval method (:func:`rrmap.rank.intervals.bootstrap_interval`;
+    ``ci`` is the interval method (:func:`rrmap.rank.models.intervals.bootstrap_interval`;
     ``"wald"`` gives percentile intervals here, the caller puts the Wald ones in
     ``boot_low``/``boot_high``). ``estimate`` (the data's scores) is needed by
     ``"basic"`` and ``"bca"``, ``jackknife`` (and its ``weights``) by ``"bca"``;

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.rank._likelihood import Pairs
-from rrmap.rank.comparisons import validate_comparisons
+from rrmap.rank.data.comparisons import check_by, validate_comparisons
+from rrmap.rank.models._likelihood import Pairs
 
 #: How ties enter a fit: left out, half a win each, or modelled (Davidson, Rao–Kupper).
 TIES = ("drop", "half", "model")
@@ -118,19 +118,6 @@ def prepare(df: pd.DataFrame, by: str | None, ties: str) -> pd.DataFrame:
     return clean
 
 
-def check_by(df: pd.DataFrame, by: str | None) -> None:
-    """The grouping column exists and has no missing values (no row may vanish)."""
-    if by is None:
-        return
-    if by not in df.columns:
-        raise InputError(f"column {by!r} (by) not in the comparisons table")
-    missing = df[by].isna().to_numpy()
-    if missing.any():
-        rows = np.flatnonzero(missing)
-        shown = ", ".join(map(str, rows[:20])) + (" ..." if len(rows) > 20 else "")
-        raise InputError(f"column {by!r} (by): missing value in {len(rows)} rows ({shown})")
-
-
 def counts_table(out: Outcomes) -> pd.DataFrame:
     """Wins, losses, ties and comparisons per candidate (ties always counted)."""
     k = out.k
@@ -152,38 +139,6 @@ def counts_table(out: Outcomes) -> pd.DataFrame:
             "n_comparisons": (wins + losses + n_tie).astype(int),
         }
     )
-
-
-def group_sizes(df: pd.DataFrame, by: str | None, units: str | None = None,
-                weights: str | None = None) -> pd.DataFrame:  # fmt: skip
-    """Per group, before anything is fitted: what the memory of a fit depends on.
-
-    Columns ``k`` (candidates), ``n`` (comparisons), ``n_pairs`` (distinct
-    unordered pairs), ``n_types`` (distinct bootstrap units: rows of the
-    resampling matrix; ``units=None`` resamples comparisons, which fold into at
-    most ``3 × pairs × distinct weights`` types) and ``label`` (bytes of the
-    longest candidate name as UTF-32). Linear in the comparisons, nothing k × k.
-    """
-    key = df[by].to_numpy() if by is not None else np.zeros(len(df), dtype=np.int64)
-    left, right = df["left"].astype(str), df["right"].astype(str)
-    cands = pd.DataFrame({"g": np.r_[key, key], "c": np.r_[left.to_numpy(), right.to_numpy()]})
-    lo, hi = left.where(left <= right, right), right.where(left <= right, left)
-    pairs = pd.DataFrame({"g": key, "a": lo.to_numpy(), "b": hi.to_numpy()}).drop_duplicates()
-    g = pd.Series(key)
-    out = pd.DataFrame({
-        "k": cands.drop_duplicates().groupby("g", sort=False).size(),
-        "n": g.groupby(g, sort=False).size(),
-        "n_pairs": pairs.groupby("g", sort=False).size(),
-    })  # fmt: skip
-    if units is not None:
-        unit = pd.DataFrame({"g": key, "u": df[units].astype(str).to_numpy()})
-        out["n_types"] = unit.drop_duplicates().groupby("g", sort=False).size()
-    else:
-        w = pd.Series(df[weights].to_numpy() if weights is not None else np.ones(len(df)))
-        n_w = w.groupby(g, sort=False).nunique()
-        out["n_types"] = np.minimum(out["n"], 3 * out["n_pairs"] * n_w)
-    out["label"] = 4 * int(cands["c"].str.len().max()) if len(cands) else 0
-    return out.reset_index(drop=True)
 
 
 def by_rank(table: pd.DataFrame, by: str | None) -> pd.DataFrame:

@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.rank.bradley_terry import fit_bradley_terry
-from rrmap.rank.comparisons import validate_comparisons
-from rrmap.rank.filters import FilterResult
+from rrmap.rank.agreement.filters import FilterResult
+from rrmap.rank.data.comparisons import validate_comparisons
+from rrmap.rank.models.bradley_terry import fit_bradley_terry
 
 __all__ = ["annotator_agreement", "annotator_weights", "filter_annotators"]
 

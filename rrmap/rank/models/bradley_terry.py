@@ -37,7 +37,9 @@ import pandas as pd
 from scipy.special import ndtri
 
 from rrmap.errors import InputError
-from rrmap.rank._bootstrap import (
+from rrmap.rank.data.comparisons import group_sizes
+from rrmap.rank.limits import check_memory
+from rrmap.rank.models._bootstrap import (
     MIN_BOOTSTRAP_UNITS,
     BootstrapWarning,
     bootstrap_problems,
@@ -45,8 +47,8 @@ from rrmap.rank._bootstrap import (
     ranks,
     summarise,
 )
-from rrmap.rank._existence import bradley_terry_existence, tie_model_existence
-from rrmap.rank._fit import (
+from rrmap.rank.models._existence import bradley_terry_existence, tie_model_existence
+from rrmap.rank.models._fit import (
     TITLES,
     Options,
     bootstrap_group,
@@ -55,10 +57,9 @@ from rrmap.rank._fit import (
     jackknife_group,
     memory_needed,
 )
-from rrmap.rank._likelihood import MODELS
-from rrmap.rank._outcomes import by_rank, encode, group_sizes, groups, prepare
-from rrmap.rank.intervals import check_ci
-from rrmap.rank.limits import check_memory
+from rrmap.rank.models._likelihood import MODELS
+from rrmap.rank.models._outcomes import by_rank, encode, groups, prepare
+from rrmap.rank.models.intervals import check_ci
 
 __all__ = [
     "MIN_BOOTSTRAP_UNITS",
@@ -354,7 +355,7 @@ def fit_bradley_terry(
         ``mle_exists``/``problem``).
     ci : {"percentile", "basic", "bca", "wald"}, default "percentile"
         Method of the bootstrap intervals ``boot_low``/``boot_high`` and
-        ``rank_low``/``rank_high`` (:func:`rrmap.rank.intervals.bootstrap_interval`):
+        ``rank_low``/``rank_high`` (:func:`rrmap.rank.models.intervals.bootstrap_interval`):
         ``"basic"`` reflects the percentile interval about the estimate
         (``2θ̂ − quantiles``); ``"bca"`` moves its levels by the bias
         correction and the jackknife acceleration over the resampling units

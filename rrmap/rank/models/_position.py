@@ -1,8 +1,8 @@
 """Private: does the maximum-likelihood estimate exist with a position effect?
 
 With a position effect δ every comparison's score difference is
-``d = θ_left − θ_right + δ`` (see :mod:`rrmap.rank._likelihood`). The
-log-likelihood stays concave, so — as without δ (:mod:`rrmap.rank._existence`)
+``d = θ_left − θ_right + δ`` (see :mod:`rrmap.rank.models._likelihood`). The
+log-likelihood stays concave, so — as without δ (:mod:`rrmap.rank.models._existence`)
 — its maximum is missing exactly when some direction ``(u, v, c)`` of the
 scores, δ and the tie parameter never lowers the probability of an observed
 outcome and is not a shift of all scores:
@@ -27,7 +27,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-from rrmap.rank._likelihood import Pairs
+from rrmap.rank.models._likelihood import Pairs
 
 
 def _levelled(pairs: Pairs, shown: np.ndarray) -> bool:
