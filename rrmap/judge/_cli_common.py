@@ -30,6 +30,7 @@ from rrmap._escape import message_text
 from rrmap._version import __version__
 from rrmap.cli.common import refuse_overwrite
 from rrmap.judge._outputs import csv_cells, csv_text, write_csv, write_json
+from rrmap.judge._sources import STDIN, input_source, is_stdin
 
 _ABBREV = 48
 
@@ -120,7 +121,7 @@ _BACKEND_OPTIONS = [
         "--output",
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
-        help="Write the result table here instead of stdout.",
+        help="Write the result table here instead of stdout ('-': stdout).",
     ),
     click.option("--force", is_flag=True, help="Overwrite existing output files."),
     _RAW_CSV_OPTION,
@@ -179,9 +180,9 @@ _BACKEND_OPTIONS = [
     ),
     click.option(
         "--batch-results",
-        type=click.Path(dir_okay=False, exists=True, path_type=Path),
+        type=click.Path(dir_okay=False, exists=True, allow_dash=True, path_type=Path),
         multiple=True,
-        help="Read a batch output JSONL into the cache first (repeatable).",
+        help="Read a batch output JSONL into the cache first (repeatable; '-': stdin).",
     ),
     click.option(
         "--poll-interval",
@@ -313,14 +314,15 @@ def _execute_run(
     from rrmap.judge.batch import read_batch_results, run_batched
 
     for path in o["batch_results"]:
+        src = input_source(path)
         report = read_batch_results(
-            path.read_text(encoding="utf-8").splitlines(),
+            src.text().splitlines(),
             client.cache,
             _kept_requests(client),
             max_reply_bytes=client.endpoint.max_reply_bytes,
         )
         click.echo(
-            f"read {path}: {len(report.stored)} answer(s) into the cache, "
+            f"read {src.name}: {len(report.stored)} answer(s) into the cache, "
             f"{len(report.failed)} failed request(s), {report.unknown} line(s) not ours",
             err=True,
         )
@@ -464,7 +466,7 @@ def _provenance(
     """Write what *output* came from beside it (``OUTPUT.json``); nothing for stdout."""
     from rrmap.judge.client import public_url
 
-    if output is None:
+    if output is None or is_stdin(output):
         return None
     ep = getattr(client, "endpoint", None)
     record = {
@@ -513,20 +515,64 @@ def _emit(
     raw: bool = False,
     prepare: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
 ) -> None:
-    """Write the result *table* to *output* (stdout if none): complete or not at all,
-    formula-like text cells neutralised unless *raw* (see :mod:`rrmap.judge._outputs`).
+    """Write the result *table* to *output* (stdout if none or ``-``): complete or not at
+    all, formula-like text cells neutralised unless *raw* (see :mod:`rrmap.judge._outputs`).
 
     *prepare* (checking a table and ordering its columns) is applied to a file's table.
     """
-    if output is None:
+    if output is None or is_stdin(output):
         sys.stdout.write(csv_text(table, raw))
         return
     write_csv(output, prepare(table) if prepare is not None else table, raw)
     click.echo(f"wrote {len(table)} {what} to {output}", err=True)
 
 
-def _check_outputs(force: bool, *paths: Path | None) -> None:
+def _also_write(path: Path | None, table: pd.DataFrame, raw: bool, said: str | None) -> None:
+    """Write a further table (``--per-order``, ``--responses``, …) to *path*, or to stdout for
+    ``-``; *said* (``wrote …``) goes to stderr for a file."""
+    if path is None:
+        return
+    if is_stdin(path):
+        sys.stdout.write(csv_text(table, raw))
+        return
+    write_csv(path, table, raw)
+    if said:
+        click.echo(f"{said} {path}", err=True)
 
+
+def _check_outputs(force: bool, *paths: Path | None) -> None:
+    """Refuse to overwrite an existing output unless *force* (``-``, stdout, is never one)."""
     for p in paths:
-        if p is not None:
+        if p is not None and not is_stdin(p):
             refuse_overwrite(p, force)
+
+
+def _streams(main: Path | None, inputs: dict[str, Any], **outputs: Path | None) -> None:
+    """Refuse a command line that reads standard input twice or writes two tables to stdout.
+
+    *inputs* maps each option (or argument) to its value (a path, or a tuple of them);
+    *main* is ``-o`` (stdout when not given); *outputs* the further tables, by option.
+    """
+    dashes = [name for name, value in inputs.items() for v in _values(value) if is_stdin(v)]
+    if len(dashes) > 1:
+        raise click.UsageError(
+            f"{' and '.join(dashes)}: standard input ('-') can be read by one of them only"
+        )
+    to_stdout = [f"--{k.replace('_', '-')}" for k, v in outputs.items() if is_stdin(v)]
+    if len(to_stdout) > 1:
+        raise click.UsageError(
+            f"{' and '.join(to_stdout)} are all '-': one table at most goes to standard output"
+        )
+    if to_stdout and (main is None or is_stdin(main)):
+        raise click.UsageError(
+            f"{to_stdout[0]} -: standard output already gets the result table; give -o FILE for it"
+        )
+
+
+def _values(value: Any) -> tuple[Any, ...]:
+    return tuple(value) if isinstance(value, list | tuple) else (value,)
+
+
+def _shown(path: Path | None) -> str:
+    """An input as messages name it: its path, or ``<stdin>`` for ``-``."""
+    return STDIN if is_stdin(path) else str(path)

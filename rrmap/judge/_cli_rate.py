@@ -6,10 +6,18 @@ from pathlib import Path
 from typing import Any
 
 import click
+import pandas as pd
 
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
-from rrmap.judge._cli_common import _backend_options, _client, _execute, _finish
-from rrmap.judge._outputs import write_csv
+from rrmap.judge._cli_common import (
+    _also_write,
+    _backend_options,
+    _client,
+    _execute,
+    _finish,
+    _streams,
+)
+from rrmap.judge._sources import input_source, is_stdin
 
 
 @click.command("rate", context_settings=CONTEXT_SETTINGS)
@@ -19,7 +27,8 @@ from rrmap.judge._outputs import write_csv
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
     help="Corpora CSV: movement, modality, modality name, query (image folder), "
-    "reference (text), optional reference images (folder).",
+    "reference (text), optional reference images (folder); '-': stdin, folders relative "
+    "to the current folder.",
 )
 @click.option(
     "--criteria",
@@ -60,13 +69,13 @@ from rrmap.judge._outputs import write_csv
     "--merge-with",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Human ratings (study schema) to stack with the model's.",
+    help="Human ratings (study schema) to stack with the model's ('-': stdin).",
 )
 @click.option(
     "--merged-output",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Where to write the merged ratings [default: OUTPUT with .merged.csv].",
+    help="Where to write the merged ratings [default: OUTPUT with .merged.csv; '-': stdout].",
 )
 @_backend_options
 def rate_command(
@@ -95,7 +104,18 @@ def rate_command(
     from rrmap.judge.criteria import load_criteria, study_criteria
     from rrmap.judge.rating import merge_ratings, rate_corpora
 
+    inputs = {"--corpus": corpus_file, "--merge-with": merge_with}
+    _streams(o["output"], {**inputs, "--batch-results": o["batch_results"]})
+    if is_stdin(o["output"]):
+        raise click.UsageError(
+            "-o -: rate writes its ratings with four files beside them (runs, variability, "
+            "failures, settings); give a file name (--merged-output - writes the merged "
+            "ratings to stdout)"
+        )
     corpora = load_corpora(corpus_file)
+    human = None
+    if merge_with is not None:  # read before any call: a mistake costs nothing
+        human = pd.read_csv(input_source(merge_with).readable())
     criteria = load_criteria(criteria_file) if criteria_file else study_criteria()
     client = _client(o)
     if not o["dry_run"]:
@@ -107,7 +127,7 @@ def rate_command(
         merged_path = merged_output or (
             out.with_suffix("").with_name(out.stem + ".merged.csv") if merge_with else None
         )
-        if merged_path is not None:
+        if merged_path is not None and not is_stdin(merged_path):
             refuse_overwrite(merged_path, o["force"])
 
     def run(backend: Any) -> Any:
@@ -146,7 +166,7 @@ def rate_command(
         )
     click.echo(backend.stats.summary(), err=True)
     _finish(backend.stats, str(paths[3]), client.budget, usable=len(result.ratings), what="rating")
-    if merge_with is not None:
-        merged = merge_ratings(merge_with, result)
-        write_csv(merged_path, merged, o["raw_csv"])
-        click.echo(f"wrote {len(merged)} human + model ratings to {merged_path}", err=True)
+    if human is not None:
+        merged = merge_ratings(human, result)
+        said = f"wrote {len(merged)} human + model ratings to"
+        _also_write(merged_path, merged, o["raw_csv"], said)

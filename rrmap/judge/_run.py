@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -38,13 +37,16 @@ async def run_all(
     each job's calls (:func:`rrmap.judge._provenance.row_provenance`), in job
     order.
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
+
+    from rrmap._progress import progress_bar
 
     results: list[Any] = [None] * len(jobs)
     if provenance is not None:
         provenance[:] = [row_provenance([]) for _ in jobs]
     gate = asyncio.Semaphore(max(1, in_flight))
-    bar = tqdm(total=len(jobs), desc=desc, file=sys.stderr, disable=not progress, leave=False)
+    # on stderr, and only on a terminal (or in Jupyter): a log file never holds its frames
+    bar = progress_bar(len(jobs), desc, "item") if progress else tqdm(disable=True)
 
     async def one(i: int) -> None:
         async with gate:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -281,9 +280,14 @@ class BatchJob:
     def _poll(self, http: _BatchHTTP, interval: float, progress: bool) -> dict[str, Any]:
         from tqdm import tqdm
 
+        from rrmap._progress import progress_bar
+
         batch_id = self.state["batch_id"]
         total = len(self.state.get("keys", [])) or None
-        bar = tqdm(total=total, desc=f"batch {batch_id}", file=sys.stderr, disable=not progress)
+        # on stderr, and only on a terminal (or in Jupyter)
+        bar = (
+            progress_bar(total, f"batch {batch_id}", "request") if progress else tqdm(disable=True)
+        )
         try:
             while True:
                 batch = http.call("GET", f"/batches/{batch_id}").json()

@@ -14,6 +14,7 @@ from rrmap.judge._cli_common import (
     _MAX_SIDE_OPTION,
     _PROMPTS_OPTION,
     _RAW_CSV_OPTION,
+    _also_write,
     _backend_options,
     _check_outputs,
     _client,
@@ -22,9 +23,11 @@ from rrmap.judge._cli_common import (
     _finish,
     _prompts_identity,
     _provenance,
+    _shown,
+    _streams,
 )
 from rrmap.judge._cli_rate import rate_command
-from rrmap.judge._outputs import write_csv
+from rrmap.judge._sources import input_source, is_stdin
 
 
 @click.group("judge", context_settings=CONTEXT_SETTINGS)
@@ -34,6 +37,10 @@ def judge_group() -> None:
     Every command shares the backend options (--base-url, --model,
     --api-key-env, --concurrency, --cache, --timeout); the key is read from
     the named environment variable and never written anywhere.
+
+    Every input table may be '-' (standard input; its image paths are then
+    relative to the current folder), and every output table '-' (standard
+    output, one table at most); messages and progress bars go to stderr.
     """
 
 
@@ -72,14 +79,14 @@ def judge_group() -> None:
     "--per-order",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also write one row per pair and order (with raw answers) here.",
+    help="Also write one row per pair and order (with raw answers) here ('-': stdout).",
 )
 @click.option(
     "--bias",
     "bias_out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also write the position-bias table here.",
+    help="Also write the position-bias table here ('-': stdout).",
 )
 @_ALLOW_OUTSIDE_OPTION
 @_backend_options
@@ -102,8 +109,9 @@ def twoafc_command(
 
     PAIRS has one row per pair: instance, style, source_image, candidate_a,
     image_a, candidate_b, image_b (image paths relative to the file, inside
-    its folder unless --allow-outside). Every image is checked before any
-    request is sent. The output (instance, left, right, winner, ...) is what
+    its folder unless --allow-outside; PAIRS '-' reads stdin, images relative
+    to the current folder). Every image is checked before any request is
+    sent. The output (instance, left, right, winner, ...) is what
     `rrmap rank align` reads.
     """
     from rrmap.judge._planner import placeholder_reply
@@ -111,6 +119,10 @@ def twoafc_command(
     from rrmap.judge.pairwise import judge_pairs, read_pairs, stage_fields
     from rrmap.judge.prompts import load_prompts
 
+    _streams(
+        o["output"], {"PAIRS": pairs, "--batch-results": o["batch_results"]},
+        per_order=per_order, bias=bias_out,
+    )  # fmt: skip
     table = read_pairs(pairs, allow_outside=allow_outside)
     prompts = load_prompts(prompts_file)
     settings = dict(
@@ -154,11 +166,9 @@ def twoafc_command(
     comps = result.comparisons.assign(seed=seed)
     raw = o["raw_csv"]
     _emit(comps, o["output"], "comparisons", raw, prepare=_comparisons_table)
-    if per_order is not None:
-        write_csv(per_order, result.per_order.assign(seed=seed), raw)
-        click.echo(f"wrote {len(result.per_order)} per-order answers to {per_order}", err=True)
-    if bias_out is not None:
-        write_csv(bias_out, result.bias.assign(seed=seed), raw)
+    said = f"wrote {len(result.per_order)} per-order answers to"
+    _also_write(per_order, result.per_order.assign(seed=seed), raw, said)
+    _also_write(bias_out, result.bias.assign(seed=seed), raw, None)
     for line in result.summary().splitlines():
         click.echo(line, err=True)
     for r in result.excluded.itertuples(index=False):
@@ -178,11 +188,13 @@ def twoafc_command(
         image_format=image_format,
         composite=not separate_images,
         prompts=_prompts_identity(prompts, prompts_file),
-        pairs=str(pairs),
+        pairs=_shown(pairs),
     )
     if stats is not None:
         click.echo(stats.summary(), err=True)
-        where = str(per_order) if per_order else "the excluded pairs above (--per-order FILE: all)"
+        where = (
+            _where(per_order) if per_order else "the excluded pairs above (--per-order FILE: all)"
+        )
         _finish(stats, where, getattr(judge, "budget", None), usable=len(result.comparisons))
 
 
@@ -217,7 +229,7 @@ def _comparisons_table(table: pd.DataFrame) -> pd.DataFrame:
     "responses_out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also write every reply with its match here.",
+    help="Also write every reply with its match here ('-': stdout).",
 )
 @_ALLOW_OUTSIDE_OPTION
 @_backend_options
@@ -236,6 +248,8 @@ def mcq_command(
 
     Images are relative to QUESTIONS and inside its folder unless
     --allow-outside; every one is checked before any request is sent.
+    QUESTIONS '-' reads stdin (JSONL when it starts with '{'), images
+    relative to the current folder.
 
     The accuracy table (per --by group) goes to stdout or -o; unmatched
     replies count as wrong and are listed on stderr.
@@ -243,10 +257,14 @@ def mcq_command(
     from rrmap.judge.mcq import evaluate_mcq, mcq_accuracy, read_questions
     from rrmap.judge.prompts import load_prompts
 
+    _streams(
+        o["output"], {"QUESTIONS": questions, "--batch-results": o["batch_results"]},
+        responses=responses_out,
+    )  # fmt: skip
     table = read_questions(questions, allow_outside=allow_outside)
     missing = [c for c in by if c not in table.columns]
     if missing:
-        raise click.UsageError(f"--by column(s) not in {questions}: {', '.join(missing)}")
+        raise click.UsageError(f"--by column(s) not in {_shown(questions)}: {', '.join(missing)}")
     prompts = load_prompts(prompts_file)
     client = _client(o)
     if not o["dry_run"]:
@@ -271,10 +289,8 @@ def mcq_command(
         model=client.name, circular=circular, seed=o["seed"]
     )
     _emit(acc, o["output"], "accuracy rows", raw=o["raw_csv"])
-    if responses_out is not None:
-        replies = res.responses.assign(model=client.name, seed=o["seed"])
-        write_csv(responses_out, replies, o["raw_csv"])
-        click.echo(f"wrote {len(res.responses)} replies to {responses_out}", err=True)
+    replies = res.responses.assign(model=client.name, seed=o["seed"])
+    _also_write(responses_out, replies, o["raw_csv"], f"wrote {len(res.responses)} replies to")
     unmatched = res.unmatched()
     click.echo(
         f"{len(res.per_question)} question(s), {len(res.responses)} repl(ies); "
@@ -297,10 +313,10 @@ def mcq_command(
         llm_match=llm_match,
         image_max_side=max_side,
         prompts=_prompts_identity(prompts, prompts_file),
-        questions=str(questions),
+        questions=_shown(questions),
     )
     click.echo(backend.stats.summary(), err=True)
-    where = str(responses_out) if responses_out else "the unmatched replies above"
+    where = _where(responses_out) if responses_out else "the unmatched replies above"
     matched = int((res.responses["matched"].fillna("").astype(str) != "").sum())
     _finish(backend.stats, where, client.budget, usable=matched, what="matched reply")
 
@@ -320,7 +336,7 @@ def mcq_command(
     "summary_out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also write the mean scores table here.",
+    help="Also write the mean scores table here ('-': stdout).",
 )
 @_backend_options
 def interpret_command(
@@ -335,7 +351,8 @@ def interpret_command(
 
     A judge model scores relevance, precision and completeness against the
     reference, with its reasons; one row per response goes to stdout or -o,
-    the means to stderr (and --summary).
+    the means to stderr (and --summary). RESPONSES '-' reads stdin (JSONL
+    when it starts with '{').
     """
     from rrmap.judge._planner import placeholder_reply
     from rrmap.judge.interpret import (
@@ -346,10 +363,14 @@ def interpret_command(
     )
     from rrmap.judge.prompts import load_prompts
 
+    _streams(
+        o["output"], {"RESPONSES": responses, "--batch-results": o["batch_results"]},
+        summary=summary_out,
+    )  # fmt: skip
     table = read_interpretations(responses)
     missing = [c for c in by if c not in table.columns]
     if missing:
-        raise click.UsageError(f"--by column(s) not in {responses}: {', '.join(missing)}")
+        raise click.UsageError(f"--by column(s) not in {_shown(responses)}: {', '.join(missing)}")
     prompts = load_prompts(prompts_file)
     client = _client(o)
     if not o["dry_run"]:
@@ -371,8 +392,7 @@ def interpret_command(
     summary = interpretation_summary(res.scores, by=list(by) or None).assign(
         judge_model=client.name
     )
-    if summary_out is not None:
-        write_csv(summary_out, summary, o["raw_csv"])
+    _also_write(summary_out, summary, o["raw_csv"], None)
     click.echo(summary.to_string(index=False), err=True)
     for r in res.scores[~res.scores["valid"]].itertuples(index=False):
         click.echo(f"invalid: {r.id}: {r.error}", err=True)
@@ -384,12 +404,12 @@ def interpret_command(
         "interpret",
         format_retries=format_retries,
         prompts=_prompts_identity(prompts, prompts_file),
-        responses=str(responses),
+        responses=_shown(responses),
     )
     click.echo(backend.stats.summary(), err=True)
     _finish(
         backend.stats,
-        str(o["output"] or "the invalid rows above") + " (column error)",
+        (_where(o["output"]) if o["output"] else "the invalid rows above") + " (column error)",
         client.budget,
         usable=int(res.scores["valid"].sum()),
         what="score",
@@ -411,14 +431,14 @@ def interpret_command(
     "--lexicon",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Your own lexicon TSV (word, subjectivity 0-1, kind).",
+    help="Your own lexicon TSV (word, subjectivity 0-1, kind; '-': stdin).",
 )
 @click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Write the table here instead of stdout.",
+    help="Write the table here instead of stdout ('-': stdout).",
 )
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 @_RAW_CSV_OPTION
@@ -434,16 +454,19 @@ def subjectivity_command(
     """Subjectivity of the replies in PER_ORDER (from `2afc --per-order`), per model and mode.
 
     Mean lexicon subjectivity (0-1) and subjective words per 100 words, as in
-    ArtCoT's comparison of prompting modes. No model is called.
+    ArtCoT's comparison of prompting modes. No model is called. PER_ORDER
+    '-' reads stdin.
     """
     from rrmap.judge.subjectivity import load_lexicon, reply_texts, subjectivity_by
 
-    if not per_order.exists():
+    _streams(output, {"PER_ORDER": per_order, "--lexicon": lexicon})
+    if not is_stdin(per_order) and not per_order.exists():
         raise FileNotFoundError(2, "No such file or directory", str(per_order))
-    table = pd.read_csv(per_order, dtype=str, keep_default_na=False)
+    src = input_source(per_order)
+    table = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
     if "answers" not in table.columns:
         raise click.ClickException(
-            f"{per_order}: no 'answers' column; write it with `rrmap judge 2afc --per-order FILE`"
+            f"{src.name}: no 'answers' column; write it with `rrmap judge 2afc --per-order FILE`"
         )
     texts = reply_texts(table)
     if turns:
@@ -451,6 +474,11 @@ def subjectivity_command(
     _check_outputs(force, output)
     out = subjectivity_by(texts, by=list(by), lexicon=load_lexicon(lexicon))
     _emit(out, output, "rows", raw=raw_csv)
+
+
+def _where(path: Path) -> str:
+    """Where a further table went, for the closing lines: its file, or standard output."""
+    return "standard output" if is_stdin(path) else str(path)
 
 
 judge_group.add_command(rate_command)

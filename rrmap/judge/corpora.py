@@ -35,6 +35,7 @@ import pandas as pd
 
 from rrmap._headers import snake
 from rrmap.errors import InputError
+from rrmap.judge._sources import input_source, is_stdin
 from rrmap.judge.images import grid_image
 
 __all__ = ["IMAGE_SUFFIXES", "Corpus", "image_files", "load_corpora", "meta_image"]
@@ -145,7 +146,8 @@ def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
     ----------
     path : path
         CSV with the columns described in this module's documentation;
-        folders are relative to the file.
+        folders are relative to the file (``"-"``: standard input, folders
+        relative to the current folder).
 
     Returns
     -------
@@ -162,10 +164,11 @@ def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
     >>> [c.modality_name for c in load_corpora(d / "c.csv")]
     ['Cubism']
     """
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(2, "no such corpora file", str(p))
-    df = pd.read_csv(p, dtype=str, keep_default_na=False)
+    if not is_stdin(path) and not Path(path).is_file():
+        raise FileNotFoundError(2, "no such corpora file", str(path))
+    src = input_source(path)
+    p, folder = src.name, src.folder
+    df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
     df.columns = [snake(c) for c in df.columns]
     missing = [c for c in _REQUIRED if c not in df.columns]
     if missing:
@@ -182,12 +185,12 @@ def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
         for k in _REQUIRED:
             if not vals[k]:
                 problems.append(f"line {line}: column {k.replace('_', ' ')!r} is empty")
-        query = (p.parent / vals["query"]) if vals["query"] else None
+        query = (folder / vals["query"]) if vals["query"] else None
         if query is not None and not query.is_dir():
             problems.append(f"line {line}: query folder not found: {query}")
         elif query is not None and not image_files(query):
             problems.append(f"line {line}: no images in query folder {query}")
-        ref_dir = (p.parent / vals["reference_images"]) if vals["reference_images"] else None
+        ref_dir = (folder / vals["reference_images"]) if vals["reference_images"] else None
         if ref_dir is not None and not ref_dir.is_dir():
             problems.append(f"line {line}: reference images folder not found: {ref_dir}")
         key = (vals["movement"], vals["modality"], vals["modality_name"])

@@ -27,6 +27,7 @@ import pandas as pd
 from rrmap.errors import InputError
 from rrmap.judge._provenance import PROVENANCE_COLUMNS, group_provenance
 from rrmap.judge._run import run_all, run_sync
+from rrmap.judge._sources import input_source, is_stdin, looks_like_jsonl
 from rrmap.judge.client import CallFailedError, conversation
 from rrmap.judge.parsing import parse_fields, score012, text_field
 from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
@@ -112,6 +113,8 @@ def validate_interpretations(
 def read_interpretations(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a CSV or JSONL interpretations file.
 
+    ``"-"`` reads standard input (JSONL when it starts with ``{``).
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -120,19 +123,19 @@ def read_interpretations(path: str | os.PathLike[str]) -> pd.DataFrame:
     >>> read_interpretations(p)["response"].tolist()
     ['Strong contrast']
     """
-    path = Path(path)
-    if not path.exists():
+    if not is_stdin(path) and not Path(path).exists():
         raise FileNotFoundError(2, "No such file or directory", str(path))
+    src = input_source(path)
     try:
-        if path.suffix.lower() in (".jsonl", ".ndjson"):
-            df = pd.read_json(path, lines=True, dtype=False)
+        if looks_like_jsonl(src):
+            df = pd.read_json(src.readable(), lines=True, dtype=False)
             offset = 1
         else:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False)
+            df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
             offset = 2
     except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InputError(f"{path}: not readable ({exc})") from None
-    return validate_interpretations(df, source=str(path), line_offset=offset)
+        raise InputError(f"{src.name}: not readable ({exc})") from None
+    return validate_interpretations(df, source=src.name, line_offset=offset)
 
 
 @dataclass

@@ -76,6 +76,7 @@ from rrmap.judge._provenance import (
     group_provenance,
 )
 from rrmap.judge._run import run_all, run_sync
+from rrmap.judge._sources import input_source, is_stdin, looks_like_jsonl
 from rrmap.judge.client import CallFailedError
 from rrmap.judge.images import data_url, image_part, image_problem
 from rrmap.judge.parsing import extract_mapping
@@ -426,7 +427,9 @@ def read_questions(
 
     Every problem is reported at once, with its line, before anything is
     sent: images are checked as :func:`validate_questions` says, and must
-    lie inside the file's folder unless *allow_outside*.
+    lie inside the file's folder unless *allow_outside*. ``"-"`` reads
+    standard input (JSONL when it starts with ``{``, else CSV), whose images
+    are relative to the current folder.
 
     Examples
     --------
@@ -437,21 +440,21 @@ def read_questions(
     >>> read_questions(p, check_files=False)[["id", "answer", "source"]].values.tolist()
     [['q1', 'A', 'photo']]
     """
-    path = Path(path)
-    if not path.exists():
+    if not is_stdin(path) and not Path(path).exists():
         raise FileNotFoundError(2, "No such file or directory", str(path))
+    src = input_source(path)
     settings = {
-        "source": str(path),
-        "base_dir": path.parent,
+        "source": src.name,
+        "base_dir": src.folder,
         "check_files": check_files,
         "allow_outside": allow_outside,
     }
-    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        return _read_jsonl_questions(path, settings)
+    if looks_like_jsonl(src, (".jsonl", ".ndjson", ".json")):
+        return _read_jsonl_questions(src.text(), src.name, settings)
     try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+        df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InputError(f"{path}: not a readable CSV ({exc})") from None
+        raise InputError(f"{src.name}: not a readable CSV ({exc})") from None
     records = df.to_dict("records")
     for rec in records:  # an empty cell is how CSV writes a question without an image
         for key in ("image", "images"):
@@ -460,9 +463,9 @@ def read_questions(
     return validate_questions(records, first_line=2, **settings)
 
 
-def _read_jsonl_questions(path: Path, settings: dict[str, Any]) -> pd.DataFrame:
+def _read_jsonl_questions(text: str, name: str, settings: dict[str, Any]) -> pd.DataFrame:
     records, problems = [], []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = text.splitlines()
     numbers = []
     for i, line in enumerate(lines, start=1):
         if not line.strip():
@@ -479,7 +482,7 @@ def _read_jsonl_questions(path: Path, settings: dict[str, Any]) -> pd.DataFrame:
         records.append(rec)
         numbers.append(i)
     if problems:
-        raise InputError(f"{path}: {len(problems)} problem(s): " + "; ".join(problems))
+        raise InputError(f"{name}: {len(problems)} problem(s): " + "; ".join(problems))
     return validate_questions(records, line_numbers=numbers, **settings)
 
 

@@ -32,6 +32,7 @@ from rrmap._escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge._provenance import PROVENANCE_COLUMNS, row_provenance
 from rrmap.judge._run import run_all, run_sync
+from rrmap.judge._sources import input_source
 from rrmap.judge.client import CallFailedError, conversation
 from rrmap.judge.images import composite_2afc, data_url, image_part, image_problem
 from rrmap.judge.orders import combine_orders, position_bias
@@ -214,7 +215,9 @@ def read_pairs(
     Parameters
     ----------
     path : path
-        CSV with the columns of :data:`PAIR_COLUMNS` (extra columns are kept).
+        CSV with the columns of :data:`PAIR_COLUMNS` (extra columns are kept);
+        ``"-"`` reads standard input, whose image paths are relative to the
+        current folder.
     check_files : bool
         Check every image (see :func:`validate_pairs`).
     allow_outside : bool, default False
@@ -235,17 +238,17 @@ def read_pairs(
     >>> read_pairs(d / "p.csv", check_files=False)["image_a"][0] == str(d / "a.png")
     True
     """
-    path = Path(path)
+    src = input_source(path)
     try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+        df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
-        raise InputError(f"{path}: the file is empty") from None
+        raise InputError(f"{src.name}: the file is empty") from None
     except pd.errors.ParserError as exc:
-        raise InputError(f"{path}: not a readable CSV ({exc})") from None
+        raise InputError(f"{src.name}: not a readable CSV ({exc})") from None
     return validate_pairs(
         df,
-        source=str(path),
-        base_dir=path.parent,
+        source=src.name,
+        base_dir=src.folder,
         check_files=check_files,
         allow_outside=allow_outside,
     )

@@ -37,6 +37,7 @@ from typing import Any
 import pandas as pd
 
 from rrmap.errors import InputError
+from rrmap.judge._sources import input_source
 
 __all__ = [
     "SUBJECTIVE_THRESHOLD",
@@ -55,6 +56,8 @@ _LEXICON_FILE = Path(__file__).with_name("subjectivity_lexicon.tsv")
 def load_lexicon(path: str | os.PathLike[str] | None = None) -> dict[str, float]:
     """Read a lexicon TSV (word, subjectivity, kind; ``#`` comments); default: the shipped one.
 
+    ``"-"`` reads standard input.
+
     Raises
     ------
     InputError
@@ -68,18 +71,19 @@ def load_lexicon(path: str | os.PathLike[str] | None = None) -> dict[str, float]
     """
     if path is None:
         return dict(_default_lexicon())
-    return _read_lexicon(Path(path))
+    src = input_source(path)
+    return _read_lexicon(src.text(), src.name)
 
 
 @lru_cache(maxsize=1)
 def _default_lexicon() -> tuple[tuple[str, float], ...]:
-    return tuple(_read_lexicon(_LEXICON_FILE).items())
+    return tuple(_read_lexicon(_LEXICON_FILE.read_text(encoding="utf-8"), "").items())
 
 
-def _read_lexicon(path: Path) -> dict[str, float]:
+def _read_lexicon(text: str, name: str) -> dict[str, float]:
     lex: dict[str, float] = {}
     problems = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for i, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split("\t")
@@ -92,7 +96,7 @@ def _read_lexicon(path: Path) -> dict[str, float]:
             continue
         lex[parts[0].strip().lower()] = value
     if problems:
-        raise InputError(f"{path}: " + "; ".join(problems))
+        raise InputError(f"{name or _LEXICON_FILE}: " + "; ".join(problems))
     return lex
 
 
