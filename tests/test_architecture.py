@@ -112,8 +112,54 @@ def test_no_private_module_of_another_package_is_imported():
             if private and target != "rrmap._version" and not package.startswith(owner):
                 if owner == "rrmap" and layer(mod) != "core" and private[0] in _SHARED_CORE:
                     continue
+                if judge_layer(mod) and judge_layer(target):  # private to the judge, not its layer
+                    continue
                 wrong.append(f"{mod}:{line} imports {target}")
     assert not wrong, "\n".join(wrong)
+
+
+#: The judge's layers, top to bottom: each imports only those below it (docs/architecture.md).
+JUDGE_LAYERS = ("cli", "tasks", "prompting", "transport")
+
+
+def judge_layer(module: str) -> str | None:
+    """The judge layer of *module* (``rrmap.judge.tasks.mcq`` → ``tasks``), if it has one."""
+    parts = module.split(".")
+    if len(parts) > 2 and parts[:2] == ["rrmap", "judge"] and parts[2] in JUDGE_LAYERS:
+        return parts[2]
+    return None
+
+
+def judge_imports_up(found: dict[str, list[tuple[int, str, bool]]]) -> list[str]:
+    """The imports in *found* (module → its imports) that go up the judge's layers."""
+    wrong = []
+    for mod, targets in found.items():
+        src = judge_layer(mod)
+        for line, target, _ in targets:
+            dst = judge_layer(target)
+            if src and dst and JUDGE_LAYERS.index(dst) < JUDGE_LAYERS.index(src):
+                wrong.append(f"{mod}:{line} ({src}) imports {target} ({dst})")
+    return wrong
+
+
+def test_the_judge_imports_down_its_layers():
+    judge = {m: imports(p) for m, p in MODULES.items() if m.startswith("rrmap.judge.")}
+    assert not judge_imports_up(judge), "\n".join(judge_imports_up(judge))
+
+
+def test_the_judge_layer_check_catches_an_import_that_goes_up():
+    up = {
+        "rrmap.judge.transport.client": [(3, "rrmap.judge.prompting.prompts", True)],
+        "rrmap.judge.prompting.images": [(5, "rrmap.judge.tasks.mcq", False)],
+        "rrmap.judge.tasks.mcq": [(7, "rrmap.judge.cli._common", False)],
+    }
+    down = {"rrmap.judge.cli._common": [(1, "rrmap.judge.transport.client", True)]}
+    assert len(judge_imports_up(up)) == 3 and not judge_imports_up(down)
+
+
+def test_every_judge_module_is_in_a_layer():
+    loose = [m for m in MODULES if m.startswith("rrmap.judge.") and not judge_layer(m)]
+    assert not loose, f"judge modules outside cli/, tasks/, prompting/, transport/: {loose}"
 
 
 #: Private helpers of the core that every layer may use (text, headers, tables).

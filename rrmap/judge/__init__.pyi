@@ -1,27 +1,9 @@
 """Names of :mod:`rrmap.judge`, each imported from its module on first use (see ``rrmap._lazy``)."""
 
-from . import (
-    cache,
-    client,
-    corpora,
-    criteria,
-    images,
-    interpret,
-    judges,
-    mcq,
-    model_ratings,
-    orders,
-    pairwise,
-    parsing,
-    prompts,
-    rating,
-    usage,
-)
-from .cache import CacheWarning, ResponseCache, cache_key, hash_images
-from .client import CallFailedError, ChatClient, Endpoint, EndpointError
-from .corpora import Corpus, load_corpora, meta_image
-from .criteria import Criterion, Pole, load_criteria, study_criteria
-from .images import (
+from . import cli, prompting, tasks, transport
+from .prompting.corpora import Corpus, load_corpora, meta_image
+from .prompting.criteria import Criterion, Pole, load_criteria, study_criteria
+from .prompting.images import (
     composite_2afc,
     data_url,
     downscale,
@@ -30,7 +12,9 @@ from .images import (
     image_problem,
     load_image,
 )
-from .interpret import (
+from .prompting.parsing import Parsed, choice01, extract_mapping, parse_fields, score012, text_field
+from .prompting.prompts import DEFAULT_PROMPTS, Prompts, load_prompts, render
+from .tasks.interpret import (
     DIMENSIONS,
     InterpretResult,
     interpretation_summary,
@@ -38,8 +22,8 @@ from .interpret import (
     score_interpretations,
     validate_interpretations,
 )
-from .judges import ChatBackend, FunctionChat, PairJudge, RandomJudge, ScoreJudge
-from .mcq import (
+from .tasks.judges import ChatBackend, FunctionChat, PairJudge, RandomJudge, ScoreJudge
+from .tasks.mcq import (
     MATCH_RULES,
     McqResult,
     evaluate_mcq,
@@ -50,9 +34,9 @@ from .mcq import (
     read_questions,
     validate_questions,
 )
-from .model_ratings import ModelRatings
-from .orders import combine_orders, position_bias
-from .pairwise import (
+from .tasks.model_ratings import ModelRatings
+from .tasks.orders import combine_orders, position_bias
+from .tasks.pairwise import (
     MODES,
     PAIR_COLUMNS,
     PairwiseResult,
@@ -61,14 +45,20 @@ from .pairwise import (
     read_pairs,
     validate_pairs,
 )
-from .parsing import Parsed, choice01, extract_mapping, parse_fields, score012, text_field
-from .prompts import DEFAULT_PROMPTS, Prompts, load_prompts, render
-from .rating import RATING_PROMPTS, RatingPrompts, merge_ratings, parse_intervals, rate_corpora
-from .subjectivity import (
+from .tasks.rating import (
+    RATING_PROMPTS,
+    RatingPrompts,
+    merge_ratings,
+    parse_intervals,
+    rate_corpora,
+)
+from .tasks.subjectivity import (
     SUBJECTIVE_THRESHOLD,
     load_lexicon,
     reply_texts,
     subjectivity,
     subjectivity_by,
 )
-from .usage import ChatResult, UsageStats
+from .transport.cache import CacheWarning, ResponseCache, cache_key, hash_images
+from .transport.client import CallFailedError, ChatClient, Endpoint, EndpointError
+from .transport.usage import ChatResult, UsageStats

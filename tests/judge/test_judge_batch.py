@@ -21,8 +21,8 @@ from chat_server import API_KEY, MODEL, ChatServer, completion, recorded_answer
 from click.testing import CliRunner
 
 from rrmap.cli import main
-from rrmap.judge.batch import BatchJob
-from rrmap.judge.client import ChatClient, Endpoint
+from rrmap.judge.transport.batch import BatchJob
+from rrmap.judge.transport.client import ChatClient, Endpoint
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "judge_example"
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
@@ -146,14 +146,14 @@ def test_a_run_stopped_after_the_upload_or_after_the_job_ended(tmp_path):
         )
         os.environ[KEY_ENV] = API_KEY
         body = client.request_body([{"role": "user", "content": "Step 1 of 3 hello"}])
-        from rrmap.judge.cache import cache_key
+        from rrmap.judge.transport.cache import cache_key
 
         job = BatchJob(client, {cache_key(body): body})
         job.state = {"keys": sorted(job.requests), "model": MODEL}
         job._keep_requests()
         job._save()
         # stopped after the upload: the state has the file, no job
-        from rrmap.judge.batch import _BatchHTTP
+        from rrmap.judge.transport.batch import _BatchHTTP
 
         http = _BatchHTTP(client)
         job._upload(http)
@@ -274,7 +274,7 @@ def test_a_budget_limits_what_a_batch_submits(tmp_path):
     assert [job["request_counts"]["total"] for job in jobs] == [5, 2, 1, 1]
     assert "15 call(s) not sent: the budget was reached" in r.stderr
     # batch answers cost half: the prices' default batch discount
-    from rrmap.judge.budget import Prices
+    from rrmap.judge.transport.budget import Prices
 
     p = Prices(2, 8)
     cost = sum(
@@ -419,7 +419,7 @@ def test_batch_file_parts_are_written_all_or_nothing(tmp_path):
     script = tmp_path / "write.py"
     script.write_text(
         "import resource, sys\n"
-        "from rrmap.judge.batch_files import write_batch_files\n"
+        "from rrmap.judge.transport.batch_files import write_batch_files\n"
         "resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000))\n"
         "bodies = {f'k{i}': {'model': 'm', 'messages': [], 'pad': 'x' * (i * 1000)}"
         " for i in range(5)}\n"

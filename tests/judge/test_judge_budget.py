@@ -21,9 +21,9 @@ from test_judge_pairwise import _pairs
 
 from rrmap.cli import main
 from rrmap.errors import InputError
-from rrmap.judge.budget import Budget, Prices
-from rrmap.judge.client import ChatClient, Endpoint, EndpointError
-from rrmap.judge.pairwise import judge_pairs
+from rrmap.judge.tasks.pairwise import judge_pairs
+from rrmap.judge.transport.budget import Budget, Prices
+from rrmap.judge.transport.client import ChatClient, Endpoint, EndpointError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "judge_example"
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
@@ -299,7 +299,7 @@ def test_a_budget_buys_whole_artcot_conversations(tmp_path, batch):
 
 
 def test_a_cost_budget_reserves_a_conversations_worst_case():
-    from rrmap.judge.budget import Budget
+    from rrmap.judge.transport.budget import Budget
 
     b = Budget(max_cost=2.0, prices=Prices(1000.0, 1000.0))  # $0.001 a token
     body = {"messages": [{"role": "user", "content": "x" * 30}]}  # "user" + 30: 12 + 4 tokens

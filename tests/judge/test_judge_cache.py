@@ -1,4 +1,4 @@
-"""rrmap.judge.cache: keys, atomic records, and resuming after a killed run."""
+"""rrmap.judge.transport.cache: keys, atomic records, and resuming after a killed run."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from chat_server import API_KEY, MODEL, ChatServer
 
-from rrmap.judge.cache import (
+from rrmap.judge.prompting.images import data_url, image_part
+from rrmap.judge.transport.cache import (
     CacheWarning,
     ResponseCache,
     cache_key,
@@ -22,8 +23,7 @@ from rrmap.judge.cache import (
     read_regular,
     record_checksum,
 )
-from rrmap.judge.client import ChatClient, Endpoint
-from rrmap.judge.images import data_url, image_part
+from rrmap.judge.transport.client import ChatClient, Endpoint
 
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
 

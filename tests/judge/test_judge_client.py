@@ -1,4 +1,4 @@
-"""rrmap.judge.client against a real chat-completions server on 127.0.0.1."""
+"""rrmap.judge.transport.client against a real chat-completions server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from chat_server import API_KEY, MODEL, ChatServer
 
 from rrmap.errors import InputError
-from rrmap.judge.client import (
+from rrmap.judge.transport.client import (
     CallFailedError,
     ChatClient,
     Endpoint,
@@ -272,7 +272,7 @@ def test_reply_in_an_encoding_not_asked_for_is_not_read():
 
 _MEASURE = """
 import asyncio, resource, sys
-from rrmap.judge.client import CallFailedError, ChatClient, Endpoint
+from rrmap.judge.transport.client import CallFailedError, ChatClient, Endpoint
 
 def rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

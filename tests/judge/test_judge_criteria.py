@@ -5,7 +5,7 @@ import pytest
 
 import rrmap
 from rrmap.errors import InputError
-from rrmap.judge.criteria import load_criteria, study_criteria
+from rrmap.judge.prompting.criteria import load_criteria, study_criteria
 
 
 def test_study_criteria_match_the_study_and_the_example_file():

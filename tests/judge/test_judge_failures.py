@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from test_judge_pairwise import _pairs
 
 from rrmap.cli import main
-from rrmap.judge._breaker import Breaker
-from rrmap.judge.client import ChatClient, Endpoint, EndpointError
-from rrmap.judge.pairwise import judge_pairs
+from rrmap.judge.tasks.pairwise import judge_pairs
+from rrmap.judge.transport._breaker import Breaker
+from rrmap.judge.transport.client import ChatClient, Endpoint, EndpointError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "judge_example"
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"

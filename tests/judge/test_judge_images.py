@@ -1,4 +1,4 @@
-"""rrmap.judge.images: downscaling, data URLs, the 2AFC composite and grids."""
+"""rrmap.judge.prompting.images: downscaling, data URLs, the 2AFC composite and grids."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from rrmap.errors import InputError
-from rrmap.judge.images import composite_2afc, data_url, downscale, grid_image, load_image
+from rrmap.judge.prompting.images import composite_2afc, data_url, downscale, grid_image, load_image
 
 
 def _decode(url: str) -> Image.Image:

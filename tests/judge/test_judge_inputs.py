@@ -14,9 +14,9 @@ from PIL import Image
 
 from rrmap.cli import main
 from rrmap.errors import InputError
-from rrmap.judge.images import image_problem, load_image
-from rrmap.judge.mcq import read_questions
-from rrmap.judge.pairwise import read_pairs
+from rrmap.judge.prompting.images import image_problem, load_image
+from rrmap.judge.tasks.mcq import read_questions
+from rrmap.judge.tasks.pairwise import read_pairs
 
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
 PIXELS = f"{Image.MAX_IMAGE_PIXELS:,}"

@@ -1,4 +1,4 @@
-"""rrmap.judge.interpret over real HTTP: 0-2 grades with reasons, invalid grades kept raw."""
+"""rrmap.judge.tasks.interpret over real HTTP: 0-2 grades with reasons, invalid grades kept raw."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 from chat_server import API_KEY, MODEL, ChatServer
 
 from rrmap.errors import InputError
-from rrmap.judge.client import ChatClient, Endpoint
-from rrmap.judge.interpret import (
+from rrmap.judge.tasks.interpret import (
     interpretation_summary,
     read_interpretations,
     score_interpretations,
 )
+from rrmap.judge.transport.client import ChatClient, Endpoint
 
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
 

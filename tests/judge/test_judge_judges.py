@@ -1,4 +1,4 @@
-"""rrmap.judge.judges: Python-callable backends and baselines."""
+"""rrmap.judge.tasks.judges: Python-callable backends and baselines."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 
 from rrmap.errors import InputError
-from rrmap.judge.judges import ChatBackend, FunctionChat, PairJudge, RandomJudge, ScoreJudge
-from rrmap.judge.pairwise import judge_pairs
+from rrmap.judge.tasks.judges import ChatBackend, FunctionChat, PairJudge, RandomJudge, ScoreJudge
+from rrmap.judge.tasks.pairwise import judge_pairs
 
 
 def _ask(backend, n=3):

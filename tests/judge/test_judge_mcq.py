@@ -1,4 +1,4 @@
-"""rrmap.judge.mcq over real HTTP: option matching rules, circular evaluation, Acc and NAcc."""
+"""rrmap.judge.tasks.mcq over real HTTP: option matching rules, circular evaluation, Acc and NAcc."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import pytest
 from chat_server import API_KEY, MODEL, ChatServer
 
 from rrmap.errors import InputError
-from rrmap.judge.client import ChatClient, Endpoint
-from rrmap.judge.mcq import (
+from rrmap.judge.tasks.mcq import (
     evaluate_mcq,
     match_option,
     mcq_accuracy,
     read_questions,
     validate_questions,
 )
+from rrmap.judge.transport.client import ChatClient, Endpoint
 
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from PIL import Image
 
 from rrmap.cli import main
-from rrmap.judge.model_ratings import STUDY_COLUMNS, ModelRatings
+from rrmap.judge.tasks.model_ratings import STUDY_COLUMNS, ModelRatings
 
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
 FORMULA = '=HYPERLINK("http://example.com","x")'

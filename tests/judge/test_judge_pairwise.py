@@ -1,4 +1,4 @@
-"""rrmap.judge.pairwise over real HTTP: ArtCoT conversations, both orders, bias, invalid answers."""
+"""rrmap.judge.tasks.pairwise over real HTTP: ArtCoT conversations, both orders, bias, invalid answers."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from PIL import Image
 from scipy.stats import binomtest
 
 from rrmap.errors import InputError
-from rrmap.judge.client import ChatClient, Endpoint
-from rrmap.judge.judges import FunctionChat, RandomJudge, ScoreJudge
-from rrmap.judge.orders import position_bias
-from rrmap.judge.pairwise import judge_pairs, read_pairs
+from rrmap.judge.tasks.judges import FunctionChat, RandomJudge, ScoreJudge
+from rrmap.judge.tasks.orders import position_bias
+from rrmap.judge.tasks.pairwise import judge_pairs, read_pairs
+from rrmap.judge.transport.client import ChatClient, Endpoint
 from rrmap.rank import validate_comparisons
 
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
@@ -226,7 +226,7 @@ def test_empty_pairs_file(tmp_path):
 def test_sign_test_is_scipys_binomial_test(n):
     from scipy.stats import binomtest
 
-    from rrmap.judge.orders import sign_test
+    from rrmap.judge.tasks.orders import sign_test
 
     for k in range(n + 1):
         assert sign_test(k, n) == pytest.approx(binomtest(k, n, 0.5).pvalue, rel=1e-12, abs=0)

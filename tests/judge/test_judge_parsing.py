@@ -1,10 +1,10 @@
-"""rrmap.judge.parsing: the reply formats real models produce, and refusing to guess."""
+"""rrmap.judge.prompting.parsing: the reply formats real models produce, and refusing to guess."""
 
 from __future__ import annotations
 
 import pytest
 
-from rrmap.judge.parsing import (
+from rrmap.judge.prompting.parsing import (
     choice01,
     extract_mapping,
     parse_fields,
@@ -118,7 +118,7 @@ REPLIES = [
 
 @pytest.mark.parametrize(("reply", "options", "index", "rule"), REPLIES)
 def test_realistic_replies_choose_what_they_say(reply, options, index, rule):
-    from rrmap.judge.mcq import match_option
+    from rrmap.judge.tasks.mcq import match_option
 
     got, why = match_option(reply, options)
     assert got == index
@@ -229,14 +229,14 @@ NOISE = ["Grainy noise", "Blur", "Banding"]
     ],
 )  # fmt: skip
 def test_an_option_named_only_to_be_negated_is_not_chosen(reply, index, rule):
-    from rrmap.judge.mcq import match_option
+    from rrmap.judge.tasks.mcq import match_option
 
     got, why = match_option(reply, NOISE)
     assert (got, why[: len(rule)]) == (index, rule)
 
 
 def test_negating_words_inside_an_option_are_its_own():
-    from rrmap.judge.mcq import match_option
+    from rrmap.judge.tasks.mcq import match_option
 
     assert match_option("It shows no visible flaws.", ["No visible flaws", "Flaws"]) == (
         0,

@@ -1,11 +1,11 @@
-"""rrmap.judge.prompts: defaults follow ArtCoT's answer keys; user files replace prompts."""
+"""rrmap.judge.prompting.prompts: defaults follow ArtCoT's answer keys; user files replace prompts."""
 
 from __future__ import annotations
 
 import pytest
 
 from rrmap.errors import InputError
-from rrmap.judge.prompts import DEFAULT_PROMPTS, load_prompts, render
+from rrmap.judge.prompting.prompts import DEFAULT_PROMPTS, load_prompts, render
 
 
 @pytest.mark.parametrize(

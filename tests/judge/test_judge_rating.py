@@ -14,10 +14,10 @@ from rating_model import _text, interval_model
 
 import rrmap
 from rrmap.errors import InputError
-from rrmap.judge.client import ChatClient, Endpoint
-from rrmap.judge.corpora import load_corpora, meta_image
-from rrmap.judge.criteria import study_criteria
-from rrmap.judge.rating import merge_ratings, parse_intervals, rate_corpora
+from rrmap.judge.prompting.corpora import load_corpora, meta_image
+from rrmap.judge.prompting.criteria import study_criteria
+from rrmap.judge.tasks.rating import merge_ratings, parse_intervals, rate_corpora
+from rrmap.judge.transport.client import ChatClient, Endpoint
 
 
 @pytest.fixture
@@ -291,7 +291,7 @@ def test_parse_interval_problems(answer, problem):
 
 
 def test_write_refuses_to_overwrite(tmp_path):
-    from rrmap.judge.rating import ModelRatings
+    from rrmap.judge.tasks.rating import ModelRatings
 
     mr = ModelRatings(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), {})
     mr.write(tmp_path / "m.csv")

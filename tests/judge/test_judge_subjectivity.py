@@ -1,4 +1,4 @@
-"""rrmap.judge.subjectivity: lexicon score and subjective words per 100 words."""
+"""rrmap.judge.tasks.subjectivity: lexicon score and subjective words per 100 words."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from rrmap.errors import InputError
-from rrmap.judge.subjectivity import (
+from rrmap.judge.tasks.subjectivity import (
     load_lexicon,
     reply_texts,
     subjectivity,

@@ -6,9 +6,9 @@ import numpy as np
 
 import rrmap
 from rrmap.judge import FunctionChat
-from rrmap.judge.corpora import load_corpora
-from rrmap.judge.criteria import study_criteria
-from rrmap.judge.rating import merge_ratings, rate_corpora
+from rrmap.judge.prompting.corpora import load_corpora
+from rrmap.judge.prompting.criteria import study_criteria
+from rrmap.judge.tasks.rating import merge_ratings, rate_corpora
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER = (

@@ -1,10 +1,10 @@
 """Running a judging function without sending anything: for dry runs and batch jobs.
 
-A :class:`Planner` stands in for a :class:`~rrmap.judge.client.ChatClient`:
+A :class:`Planner` stands in for a :class:`~rrmap.judge.transport.client.ChatClient`:
 requests whose answer is cached are answered from the cache; the others are
 collected (identical requests once) and either answered with a placeholder
 reply — so that a multi-turn mode goes on to its later turns and a dry run
-can count them — or refused with :class:`~rrmap.judge.client.NotSentError`,
+can count them — or refused with :class:`~rrmap.judge.transport.client.NotSentError`,
 which the judging functions record like a failed call. A batch run collects
 the requests of one turn, has a batch job answer them into the cache, and
 runs again for the next turn.
@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rrmap.judge._provenance import record_call
-from rrmap.judge.cache import cache_key
-from rrmap.judge.client import (
+from rrmap.judge.transport._provenance import record_call
+from rrmap.judge.transport.cache import cache_key
+from rrmap.judge.transport.client import (
     _CONVERSATION,
     ChatClient,
     ChatResult,
@@ -106,7 +106,7 @@ class Planner:
 
     @contextlib.asynccontextmanager
     async def open_conversation(self, turns: int) -> Any:
-        """Count the turns of one conversation (see :func:`rrmap.judge.client.conversation`)."""
+        """Count the turns of one conversation (see :func:`.client.conversation`)."""
         conv = _Conversation(turns)
         token = _CONVERSATION.set(conv)
         try:
@@ -189,7 +189,7 @@ def worst_prompt(body: Mapping[str, Any], max_tokens: int) -> int:
     >>> worst_prompt({"messages": [{"role": "assistant", "content": "ok"}]}, 100)
     108
     """
-    from rrmap.judge.budget import estimate_prompt_tokens
+    from rrmap.judge.transport.budget import estimate_prompt_tokens
 
     messages = body.get("messages", [])
     replies = sum(1 for m in messages if isinstance(m, Mapping) and m.get("role") == "assistant")
@@ -204,8 +204,8 @@ def worst_cost(counts: PlanCounts, client: ChatClient) -> float | None:
 
     Examples
     --------
-    >>> from rrmap.judge.budget import Budget, Prices
-    >>> from rrmap.judge.client import Endpoint
+    >>> from rrmap.judge.transport.budget import Budget, Prices
+    >>> from rrmap.judge.transport.client import Endpoint
     >>> c = ChatClient(Endpoint("http://127.0.0.1:9/v1", "m", api_key_env=None, max_tokens=10),
     ...                budget=Budget(prices=Prices(1e6, 1e6)))  # a dollar a token
     >>> worst_cost(PlanCounts(to_send={"k": {"messages": []}}), c)  # 4 in, 10 out
@@ -224,7 +224,7 @@ def placeholder_reply(fields: Mapping[str, Any]) -> str:
 
     Examples
     --------
-    >>> from rrmap.judge.parsing import choice01, text_field
+    >>> from rrmap.judge.prompting.parsing import choice01, text_field
     >>> placeholder_reply({"winner": choice01, "reason": text_field})
     '{"winner": 0, "reason": "placeholder"}'
     """

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rrmap._escape import join_groups, split_groups
-from rrmap.judge.usage import ChatResult
+from rrmap.judge.transport.usage import ChatResult
 
 __all__ = [
     "COMBINED_COLUMNS",

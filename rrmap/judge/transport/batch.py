@@ -3,11 +3,11 @@
 A batch run answers a judging function's requests through
 ``/v1/files`` + ``/v1/batches`` instead of one HTTP call each:
 
-1. the function runs with a :class:`~rrmap.judge._planner.Planner`, which
+1. the function runs with a :class:`~rrmap.judge.transport._planner.Planner`, which
    answers what the cache holds and collects the requests it does not;
 2. those requests are written as JSONL (one ``{"custom_id", "method", "url",
    "body"}`` line each, the ``custom_id`` being the cache key), in files
-   within the provider's limits (:mod:`~rrmap.judge.batch_files`), each
+   within the provider's limits (:mod:`~rrmap.judge.transport.batch_files`), each
    uploaded, submitted as one batch job and polled until it ends;
 3. its answers go into the same cache as interactive calls, so batch and
    interactive runs share results; failed requests are recorded, not retried
@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from rrmap.errors import InputError
-from rrmap.judge._planner import Planner
-from rrmap.judge.batch_files import (
+from rrmap.judge.transport._planner import Planner
+from rrmap.judge.transport.batch_files import (
     MAX_BATCH_BYTES,
     MAX_BATCH_LINES,
     BatchReport,
@@ -46,9 +46,9 @@ from rrmap.judge.batch_files import (
     split_requests,
     write_batch_files,
 )
-from rrmap.judge.budget import BudgetExhausted
-from rrmap.judge.cache import read_regular, replace_file
-from rrmap.judge.client import (
+from rrmap.judge.transport.budget import BudgetExhausted
+from rrmap.judge.transport.cache import read_regular, replace_file
+from rrmap.judge.transport.client import (
     ChatClient,
     public_url,
 )
@@ -129,8 +129,8 @@ class BatchJob:
     Examples
     --------
     >>> import tempfile
-    >>> from rrmap.judge.cache import cache_key
-    >>> from rrmap.judge.client import Endpoint
+    >>> from rrmap.judge.transport.cache import cache_key
+    >>> from rrmap.judge.transport.client import Endpoint
     >>> client = ChatClient(Endpoint("http://127.0.0.1:9/v1", "m", api_key_env=None),
     ...                     cache=tempfile.mkdtemp())
     >>> body = client.request_body([{"role": "user", "content": "hi"}])
@@ -391,13 +391,13 @@ def run_batched(
     Writing the first turn's requests for ``vllm run-batch`` (no server needed):
 
     >>> import tempfile, pathlib
-    >>> from rrmap.judge.client import Endpoint
+    >>> from rrmap.judge.transport.client import Endpoint
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> client = ChatClient(Endpoint("http://127.0.0.1:9/v1", "m", api_key_env=None),
     ...                     cache=tmp / "cache")
     >>> async def ask(backend):
     ...     return await backend.chat([{"role": "user", "content": "hi"}])
-    >>> from rrmap.judge._run import run_sync
+    >>> from rrmap.judge.transport._run import run_sync
     >>> def run(backend):
     ...     try:
     ...         return run_sync(ask(backend))

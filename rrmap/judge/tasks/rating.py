@@ -35,14 +35,14 @@ import pandas as pd
 from rrmap._version import __version__
 from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
-from rrmap.judge._provenance import PROVENANCE_COLUMNS, utc_now
-from rrmap.judge._run import run_all, run_sync
-from rrmap.judge.client import CallFailedError, conversation, public_url
-from rrmap.judge.corpora import Corpus, meta_image
-from rrmap.judge.criteria import Criterion
-from rrmap.judge.images import data_url, image_part
-from rrmap.judge.model_ratings import STUDY_COLUMNS, ModelRatings
-from rrmap.judge.parsing import extract_mapping
+from rrmap.judge.prompting.corpora import Corpus, meta_image
+from rrmap.judge.prompting.criteria import Criterion
+from rrmap.judge.prompting.images import data_url, image_part
+from rrmap.judge.prompting.parsing import extract_mapping
+from rrmap.judge.tasks.model_ratings import STUDY_COLUMNS, ModelRatings
+from rrmap.judge.transport._provenance import PROVENANCE_COLUMNS, utc_now
+from rrmap.judge.transport._run import run_all, run_sync
+from rrmap.judge.transport.client import CallFailedError, conversation, public_url
 
 __all__ = [
     "RATING_PROMPTS",
@@ -342,7 +342,7 @@ def sheet_requests(
     --------
     >>> import tempfile
     >>> from PIL import Image
-    >>> from rrmap.judge.criteria import study_criteria
+    >>> from rrmap.judge.prompting.criteria import study_criteria
     >>> d = Path(tempfile.mkdtemp())
     >>> Image.new("RGB", (8, 8)).save(d / "1.png")
     >>> corpora = [Corpus("cubism", m, m, d, "the works") for m in ("movement", "male painter")]
@@ -400,9 +400,9 @@ def rate_corpora(
         An HTTP client (:class:`rrmap.judge.ChatClient`) or any object with
         ``async chat(messages)`` (e.g. :class:`rrmap.judge.FunctionChat`).
     corpora : sequence of Corpus
-        From :func:`rrmap.judge.corpora.load_corpora`.
+        From :func:`rrmap.judge.prompting.corpora.load_corpora`.
     criteria : sequence of Criterion
-        From :func:`rrmap.judge.criteria.load_criteria` or ``study_criteria()``.
+        From :func:`rrmap.judge.prompting.criteria.load_criteria` or ``study_criteria()``.
     setup : {"relative", "single"}
         ``relative``: all corpora of a movement on one sheet per criterion (the
         study's protocol); ``single``: one corpus per request.
@@ -419,7 +419,7 @@ def rate_corpora(
     max_reasks : int, default 2
         Re-asks of an invalid answer, each listing what was wrong.
     grid_limit, grid_columns, cell
-        Meta-image settings (see :func:`rrmap.judge.corpora.meta_image`).
+        Meta-image settings (see :func:`rrmap.judge.prompting.corpora.meta_image`).
     prompts : RatingPrompts
         The wording; default :data:`RATING_PROMPTS`.
     concurrency : int, optional
@@ -436,7 +436,7 @@ def rate_corpora(
     >>> import tempfile
     >>> from PIL import Image
     >>> from rrmap.judge import FunctionChat
-    >>> from rrmap.judge.criteria import study_criteria
+    >>> from rrmap.judge.prompting.criteria import study_criteria
     >>> d = Path(tempfile.mkdtemp())
     >>> Image.new("RGB", (8, 8)).save(d / "1.png")
     >>> corpus = Corpus("cubism", "movement", "Cubism", d, "the historical Cubist paintings")

@@ -16,7 +16,7 @@ seconds with :class:`EndpointError` instead of retrying every call for
 minutes; later transient failures keep their retries. Identical requests in
 flight are sent once (the others wait for that answer), processes sharing a
 cache directory do not pay twice for one request, and an optional
-:class:`~rrmap.judge.budget.Budget` stops a run before it passes a number of
+:class:`~rrmap.judge.transport.budget.Budget` stops a run before it passes a number of
 paid calls or a cost.
 
 A reply is read up to :data:`MAX_REPLY_BYTES` (4 MiB, ``max_reply_bytes``)
@@ -41,10 +41,10 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from rrmap.errors import InputError
-from rrmap.judge._breaker import Breaker
-from rrmap.judge._conversation import _CONVERSATION, _Conversation, conversation
-from rrmap.judge._provenance import cache_record, record_call, reported_text, utc_now
-from rrmap.judge._reply import (
+from rrmap.judge.transport._breaker import Breaker
+from rrmap.judge.transport._conversation import _CONVERSATION, _Conversation, conversation
+from rrmap.judge.transport._provenance import cache_record, record_call, reported_text, utc_now
+from rrmap.judge.transport._reply import (
     ACCEPT_ENCODING,
     MAX_REPLY_BYTES,
     ReplyTooLargeError,
@@ -54,9 +54,9 @@ from rrmap.judge._reply import (
     base_url_problems,
     read_body,
 )
-from rrmap.judge.budget import Budget, BudgetExhausted, Reservation
-from rrmap.judge.cache import ResponseCache, cache_key
-from rrmap.judge.usage import ChatResult, UsageStats
+from rrmap.judge.transport.budget import Budget, BudgetExhausted, Reservation
+from rrmap.judge.transport.cache import ResponseCache, cache_key
+from rrmap.judge.transport.usage import ChatResult, UsageStats
 
 __all__ = [
     "MAX_REPLY_BYTES",
@@ -255,7 +255,7 @@ class ChatClient:
         Waits at least this long (seconds) are announced through *notify*.
     breaker : Breaker, optional
         When to stop a run whose endpoint does not work (default
-        :class:`~rrmap.judge._breaker.Breaker`: the first 5 attempts all
+        :class:`~rrmap.judge.transport._breaker.Breaker`: the first 5 attempts all
         failed, or all of the last 20); it then raises :class:`EndpointError`.
 
     Attributes
@@ -450,7 +450,7 @@ class ChatClient:
         body = self.request_body(messages)
         key = cache_key(body)
         result = await self._chat(body, key)
-        # the row's provenance (rrmap.judge._provenance): a cached answer keeps its endpoint
+        # the row's provenance (transport._provenance): a cached answer keeps its endpoint
         result = replace(
             result, prompt_hash=key, endpoint=result.endpoint or public_url(self.endpoint.base_url)
         )

@@ -8,7 +8,11 @@ from typing import Any
 
 import pandas as pd
 
-from rrmap.judge._provenance import COMBINED_COLUMNS, PROVENANCE_COLUMNS, combined_provenance
+from rrmap.judge.transport._provenance import (
+    COMBINED_COLUMNS,
+    PROVENANCE_COLUMNS,
+    combined_provenance,
+)
 
 __all__ = ["combine_orders", "position_bias", "sign_test"]
 
@@ -28,9 +32,9 @@ def combine_orders(per_order: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]
     (``agreement = "agree"``). Naming different candidates: ``"tie"``
     (``"disagree"``). One valid order: its verdict (``"single"``). No valid
     order: the pair goes to the excluded table. When *per_order* carries the
-    provenance of its answers (:data:`~rrmap.judge._provenance.PROVENANCE_COLUMNS`),
+    provenance of its answers (:data:`~rrmap.judge.transport._provenance.PROVENANCE_COLUMNS`),
     each comparison carries that of both orders, combined
-    (:data:`~rrmap.judge._provenance.COMBINED_COLUMNS`).
+    (:data:`~rrmap.judge.transport._provenance.COMBINED_COLUMNS`).
 
     Parameters
     ----------

@@ -121,7 +121,7 @@ def load_criteria(path: str | os.PathLike[str]) -> list[Criterion]:
     Parameters
     ----------
     path : path
-        The file. See ``rrmap/judge/_criteria/study.yaml`` for the format.
+        The file. See ``rrmap/judge/prompting/_criteria/study.yaml`` for the format.
 
     Returns
     -------
@@ -129,7 +129,7 @@ def load_criteria(path: str | os.PathLike[str]) -> list[Criterion]:
 
     Examples
     --------
-    >>> from rrmap.judge.criteria import _STUDY
+    >>> from rrmap.judge.prompting.criteria import _STUDY
     >>> [c.group for c in load_criteria(_STUDY)][:3]
     ['topological', 'topological', 'topological']
     """
@@ -146,7 +146,7 @@ def load_criteria(path: str | os.PathLike[str]) -> list[Criterion]:
     return _parse(data, str(p))
 
 
-_STUDY = Path(str(resources.files("rrmap.judge").joinpath("_criteria", "study.yaml")))
+_STUDY = Path(str(resources.files("rrmap.judge.prompting").joinpath("_criteria", "study.yaml")))
 
 
 def study_criteria() -> list[Criterion]:

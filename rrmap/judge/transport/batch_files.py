@@ -24,10 +24,10 @@ from urllib.parse import urlsplit
 
 from rrmap._atomic import atomic_path
 from rrmap.errors import InputError
-from rrmap.judge._provenance import cache_record, reported_text, utc_now
-from rrmap.judge._reply import MAX_REPLY_BYTES
-from rrmap.judge.cache import ResponseCache, cache_key
-from rrmap.judge.client import ChatResult, _message_text
+from rrmap.judge.transport._provenance import cache_record, reported_text, utc_now
+from rrmap.judge.transport._reply import MAX_REPLY_BYTES
+from rrmap.judge.transport.cache import ResponseCache, cache_key
+from rrmap.judge.transport.client import ChatResult, _message_text
 
 __all__ = [
     "MAX_BATCH_BYTES",

@@ -69,19 +69,19 @@ import pandas as pd
 
 from rrmap._escape import message_text
 from rrmap.errors import InputError
-from rrmap.judge._option_text import named_options, normalise
-from rrmap.judge._provenance import (
+from rrmap.judge.prompting._option_text import named_options, normalise
+from rrmap.judge.prompting._sources import input_source, is_stdin, looks_like_jsonl
+from rrmap.judge.prompting.images import data_url, image_part, image_problem
+from rrmap.judge.prompting.parsing import extract_mapping
+from rrmap.judge.prompting.prompts import DEFAULT_PROMPTS, Prompts, render
+from rrmap.judge.transport._provenance import (
     COMBINED_COLUMNS,
     combined_provenance,
     group_provenance,
 )
-from rrmap.judge._run import run_all, run_sync
-from rrmap.judge._sources import input_source, is_stdin, looks_like_jsonl
-from rrmap.judge.client import CallFailedError
-from rrmap.judge.images import data_url, image_part, image_problem
-from rrmap.judge.parsing import extract_mapping
-from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
-from rrmap.judge.usage import UsageStats
+from rrmap.judge.transport._run import run_all, run_sync
+from rrmap.judge.transport.client import CallFailedError
+from rrmap.judge.transport.usage import UsageStats
 
 __all__ = [
     "MATCH_RULES",
@@ -333,7 +333,7 @@ def validate_questions(
     first_line : int
         Line number of the first record (2 for CSV, 1 for JSONL).
     check_files : bool
-        Check every image (:func:`~rrmap.judge.images.image_problem`):
+        Check every image (:func:`~rrmap.judge.prompting.images.image_problem`):
         present, a regular non-empty file, readable, within the pixel limit.
     allow_outside : bool, default False
         Accept images outside *base_dir* (when *base_dir* is given, images
@@ -522,17 +522,17 @@ class McqResult:
         One row per question and rotation: ``id``, ``rotation``, ``options``
         as shown, ``answer`` (letter as shown), ``reply``, ``matched``
         (letter or ``""``), ``match_rule``, ``correct``, ``error`` and the
-        provenance columns (:data:`~rrmap.judge._provenance.PROVENANCE_COLUMNS`).
+        provenance columns (:data:`~rrmap.judge.transport._provenance.PROVENANCE_COLUMNS`).
     per_question : DataFrame
         One row per question: ``id``, ``n_options``, ``answer``, ``correct``,
         ``unmatched`` (rotations without a match), ``n_rotations``, ``nacc``,
         the metadata columns and the provenance of its replies, combined
-        (:data:`~rrmap.judge._provenance.COMBINED_COLUMNS`).
+        (:data:`~rrmap.judge.transport._provenance.COMBINED_COLUMNS`).
     stats : UsageStats
 
     Examples
     --------
-    >>> from rrmap.judge.judges import FunctionChat
+    >>> from rrmap.judge.tasks.judges import FunctionChat
     >>> q = validate_questions([{"id": "q1", "question": "Balanced?", "options": ["Yes", "No"],
     ...                          "answer": "A"}], check_files=False)
     >>> res = evaluate_mcq(q, FunctionChat(lambda m: "Perhaps.", "vague"))
@@ -623,8 +623,8 @@ def evaluate_mcq(
     questions : DataFrame
         From :func:`read_questions` / :func:`validate_questions`.
     backend : chat backend
-        :class:`~rrmap.judge.client.ChatClient` or
-        :class:`~rrmap.judge.judges.FunctionChat`.
+        :class:`~rrmap.judge.transport.client.ChatClient` or
+        :class:`~rrmap.judge.tasks.judges.FunctionChat`.
     circular : bool
         Ask each question once per rotation of its options; correct only if
         correct in every rotation.
@@ -643,7 +643,7 @@ def evaluate_mcq(
 
     Examples
     --------
-    >>> from rrmap.judge.judges import FunctionChat
+    >>> from rrmap.judge.tasks.judges import FunctionChat
     >>> q = validate_questions([{"id": "q1", "question": "Quality?",
     ...     "options": ["High", "Medium", "Low"], "answer": "C"}], check_files=False)
     >>> res = evaluate_mcq(q, FunctionChat(lambda m: "C) Low", "fixed"), circular=True)
@@ -725,7 +725,7 @@ def mcq_accuracy(per_question: pd.DataFrame, by: str | Sequence[str] | None = No
     :func:`evaluate_mcq` returns it), each row carries that of its group:
     the counts of paid, batch, shared and cached replies, the first and last
     answer time, ``prompts_sha256`` (the digest of the group's prompt hashes,
-    :func:`~rrmap.judge._provenance.group_provenance`: thousands of hashes
+    :func:`~rrmap.judge.transport._provenance.group_provenance`: thousands of hashes
     would not fit a cell), the endpoint(s) and model version(s).
 
     Parameters

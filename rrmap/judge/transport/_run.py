@@ -7,7 +7,7 @@ import concurrent.futures
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from rrmap.judge._provenance import row_provenance, tracing
+from rrmap.judge.transport._provenance import row_provenance, tracing
 
 T = TypeVar("T")
 
@@ -34,7 +34,7 @@ async def run_all(
 
     The first exception cancels the remaining jobs and is re-raised. When
     *provenance* is given, its items are set to the provenance columns of
-    each job's calls (:func:`rrmap.judge._provenance.row_provenance`), in job
+    each job's calls (:func:`rrmap.judge.transport._provenance.row_provenance`), in job
     order.
     """
     from tqdm import tqdm

@@ -37,7 +37,7 @@ from typing import Any
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.judge._sources import input_source
+from rrmap.judge.prompting._sources import input_source
 
 __all__ = [
     "SUBJECTIVE_THRESHOLD",
@@ -162,7 +162,7 @@ def reply_texts(per_order: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     per_order : DataFrame
-        :attr:`rrmap.judge.pairwise.PairwiseResult.per_order` (or its CSV).
+        :attr:`rrmap.judge.tasks.pairwise.PairwiseResult.per_order` (or its CSV).
 
     Returns
     -------

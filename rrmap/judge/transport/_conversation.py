@@ -2,7 +2,7 @@
 
 A judging function marks the calls of one judgement (ArtCoT's three turns and
 their format re-ask) with :func:`conversation`; a backend with a budget
-(:class:`~rrmap.judge.client.ChatClient`) then reserves every turn left at the
+(:class:`~rrmap.judge.transport.client.ChatClient`) then reserves every turn left at the
 conversation's first paid call, and a planner counts the turns declared but
 not made as possible re-asks.
 """
@@ -14,7 +14,7 @@ import contextvars
 from dataclasses import dataclass
 from typing import Any
 
-from rrmap.judge.budget import Reservation
+from rrmap.judge.transport.budget import Reservation
 
 __all__ = ["conversation"]
 
@@ -47,7 +47,7 @@ async def conversation(backend: Any, turns: int) -> Any:
     Examples
     --------
     >>> import asyncio
-    >>> from rrmap.judge.judges import FunctionChat
+    >>> from rrmap.judge.tasks.judges import FunctionChat
     >>> async def two_turns(backend):
     ...     async with conversation(backend, 2):
     ...         a = await backend.chat([{"role": "user", "content": "1"}])

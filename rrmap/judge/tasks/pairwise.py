@@ -30,15 +30,15 @@ import pandas as pd
 
 from rrmap._escape import message_text
 from rrmap.errors import InputError
-from rrmap.judge._provenance import PROVENANCE_COLUMNS, row_provenance
-from rrmap.judge._run import run_all, run_sync
-from rrmap.judge._sources import input_source
-from rrmap.judge.client import CallFailedError, conversation
-from rrmap.judge.images import composite_2afc, data_url, image_part, image_problem
-from rrmap.judge.orders import combine_orders, position_bias
-from rrmap.judge.parsing import choice01, parse_fields, text_field
-from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
-from rrmap.judge.usage import UsageStats
+from rrmap.judge.prompting._sources import input_source
+from rrmap.judge.prompting.images import composite_2afc, data_url, image_part, image_problem
+from rrmap.judge.prompting.parsing import choice01, parse_fields, text_field
+from rrmap.judge.prompting.prompts import DEFAULT_PROMPTS, Prompts, render
+from rrmap.judge.tasks.orders import combine_orders, position_bias
+from rrmap.judge.transport._provenance import PROVENANCE_COLUMNS, row_provenance
+from rrmap.judge.transport._run import run_all, run_sync
+from rrmap.judge.transport.client import CallFailedError, conversation
+from rrmap.judge.transport.usage import UsageStats
 
 __all__ = [
     "MODES",
@@ -126,7 +126,7 @@ def validate_pairs(
     Every problem is reported at once: missing columns, empty cells, a pair
     whose two candidates have the same name, image files that are missing,
     empty, not regular files, unreadable, larger than the pixel limit or
-    outside *base_dir* (:func:`~rrmap.judge.images.image_problem`). Row
+    outside *base_dir* (:func:`~rrmap.judge.prompting.images.image_problem`). Row
     numbers are file lines (the header is line 1).
 
     Parameters
@@ -337,7 +337,7 @@ class PairwiseResult:
 
     Examples
     --------
-    >>> from rrmap.judge.judges import RandomJudge
+    >>> from rrmap.judge.tasks.judges import RandomJudge
     >>> from PIL import Image
     >>> im = Image.new("RGB", (8, 8))
     >>> df = pd.DataFrame([{"instance": "i", "style": "s", "source_image": im,
@@ -358,7 +358,7 @@ class PairwiseResult:
 
         Examples
         --------
-        >>> from rrmap.judge.judges import RandomJudge
+        >>> from rrmap.judge.tasks.judges import RandomJudge
         >>> from PIL import Image
         >>> im = Image.new("RGB", (8, 8))
         >>> df = pd.DataFrame([{"instance": "i", "style": "s", "source_image": im,
@@ -483,12 +483,12 @@ def judge_pairs(
         A pairs table (see :func:`read_pairs`); images as paths or PIL images.
     judge : ChatClient, FunctionChat or a pair judge
         A chat backend (HTTP or Python) or an object with ``judge_pair``
-        (see :mod:`rrmap.judge.judges`).
+        (see :mod:`rrmap.judge.tasks.judges`).
     mode : {"base", "cot", "artcot"}
     orders : {"both", "ab"}
         ``"both"`` judges each pair with a on the left and then on the right.
     prompts : Prompts or None
-        Replacement prompt texts (:func:`~rrmap.judge.prompts.load_prompts`).
+        Replacement prompt texts (:func:`~rrmap.judge.prompting.prompts.load_prompts`).
     composite : bool
         One composite image (source on top, candidates below) or three
         separate images for models that accept several.
@@ -514,7 +514,7 @@ def judge_pairs(
 
     Examples
     --------
-    >>> from rrmap.judge.judges import FunctionChat
+    >>> from rrmap.judge.tasks.judges import FunctionChat
     >>> from PIL import Image
     >>> im = Image.new("RGB", (8, 8))
     >>> df = pd.DataFrame([{"instance": "i", "style": "s", "source_image": im,

@@ -2,7 +2,7 @@
 
 Two interfaces, both duck-typed:
 
-- a *chat backend* (what :class:`~rrmap.judge.client.ChatClient` is) answers
+- a *chat backend* (what :class:`~rrmap.judge.transport.client.ChatClient` is) answers
   chat messages with text: an ``async chat(messages) -> ChatResult`` method,
   a ``name`` and ``stats``, usable with ``async with``. :class:`FunctionChat`
   turns any Python function ``messages -> str`` (a local transformers or
@@ -24,8 +24,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from rrmap.judge._provenance import record_call, utc_now
-from rrmap.judge.usage import ChatResult, UsageStats
+from rrmap.judge.transport._provenance import record_call, utc_now
+from rrmap.judge.transport.usage import ChatResult, UsageStats
 
 __all__ = ["ChatBackend", "FunctionChat", "PairJudge", "RandomJudge", "ScoreJudge"]
 

@@ -9,7 +9,7 @@ import click
 import pandas as pd
 
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
-from rrmap.judge._cli_common import (
+from rrmap.judge.cli._common import (
     _also_write,
     _backend_options,
     _client,
@@ -17,7 +17,7 @@ from rrmap.judge._cli_common import (
     _finish,
     _streams,
 )
-from rrmap.judge._sources import input_source, is_stdin
+from rrmap.judge.prompting._sources import input_source, is_stdin
 
 
 @click.command("rate", context_settings=CONTEXT_SETTINGS)
@@ -100,9 +100,9 @@ def rate_command(
     A model rating from knowledge is not an expert: this measures agreement,
     not truth.
     """
-    from rrmap.judge.corpora import load_corpora
-    from rrmap.judge.criteria import load_criteria, study_criteria
-    from rrmap.judge.rating import merge_ratings, rate_corpora
+    from rrmap.judge.prompting.corpora import load_corpora
+    from rrmap.judge.prompting.criteria import load_criteria, study_criteria
+    from rrmap.judge.tasks.rating import merge_ratings, rate_corpora
 
     inputs = {"--corpus": corpus_file, "--merge-with": merge_with}
     _streams(o["output"], {**inputs, "--batch-results": o["batch_results"]})

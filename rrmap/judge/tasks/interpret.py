@@ -25,13 +25,13 @@ from typing import Any
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.judge._provenance import PROVENANCE_COLUMNS, group_provenance
-from rrmap.judge._run import run_all, run_sync
-from rrmap.judge._sources import input_source, is_stdin, looks_like_jsonl
-from rrmap.judge.client import CallFailedError, conversation
-from rrmap.judge.parsing import parse_fields, score012, text_field
-from rrmap.judge.prompts import DEFAULT_PROMPTS, Prompts, render
-from rrmap.judge.usage import UsageStats
+from rrmap.judge.prompting._sources import input_source, is_stdin, looks_like_jsonl
+from rrmap.judge.prompting.parsing import parse_fields, score012, text_field
+from rrmap.judge.prompting.prompts import DEFAULT_PROMPTS, Prompts, render
+from rrmap.judge.transport._provenance import PROVENANCE_COLUMNS, group_provenance
+from rrmap.judge.transport._run import run_all, run_sync
+from rrmap.judge.transport.client import CallFailedError, conversation
+from rrmap.judge.transport.usage import UsageStats
 
 __all__ = [
     "DIMENSIONS",
@@ -152,7 +152,7 @@ class InterpretResult:
 
     Examples
     --------
-    >>> from rrmap.judge.judges import FunctionChat
+    >>> from rrmap.judge.tasks.judges import FunctionChat
     >>> df = pd.DataFrame({"id": ["a"], "response": ["x"], "reference": ["y"]})
     >>> res = score_interpretations(df, FunctionChat(lambda m: "No idea.", "grader"),
     ...                             format_retries=0)
@@ -235,7 +235,7 @@ def score_interpretations(
 
     Examples
     --------
-    >>> from rrmap.judge.judges import FunctionChat
+    >>> from rrmap.judge.tasks.judges import FunctionChat
     >>> reply = ('{"relevance": 2, "relevance_reason": "on topic", "precision": 1, '
     ...          '"precision_reason": "one wrong claim", "completeness": 0, '
     ...          '"completeness_reason": "misses the composition"}')
@@ -292,7 +292,7 @@ def interpretation_summary(
 
     When *scores* carry the provenance of their answers (as
     :func:`score_interpretations` returns them), each row carries that of its
-    group (:func:`~rrmap.judge._provenance.group_provenance`).
+    group (:func:`~rrmap.judge.transport._provenance.group_provenance`).
 
     Returns
     -------

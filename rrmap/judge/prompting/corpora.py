@@ -35,8 +35,8 @@ import pandas as pd
 
 from rrmap._headers import snake
 from rrmap.errors import InputError
-from rrmap.judge._sources import input_source, is_stdin
-from rrmap.judge.images import grid_image
+from rrmap.judge.prompting._sources import input_source, is_stdin
+from rrmap.judge.prompting.images import grid_image
 
 __all__ = ["IMAGE_SUFFIXES", "Corpus", "image_files", "load_corpora", "meta_image"]
 

@@ -185,7 +185,7 @@ class ModelRatings:
         >>> [p.name for p in mr.write(Path(tempfile.mkdtemp()) / "m.csv")]
         ['m.csv', 'm.runs.csv', 'm.variability.csv', 'm.failures.csv', 'm.json']
         """
-        from rrmap.judge._outputs import csv_cells, csv_text, json_text, write_files
+        from rrmap.judge.tasks._outputs import csv_cells, csv_text, json_text, write_files
 
         out = Path(path)
         stem = out.with_suffix("")

@@ -29,8 +29,8 @@ import pandas as pd
 from rrmap._escape import message_text
 from rrmap._version import __version__
 from rrmap.cli.common import refuse_overwrite
-from rrmap.judge._outputs import csv_cells, csv_text, write_csv, write_json
-from rrmap.judge._sources import STDIN, input_source, is_stdin
+from rrmap.judge.prompting._sources import STDIN, input_source, is_stdin
+from rrmap.judge.tasks._outputs import csv_cells, csv_text, write_csv, write_json
 
 _ABBREV = 48
 
@@ -213,7 +213,7 @@ def _backend_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _budget(o: dict[str, Any], model: str) -> Any:
-    from rrmap.judge.budget import Budget, Prices, load_prices
+    from rrmap.judge.transport.budget import Budget, Prices, load_prices
 
     given = [o["price_in"] is not None, o["price_out"] is not None]
     if any(given) and not all(given):
@@ -231,8 +231,8 @@ def _budget(o: dict[str, Any], model: str) -> Any:
 
 
 def _client(o: dict[str, Any]) -> Any:
-    from rrmap.judge._breaker import Breaker
-    from rrmap.judge.client import ChatClient, Endpoint
+    from rrmap.judge.transport._breaker import Breaker
+    from rrmap.judge.transport.client import ChatClient, Endpoint
 
     missing = [f"--{k.replace('_', '-')}" for k in ("base_url", "model") if not o[k]]
     if missing:
@@ -284,9 +284,10 @@ def _execute(
 
 @contextlib.contextmanager
 def _cache_warnings_as_lines() -> Iterator[None]:
-    """Show each :class:`~rrmap.judge.cache.CacheWarning` as one ``Warning:`` line on stderr."""
-    from rrmap.judge.cache import CacheWarning
-    from rrmap.judge.client import _to_stderr
+    """Show each :class:`~rrmap.judge.transport.cache.CacheWarning` as one ``Warning:`` line
+    on stderr."""
+    from rrmap.judge.transport.cache import CacheWarning
+    from rrmap.judge.transport.client import _to_stderr
 
     shown = warnings.showwarning
 
@@ -310,8 +311,8 @@ def _execute_run(
     placeholder: str | None,
     what: str,
 ) -> tuple[Any, Any] | None:
-    from rrmap.judge._planner import Planner
-    from rrmap.judge.batch import read_batch_results, run_batched
+    from rrmap.judge.transport._planner import Planner
+    from rrmap.judge.transport.batch import read_batch_results, run_batched
 
     for path in o["batch_results"]:
         src = input_source(path)
@@ -350,7 +351,7 @@ def _execute_run(
 
 
 def _kept_requests(client: Any) -> dict[str, Any]:
-    from rrmap.judge.batch import _read_json
+    from rrmap.judge.transport.batch import _read_json
 
     folder = client.cache.directory / "batches" / "requests"
     bodies = {p.stem: _read_json(p) for p in folder.glob("*.json")}
@@ -359,7 +360,7 @@ def _kept_requests(client: Any) -> dict[str, Any]:
 
 def _keep_batch_requests(client: Any, paths: list[Path]) -> None:
     """Keep the bodies of written requests files, to store their answers under their keys."""
-    from rrmap.judge.cache import replace_file
+    from rrmap.judge.transport.cache import replace_file
 
     folder = client.cache.directory / "batches" / "requests"
     folder.mkdir(parents=True, exist_ok=True)
@@ -390,7 +391,7 @@ def _say_batch_files(paths: list[Path], model: str) -> None:
 
 
 def _dry_run_report(client: Any, counts: Any, what: str) -> None:
-    from rrmap.judge._planner import worst_cost
+    from rrmap.judge.transport._planner import worst_cost
 
     if counts.to_send:
         first = next(iter(counts.to_send.values()))
@@ -464,7 +465,7 @@ def _provenance(
     **extra: Any,
 ) -> Path | None:
     """Write what *output* came from beside it (``OUTPUT.json``); nothing for stdout."""
-    from rrmap.judge.client import public_url
+    from rrmap.judge.transport.client import public_url
 
     if output is None or is_stdin(output):
         return None
@@ -516,7 +517,7 @@ def _emit(
     prepare: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
 ) -> None:
     """Write the result *table* to *output* (stdout if none or ``-``): complete or not at
-    all, formula-like text cells neutralised unless *raw* (see :mod:`rrmap.judge._outputs`).
+    all, formula-like text cells neutralised unless *raw* (see :mod:`rrmap.judge.tasks._outputs`).
 
     *prepare* (checking a table and ordering its columns) is applied to a file's table.
     """

@@ -9,7 +9,7 @@ import click
 import pandas as pd
 
 from rrmap.cli.common import CONTEXT_SETTINGS
-from rrmap.judge._cli_common import (
+from rrmap.judge.cli._common import (
     _ALLOW_OUTSIDE_OPTION,
     _MAX_SIDE_OPTION,
     _PROMPTS_OPTION,
@@ -26,8 +26,8 @@ from rrmap.judge._cli_common import (
     _shown,
     _streams,
 )
-from rrmap.judge._cli_rate import rate_command
-from rrmap.judge._sources import input_source, is_stdin
+from rrmap.judge.cli._rate import rate_command
+from rrmap.judge.prompting._sources import input_source, is_stdin
 
 
 @click.group("judge", context_settings=CONTEXT_SETTINGS)
@@ -114,10 +114,10 @@ def twoafc_command(
     sent. The output (instance, left, right, winner, ...) is what
     `rrmap rank align` reads.
     """
-    from rrmap.judge._planner import placeholder_reply
-    from rrmap.judge.judges import RandomJudge
-    from rrmap.judge.pairwise import judge_pairs, read_pairs, stage_fields
-    from rrmap.judge.prompts import load_prompts
+    from rrmap.judge.prompting.prompts import load_prompts
+    from rrmap.judge.tasks.judges import RandomJudge
+    from rrmap.judge.tasks.pairwise import judge_pairs, read_pairs, stage_fields
+    from rrmap.judge.transport._planner import placeholder_reply
 
     _streams(
         o["output"], {"PAIRS": pairs, "--batch-results": o["batch_results"]},
@@ -254,8 +254,8 @@ def mcq_command(
     The accuracy table (per --by group) goes to stdout or -o; unmatched
     replies count as wrong and are listed on stderr.
     """
-    from rrmap.judge.mcq import evaluate_mcq, mcq_accuracy, read_questions
-    from rrmap.judge.prompts import load_prompts
+    from rrmap.judge.prompting.prompts import load_prompts
+    from rrmap.judge.tasks.mcq import evaluate_mcq, mcq_accuracy, read_questions
 
     _streams(
         o["output"], {"QUESTIONS": questions, "--batch-results": o["batch_results"]},
@@ -354,14 +354,14 @@ def interpret_command(
     the means to stderr (and --summary). RESPONSES '-' reads stdin (JSONL
     when it starts with '{').
     """
-    from rrmap.judge._planner import placeholder_reply
-    from rrmap.judge.interpret import (
+    from rrmap.judge.prompting.prompts import load_prompts
+    from rrmap.judge.tasks.interpret import (
         interpret_fields,
         interpretation_summary,
         read_interpretations,
         score_interpretations,
     )
-    from rrmap.judge.prompts import load_prompts
+    from rrmap.judge.transport._planner import placeholder_reply
 
     _streams(
         o["output"], {"RESPONSES": responses, "--batch-results": o["batch_results"]},
@@ -457,7 +457,7 @@ def subjectivity_command(
     ArtCoT's comparison of prompting modes. No model is called. PER_ORDER
     '-' reads stdin.
     """
-    from rrmap.judge.subjectivity import load_lexicon, reply_texts, subjectivity_by
+    from rrmap.judge.tasks.subjectivity import load_lexicon, reply_texts, subjectivity_by
 
     _streams(output, {"PER_ORDER": per_order, "--lexicon": lexicon})
     if not is_stdin(per_order) and not per_order.exists():
