@@ -10,7 +10,9 @@ user's rcParams say.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import matplotlib as mpl
@@ -41,11 +43,48 @@ class _PaperFigure(Figure):
             super().draw(renderer)
 
 
+#: Inside :func:`off_screen`: figures are made without pyplot.
+_OFF_SCREEN: ContextVar[bool] = ContextVar("rrmap_off_screen", default=False)
+
+
+@contextmanager
+def off_screen() -> Iterator[None]:
+    """Within the block, :func:`new_figure` makes figures that pyplot does not manage: for
+    figures that are only saved (the analysis figures), whatever pyplot's backend is (no
+    window, no switch of a notebook's backend, no GUI toolkit imported)."""
+    token = _OFF_SCREEN.set(True)
+    try:
+        yield
+    finally:
+        _OFF_SCREEN.reset(token)
+
+
 def new_figure(width: float, height: float) -> Figure:
-    """An empty constrained-layout figure that keeps text as text when saved."""
+    """An empty constrained-layout figure that keeps text as text when saved (a pyplot
+    figure, except within :func:`off_screen`)."""
+    if _OFF_SCREEN.get():
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        fig = _PaperFigure(figsize=(width, height), layout="constrained")
+        FigureCanvasAgg(fig)
+        return fig
     import matplotlib.pyplot as plt
 
     return plt.figure(figsize=(width, height), layout="constrained", FigureClass=_PaperFigure)
+
+
+def lay_out(fig: Figure) -> None:
+    """Place *fig*'s Axes, colorbars and legends with its layout engine, drawing nothing.
+
+    The constrained layout measures the text it needs itself: a draw that renders
+    nothing (``draw_without_rendering``) runs the same layout and then walks every
+    artist once more, which doubled the cost of each pass of a fit.
+    """
+    engine = fig.get_layout_engine()
+    if engine is None:
+        return
+    with gathered_glyph_warnings():
+        engine.execute(fig)
 
 
 def renderer_of(fig: Figure) -> Any:
@@ -239,7 +278,7 @@ def fit_with_footer(
     for _ in range(6):
         height = fig.get_figheight()
         engine.set(rect=(0.0, foot / height, 1.0, 1.0 - foot / height))
-        fig.draw_without_rendering()
+        lay_out(fig)
         box = axes[0].get_position()
         target = panel_height if panel_height is not None else box.width * width * aspect
         panel_h = box.height * height

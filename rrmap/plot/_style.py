@@ -96,6 +96,20 @@ def dense_alpha(n: int) -> float:
     return round(max(0.5, min(0.85, 0.85 * math.sqrt(100 / max(n, 1)))), 2)
 
 
+#: Narrowest panel the layouts draw (inches): below it, panels wrap to a new row (per
+#: rater), or the grid is refused.
+MIN_PANEL = 1.35
+#: Width the grid takes besides its panels, legends under or right of the rows (inches).
+GRID_MARGIN = {"below": 0.7, "right": 2.2}
+
+
+def min_grid_width(n_raters: int, legends: str = "below") -> float:
+    """Narrowest printed width (inches) of a grid of *n_raters* columns of panels
+    :data:`MIN_PANEL` wide (:func:`rrmap.plot.layouts.grid_min_width`); here, with no
+    matplotlib, for a process that only plans the figures."""
+    return n_raters * MIN_PANEL + GRID_MARGIN[legends]
+
+
 def check_figure_size(width: float, dpi: int) -> None:
     """Refuse a resolution whose raster would not fit in memory, before anything is drawn.
 

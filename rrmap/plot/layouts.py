@@ -32,6 +32,7 @@ from rrmap.plot._sizing import (
     Footer,
     fit_with_footer,
     freeze_ticks,
+    lay_out,
     legend_height_in,
     legend_ncols,
     new_figure,
@@ -40,9 +41,11 @@ from rrmap.plot._sizing import (
     thin_ticks,
 )
 from rrmap.plot._style import (
+    MIN_PANEL,
     column_name,
     figure_text,
     fitted_text,
+    min_grid_width,
     option_name,
     parse_width,
     title,
@@ -66,11 +69,9 @@ __all__ = ["grid_min_width", "plot_rrmap_by_rater", "plot_rrmap_grid", "zone_key
 
 #: Narrowest panel the layouts draw (inches): below it, panels wrap to a new row (per
 #: rater), or the grid is refused.
-_MIN_PANEL = 1.35
+_MIN_PANEL = MIN_PANEL
 #: Width the per-rater figure takes besides its panels (y labels, gaps; inches).
 _BY_RATER_MARGIN = 0.55
-#: Width the grid takes besides its panels, legends under or right of the rows (inches).
-_GRID_MARGIN = {"below": 0.7, "right": 2.2}
 #: Room kept right of the grid's panels for the legends of its rows (inches).
 _RIGHT_LEGEND = 1.6
 
@@ -403,7 +404,7 @@ def grid_min_width(n_raters: int, legends: str = "below") -> float:
     >>> round(grid_min_width(3), 2), round(grid_min_width(3, "right"), 2)
     (4.75, 6.25)
     """
-    return n_raters * _MIN_PANEL + _GRID_MARGIN[legends]
+    return min_grid_width(n_raters, legends)
 
 
 def _check_grid_width(width: float, n_raters: int, legends: str) -> None:
@@ -516,10 +517,11 @@ class _GridFigure:
         name = column_name(column, self.points, self.st.labels)
         return fitted_text(name, float(rc["legend.title_fontsize"]), _RIGHT_LEGEND - 0.2)
 
-    def _spacers(self, panel_h: float) -> None:
-        """Height ratios giving each spacer row its legend's height."""
+    def _spacers(self, panel_h: float) -> bool:
+        """Height ratios giving each spacer row its legend's height; whether they changed
+        (the layout is then out of date)."""
         if self.right:
-            return
+            return False
         renderer = renderer_of(self.fig)
         ratios = []
         for i in range(len(self.categories)):
@@ -527,7 +529,10 @@ class _GridFigure:
             if i < len(self.row_legends):
                 leg_h = self.row_legends[i].get_window_extent(renderer).height / self.fig.dpi
                 ratios.append((leg_h + 0.02) / max(panel_h, 0.1))
+        if np.allclose(ratios, self.gs.get_height_ratios(), rtol=1e-9, atol=0.0):
+            return False
         self.gs.set_height_ratios(ratios)
+        return True
 
     def fit(self, aspect: float, footer: Footer) -> None:
         """Height for panels of *aspect*, legends in their spacer rows, the footer placed."""
@@ -537,20 +542,23 @@ class _GridFigure:
         width = fig.get_figwidth()
         nrows = len(self.categories)
         fig.set_size_inches(width, self._first_height(aspect, foot), forward=False)
+        stale = True  # the layout does not match the size and the spacer rows
         for _ in range(6):
             height = fig.get_figheight()
             engine.set(rect=(0.0, foot / height, 1.0, 1.0 - foot / height))
-            fig.draw_without_rendering()
+            lay_out(fig)
             box = self.grid[0, 0].get_position()
             target = box.width * width * aspect
             panel_h = box.height * height
-            self._spacers(target)
+            stale = self._spacers(target)
             if abs(panel_h - target) < 0.01:
                 break
             spacer = sum(self.gs.get_height_ratios()[1::2]) * panel_h if not self.right else 0.0
             grow = nrows * (target - panel_h) + spacer * (target / max(panel_h, 0.1) - 1.0)
             fig.set_size_inches(width, max(height + grow, 0.5), forward=False)
-        fig.draw_without_rendering()
+            stale = True
+        if stale:  # each layout pass measures every panel: none is run twice for nothing
+            lay_out(fig)
         self._place_row_legends()
         footer.place()
 

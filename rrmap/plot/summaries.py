@@ -31,6 +31,7 @@ from rrmap.plot._sizing import (
     Footer,
     fit_with_footer,
     freeze_ticks,
+    lay_out,
     legend_ncols,
     new_figure,
     text_width_pt,
@@ -348,7 +349,7 @@ def _fit_stack(fig: Figure, parts: list[Any], heights: list[float], ax: Any, tar
     for _ in range(4):
         fig.set_size_inches(width, sum(heights), forward=False)
         parts[0]._subplotspec.get_gridspec().set_height_ratios(heights)
-        fig.draw_without_rendering()
+        lay_out(fig)
         got = ax.get_window_extent().height / fig.dpi
         if abs(got - target) < 0.01:
             return
