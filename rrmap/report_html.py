@@ -234,17 +234,10 @@ def _figure_uris(figures: Mapping[str, Path]) -> list[dict[str, str]]:
 
 def _interactive(result: AnalysisResult) -> str | None:
     try:
-        from rrmap.plot.interactive import interactive_rrmap
+        from rrmap.plot.interactive import html_fragment
     except ImportError:
         return None
-    fig = interactive_rrmap(result.points, facet="expert")
-    fig.update_layout(width=None, autosize=True)  # the page's width, whatever the window
-    return fig.to_html(
-        full_html=False,
-        include_plotlyjs=True,
-        default_width="100%",
-        config={"displaylogo": False, "responsive": True},
-    )
+    return html_fragment(result.points, facet="expert")
 
 
 def render_html(

@@ -33,23 +33,6 @@ from __future__ import annotations
 
 import lazy_loader as _lazy
 
-from rrmap.plot._geometry import DEFAULT_XLIM, DEFAULT_YLIM
-from rrmap.plot._style import (
-    MARKERS,
-    OKABE_ITO,
-    QUALITY_COLORS,
-    QUALITY_MARKERS,
-    RESERVED_MARKERS,
-    check_figure_size,
-    parse_width,
-)
-from rrmap.plot.export import save, save_analysis_figures
-from rrmap.plot.intervals import example_interval_pairs, plot_interval_examples
-from rrmap.plot.layouts import plot_rrmap_by_rater, plot_rrmap_grid, zone_key
-from rrmap.plot.map import PanelArtists, background_cmap, panel_artists, plot_rrmap
-from rrmap.plot.styles import PAPER_STYLE, paper_style
-from rrmap.plot.summaries import plot_agreement, plot_proportions
-
 __all__ = [
     "DEFAULT_XLIM",
     "DEFAULT_YLIM",
@@ -59,6 +42,7 @@ __all__ = [
     "QUALITY_COLORS",
     "QUALITY_MARKERS",
     "RESERVED_MARKERS",
+    "AnalysisFigures",
     "PanelArtists",
     "background_cmap",
     "check_figure_size",
@@ -82,10 +66,12 @@ __all__ = [
     "zone_key",
 ]
 
-# the plotnine names load on first use
+# every name loads on first use: a process that only checks a width, or hands the drawing
+# to worker processes (rrmap analyze), never imports matplotlib
 _lazy_getattr, _lazy_dir, _ = _lazy.attach(
     __name__,
     submodules=[
+        "analysis_figures",
         "export",
         "ggplot",
         "interactive",
@@ -96,9 +82,25 @@ _lazy_getattr, _lazy_dir, _ = _lazy.attach(
         "summaries",
     ],
     submod_attrs={
+        "_geometry": ["DEFAULT_XLIM", "DEFAULT_YLIM"],
+        "_style": [
+            "MARKERS",
+            "OKABE_ITO",
+            "QUALITY_COLORS",
+            "QUALITY_MARKERS",
+            "RESERVED_MARKERS",
+            "check_figure_size",
+            "parse_width",
+        ],
+        "analysis_figures": ["AnalysisFigures"],
+        "export": ["save", "save_analysis_figures"],
         "ggplot": ["ggrrmap", "rrmap_layers_data"],
         "interactive": ["interactive_rrmap", "save_html"],
-        "styles": ["theme_rrmap"],
+        "intervals": ["example_interval_pairs", "plot_interval_examples"],
+        "layouts": ["plot_rrmap_by_rater", "plot_rrmap_grid", "zone_key"],
+        "map": ["PanelArtists", "background_cmap", "panel_artists", "plot_rrmap"],
+        "styles": ["PAPER_STYLE", "paper_style", "theme_rrmap"],
+        "summaries": ["plot_agreement", "plot_proportions"],
     },
 )
 

@@ -9,11 +9,12 @@ the printed width). :func:`save_analysis_figures` writes the figures of
 
 from __future__ import annotations
 
+import io
 import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import matplotlib as mpl
 import pandas as pd
@@ -100,12 +101,19 @@ def save(
         )
     # the figure is laid out for its size: a tight bounding box would change the width
     check_figure_size(fig.get_figwidth(), dpi)
-    with mpl.rc_context({**TEXT_AS_TEXT, "savefig.bbox": "standard"}), atomic_path(path) as tmp:
-        if fmt == "png" and _opaque(fig):
-            _save_png(fig, tmp, dpi)
-        else:
-            fig.savefig(tmp, dpi=dpi, format=fmt or None)
+    with atomic_path(path) as tmp:
+        _render(fig, fmt, dpi, tmp)
     return path
+
+
+def _render(fig: Figure, fmt: str, dpi: int, target: Path | BinaryIO) -> None:
+    """Write *fig* as *fmt* (a format matplotlib knows, or "" for its default) to *target*:
+    text as text, at the figure's own size."""
+    with mpl.rc_context({**TEXT_AS_TEXT, "savefig.bbox": "standard"}):
+        if fmt == "png" and _opaque(fig):
+            _save_png(fig, target, dpi)
+        else:
+            fig.savefig(target, dpi=dpi, format=fmt or None)
 
 
 def _opaque(fig: Figure) -> bool:
@@ -117,7 +125,7 @@ def _opaque(fig: Figure) -> bool:
     return not mpl.rcParams["savefig.transparent"] and face[3] == 1.0
 
 
-def _save_png(fig: Figure, path: Path, dpi: int) -> None:
+def _save_png(fig: Figure, path: Path | BinaryIO, dpi: int) -> None:
     """PNG of *fig* at *dpi*: RGB (no alpha channel: the figure is opaque) at a lighter
     compression than matplotlib's RGBA, half the time for a file about as small."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -175,8 +183,10 @@ def save_analysis_figures(
     its raters need; past 20 in it is left out). Existing files are replaced.
 
     Each figure is laid out once: its formats are all written from that
-    layout (the layout engine is switched off before saving). With ``jobs``
-    of 2 or more the figures are drawn in parallel processes (joblib).
+    layout. With ``jobs`` other than 1 the figures are drawn in worker
+    processes (:class:`rrmap.plot.analysis_figures.AnalysisFigures`, which
+    ``rrmap analyze`` starts before its tests so that the figures are drawn
+    while the tests run).
 
     Parameters
     ----------
@@ -198,11 +208,10 @@ def save_analysis_figures(
     width : float or str, optional
         Printed width, default 7 in.
     jobs : int, optional
-        Figures drawn at once, in separate processes (at most one per figure);
-        -1: one per core. Default 1: one after the other in this process. Each
-        worker process imports matplotlib and rrmap first (about 1.5 s of CPU), so
-        on two cores, or a loaded machine, parallel drawing saved nothing in
-        ``benchmarks/bench_figures.py``; it pays off with more cores.
+        Worker processes drawing the figures (at most one per figure); -1: one
+        per core. Default 1: one after the other in this process, which here,
+        with matplotlib already imported, is as fast on two cores (the workers'
+        server imports matplotlib first, about 1 s of CPU).
     progress : bool, default False
         A "figures" progress bar on stderr, one step per figure (shown on a
         terminal and in Jupyter).
@@ -221,76 +230,16 @@ def save_analysis_figures(
     >>> [f.name for f in files]  # doctest: +SKIP
     ['rrmap_by_rater.pdf', 'rrmap_grid.pdf', 'proportions.pdf', 'agreement.pdf']
     """
-    from rrmap.plot._style import parse_width
-    from rrmap.plot.layouts import grid_min_width
+    from rrmap.plot.analysis_figures import AnalysisFigures
 
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    if color is None:
-        cats = points.attrs.get("rrmap", {}).get("categories") or []
-        color = cats[0] if cats else None
-    # the grid needs room for its panels: narrower, it spans two columns (or more)
-    need = grid_min_width(max(points[rater].nunique(), 1))
-    grid_width = parse_width(width, 7.0)
-    if grid_width < need:
-        grid_width = min(max(need, 7.0), 20.0)
-    ps = any(f.lower() in ("eps", "ps") for f in formats)
-    # no compressed images and no transparency in PostScript
-    kw: dict[str, Any] = {"background": "contour", "alpha": 1.0} if ps else {}
-    jobs_list: list[tuple[str, str, dict[str, Any]]] = [
-        ("rrmap_by_rater", "by_rater", {"color": color, "rater": rater, "width": width, **kw}),
-        (
-            "rrmap_grid",
-            "grid",
-            {"categories": categories, "rater": rater, "width": grid_width, **kw},
-        ),
-        ("proportions", "proportions", {"width": width}),
-    ]
-    if need > 20.0:  # more raters than columns of panels fit on any page
-        del jobs_list[1]
-    if points[rater].nunique() >= 2:
-        jobs_list.append(("agreement", "agreement", {"width": width}))
-    check_figure_size(grid_width, dpi)  # refused before anything is drawn
-    args = [
-        (points, stem, kind, opts, tuple(formats), folder, dpi) for stem, kind, opts in jobs_list
-    ]
-    n_jobs = _n_jobs(jobs, len(args))
-    if n_jobs == 1:
-        drawn = (_write_figure(*a) for a in args)
-    else:
-        from joblib import Parallel, delayed
-
-        parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")
-        drawn = parallel(delayed(_write_figure)(*a) for a in args)
-    results = list(_with_bar(drawn, len(args), progress))
-    written: list[Path] = []
-    for paths, caught in results:
-        written += paths
-        for message, category in caught:  # the workers' warnings, told once here
-            warnings.warn(message, category, stacklevel=2)
-    return written
+    with AnalysisFigures(formats=formats, dpi=dpi, width=width, jobs=jobs) as figures:
+        figures.draw(points, color=color, rater=rater, categories=categories)
+        return figures.save(folder, progress=progress)
 
 
-def _with_bar(items: Any, total: int, show: bool) -> Any:
-    """*items* as they come, advancing a "figures" bar on stderr (off when stderr is not a
-    terminal, except in Jupyter)."""
-    if not show:
-        yield from items
-        return
-    from rrmap._progress import progress_bar
-
-    with progress_bar(total, "figures", "figure") as bar:
-        for item in items:
-            bar.update(1)
-            yield item
-
-
-def _n_jobs(jobs: int | None, n_figures: int) -> int:
-    if jobs is None or jobs == 0:
-        return 1
-    if jobs < 0:
-        return max(1, min(os.cpu_count() or 1, n_figures))
-    return min(jobs, n_figures)
+#: One figure of an analysis: (file stem, kind, keywords of its drawing function), as
+#: planned by :func:`rrmap.plot.analysis_figures.figure_plan`.
+FigureJob = tuple[str, str, dict[str, Any]]
 
 
 _DRAW = {
@@ -301,36 +250,41 @@ _DRAW = {
 }
 
 
-def _write_figure(
-    points: pd.DataFrame,
-    stem: str,
-    kind: str,
-    options: dict[str, Any],
-    formats: tuple[str, ...],
-    folder: Path,
-    dpi: int,
-) -> tuple[list[Path], list[tuple[str, type[Warning]]]]:
-    """Draw one analysis figure, freeze its layout and write it in every format (in a
-    worker process or here); returns the files and the warnings given meanwhile."""
+def figure_files(
+    points: pd.DataFrame, job: FigureJob, formats: Sequence[str], dpi: int
+) -> tuple[list[tuple[str, bytes]], list[tuple[str, type[Warning]]]]:
+    """Draw one analysis figure and render it in every format from its one layout (in a
+    worker process or here): the files' names and contents, and the warnings given."""
     import importlib
 
-    mpl.use("Agg")
-    import matplotlib.pyplot as plt
+    from rrmap.plot._sizing import off_screen
 
+    stem, kind, options = job
     module, name = _DRAW[kind]
     draw = getattr(importlib.import_module(module), name)
+    options = dict(options)
+    files: list[tuple[str, bytes]] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if kind == "by_rater":
-            fig = draw(points, options.pop("color"), **options)
-        elif kind == "grid":
-            fig = draw(points, options.pop("categories"), **options)
-        else:
-            fig = draw(points, **options)
-        try:
-            fig.set_layout_engine("none")  # laid out once: every format reuses the layout
-            paths = [save(fig, folder / f"{stem}.{fmt}", dpi=dpi) for fmt in formats]
-        finally:
-            plt.close(fig)
+        with off_screen():  # only saved: never a pyplot figure
+            if kind == "by_rater":
+                fig = draw(points, options.pop("color"), **options)
+            elif kind == "grid":
+                fig = draw(points, options.pop("categories"), **options)
+            else:
+                fig = draw(points, **options)
+        _freeze_layout(fig)
+        for fmt in formats:
+            buffer = io.BytesIO()
+            _render(fig, fmt.lower(), dpi, buffer)
+            files.append((f"{stem}.{fmt}", buffer.getvalue()))
     seen = dict.fromkeys((str(w.message), w.category) for w in caught)
-    return paths, list(seen)
+    return files, list(seen)
+
+
+def _freeze_layout(fig: Figure) -> None:
+    """Keep *fig*'s layout as it is for every format: no layout engine at all (with
+    matplotlib's placeholder engine, ``savefig`` still walks the whole figure once before
+    drawing it)."""
+    with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)

@@ -46,7 +46,7 @@ from rrmap.plot._style import (
 from rrmap.plot.map import _check_points, _levels, _thresholds_of, axis_name, background_cmap
 from rrmap.zones import Thresholds
 
-__all__ = ["interactive_rrmap", "save_html"]
+__all__ = ["html_fragment", "interactive_rrmap", "save_html"]
 
 #: matplotlib marker codes of rrmap's palettes → plotly marker symbols.
 _SYMBOLS = {
@@ -440,3 +440,36 @@ def save_html(
             tmp, include_plotlyjs=include_plotlyjs, full_html=True, config=config, **size
         )
     return path
+
+
+def html_fragment(points: pd.DataFrame, *, facet: str | None = "expert") -> str:
+    """The interactive map, one panel per *facet*, as HTML to put in a page of one's own
+    (the map of ``report.html``): plotly.js included, as wide as its container.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points`.
+    facet : str or None, default "expert"
+        Column giving one panel per value (see :func:`interactive_rrmap`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.plot.interactive import html_fragment
+    >>> page = html_fragment(rrmap.points(rrmap.datasets.load_example_ratings()))
+    >>> page.startswith("<div"), "<html" in page
+    (True, False)
+    """
+    fig = interactive_rrmap(points, facet=facet)
+    fig.update_layout(width=None, autosize=True)  # the page's width, whatever the window
+    return fig.to_html(
+        full_html=False,
+        include_plotlyjs=True,
+        default_width="100%",
+        config={"displaylogo": False, "responsive": True},
+    )

@@ -1,0 +1,103 @@
+"""Worker processes that draw figures, forked from a server that imported matplotlib once.
+
+A worker started with ``spawn`` (joblib's loky, and every start method on Windows)
+imports numpy, pandas, matplotlib and rrmap before it draws anything: about 1.5 s of
+CPU per worker, which on two cores ate what drawing in parallel saved. Here the
+workers are forked from multiprocessing's *forkserver*, a process that imports those
+modules once (:data:`PRELOAD`) as soon as :func:`start_pool` starts it: begun before
+the caller's own work (reading the ratings, running the tests), its imports overlap
+that work, and each worker starts drawing at once. Where the platform has no
+forkserver, the workers are spawned.
+
+A task runs with the rcParams and the fonts of the process that gave it
+(:func:`caller_settings`, applied by :func:`call`): a figure drawn in a worker is the
+figure the caller would have drawn itself.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import sys
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
+
+__all__: list[str] = []
+
+_R = TypeVar("_R")
+
+#: Modules the server imports once for all its workers (a missing optional one, such as
+#: plotly, is skipped).
+PRELOAD: list[str] = [
+    "matplotlib.pyplot",
+    "matplotlib.backends.backend_agg",
+    "matplotlib.backends.backend_pdf",
+    "PIL.PngImagePlugin",
+    "rrmap.plot.export",
+    "rrmap.plot.layouts",
+    "rrmap.plot.summaries",
+    "rrmap.plot.interactive",
+]
+#: rcParams a worker keeps its own: it draws off screen.
+_OWN = frozenset({"backend", "backend_fallback", "interactive"})
+
+#: Settings of the caller: (rcParams, font files), or None for matplotlib's defaults.
+Settings = tuple[dict[str, Any], list[str]] | None
+
+
+def start_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of *workers* processes; where there is a forkserver, it starts importing
+    :data:`PRELOAD` now (this call does not wait for it).
+
+    Raises ``OSError`` (or ``ValueError``) where processes cannot be started.
+    """
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        # no effect if this process already runs a forkserver: its workers then import
+        # the modules themselves, when a task needs them
+        ctx.set_forkserver_preload(PRELOAD)
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+    else:
+        ctx = mp.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+
+def caller_settings() -> Settings:
+    """This process's rcParams and font files, for :func:`call` in a worker; None while
+    matplotlib is not imported here (its defaults are then the worker's: the same
+    matplotlibrc, read from the same folder)."""
+    if "matplotlib" not in sys.modules:
+        return None
+    import matplotlib as mpl
+
+    rc = {k: v for k, v in mpl.rcParams.items() if k not in _OWN}
+    manager = sys.modules.get("matplotlib.font_manager")
+    fonts = sorted({e.fname for e in manager.fontManager.ttflist}) if manager else []
+    return rc, fonts
+
+
+def call(func: Callable[..., _R], settings: Settings, *args: Any) -> _R:
+    """``func(*args)`` in a worker, with the caller's rcParams and fonts."""
+    import matplotlib as mpl
+
+    if settings is None:
+        return func(*args)
+    rc, fonts = settings
+    _add_fonts(fonts)
+    with mpl.rc_context(rc):
+        return func(*args)
+
+
+def _add_fonts(paths: list[str]) -> None:
+    """Register the font files the caller added at run time (``fontManager.addfont``)."""
+    from matplotlib import font_manager
+
+    known = {e.fname for e in font_manager.fontManager.ttflist}
+    for path in paths:
+        if path not in known:
+            try:
+                font_manager.fontManager.addfont(path)
+            except (OSError, RuntimeError, ValueError):  # gone since: drawn with a fallback
+                continue

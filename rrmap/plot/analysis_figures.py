@@ -1,0 +1,311 @@
+"""The figures of an analysis, drawn in worker processes while the caller works on.
+
+``rrmap analyze`` makes an :class:`AnalysisFigures` before it reads the ratings: its
+workers' server starts importing matplotlib at once (:mod:`rrmap.plot._workers`),
+:func:`rrmap.analyze` hands it the points as soon as they are made, the workers draw
+the figures (and the interactive map of ``report.html``) while the tests run, and
+:meth:`AnalysisFigures.save` writes what they drew. This process then never imports
+matplotlib. With ``jobs=1`` nothing runs meanwhile: :meth:`~AnalysisFigures.save`
+draws the figures here, one after the other.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rrmap._atomic import atomic_path
+from rrmap.errors import InputError
+from rrmap.plot._style import check_figure_size, min_grid_width, parse_width
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["AnalysisFigures"]
+
+#: Tasks in the order the workers take them: the longest first, so that two workers
+#: finish together (seconds of CPU at 7 in, 300 dpi: about 1.3, 0.6, 0.5, 0.3, 0.2).
+_ORDER = ("grid", "by_rater", "agreement", "interactive", "proportions")
+#: The key of the interactive map among the tasks.
+_MAP = "interactive"
+
+
+def _n_workers(jobs: int | None, tasks: int) -> int:
+    """Worker processes for *jobs* (None or 1: none; -1: one per core; -2: all but one...)
+    and *tasks* tasks."""
+    if jobs is None or jobs == 1:
+        return 1
+    if jobs < 0:
+        from joblib import cpu_count
+
+        jobs = max(1, cpu_count() + 1 + jobs)
+    return max(1, min(jobs, tasks))
+
+
+class AnalysisFigures:
+    """The figures of an analysis (those of :func:`rrmap.plot.save_analysis_figures`),
+    drawn in worker processes from the moment :meth:`draw` gives them the points.
+
+    Make it before the work it should overlap (its workers' server imports
+    matplotlib meanwhile), call :meth:`draw` as soon as the points are known,
+    and :meth:`save` when the figures are wanted; use it as a context manager
+    (or call :meth:`close`) so that the workers stop even when the work in
+    between fails. :func:`rrmap.analyze` takes one (``figures=``) and
+    :meth:`rrmap.analysis.AnalysisResult.write` writes its figures.
+
+    Parameters
+    ----------
+    formats : sequence of str, default ("pdf", "png")
+        File formats.
+    dpi : int, default 300
+        Resolution of raster formats.
+    width : float or str, optional
+        Printed width, default 7 in.
+    jobs : int, optional
+        Worker processes (at most one per task); -1: one per core. Default 1:
+        no worker, :meth:`save` draws the figures in this process.
+    interactive : bool, default False
+        Also make the interactive map of ``report.html``
+        (:func:`rrmap.plot.interactive.html_fragment`; :meth:`map_html`).
+
+    Examples
+    --------
+    >>> import rrmap, tempfile
+    >>> from rrmap.plot.analysis_figures import AnalysisFigures
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> with AnalysisFigures(formats=["png"], dpi=30, jobs=2) as figures:
+    ...     _ = figures.draw(pts)  # the workers draw from now on
+    ...     files = figures.save(tempfile.mkdtemp())  # waits for them, writes the files
+    >>> [f.name for f in files]
+    ['rrmap_by_rater.png', 'rrmap_grid.png', 'proportions.png', 'agreement.png']
+    """
+
+    def __init__(
+        self,
+        *,
+        formats: Sequence[str] = ("pdf", "png"),
+        dpi: int = 300,
+        width: float | str | None = None,
+        jobs: int | None = None,
+        interactive: bool = False,
+    ) -> None:
+        check_figure_size(parse_width(width, 7.0), dpi)
+        self.formats = tuple(formats)
+        self.dpi = dpi
+        self.width = width
+        self.interactive = interactive
+        self._pool: ProcessPoolExecutor | None = None
+        workers = _n_workers(jobs, 4 + interactive)
+        if workers > 1:
+            from rrmap.plot._workers import start_pool
+
+            try:
+                self._pool = start_pool(workers)
+            except (OSError, ValueError):  # no processes here: drawn in this process
+                self._pool = None
+        self._points: pd.DataFrame | None = None
+        self._plan: list[Any] = []
+        self._futures: dict[str, Future[Any]] = {}
+        self._submitter: threading.Thread | None = None
+
+    def __enter__(self) -> AnalysisFigures:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the workers (a figure being drawn is finished first, the others dropped)."""
+        if self._submitter is not None:
+            self._submitter.join()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def draw(
+        self,
+        points: pd.DataFrame,
+        *,
+        color: str | None = None,
+        rater: str = "expert",
+        categories: Sequence[str] | None = None,
+    ) -> AnalysisFigures:
+        """Start drawing the figures of *points* (arguments as in
+        :func:`~rrmap.plot.save_analysis_figures`); returns at once."""
+        if self._points is not None:
+            raise InputError("these figures are drawn already: make a new AnalysisFigures")
+        self._plan = figure_plan(
+            points,
+            color=color,
+            rater=rater,
+            categories=categories,
+            formats=self.formats,
+            width=self.width,
+            dpi=self.dpi,
+        )
+        self._points = points
+        if self._pool is not None:
+            from rrmap.plot._workers import caller_settings
+
+            # from a thread: the first task waits for the server's imports, this process not
+            self._submitter = threading.Thread(
+                target=self._submit, args=(caller_settings(),), name="rrmap-figures", daemon=True
+            )
+            self._submitter.start()
+        return self
+
+    def _submit(self, settings: Any) -> None:
+        """Give the workers every task, the longest first."""
+        from rrmap.plot._workers import call
+        from rrmap.plot.export import figure_files
+
+        assert self._pool is not None
+        jobs = {job[1]: job for job in self._plan}
+        try:
+            for kind in _ORDER:
+                if kind == _MAP and self.interactive:
+                    task = (_map_html, settings, self._points)
+                    self._futures[_MAP] = self._pool.submit(call, *task)
+                elif kind in jobs:
+                    job = jobs[kind]
+                    task = (figure_files, settings, self._points, job, self.formats, self.dpi)
+                    self._futures[job[0]] = self._pool.submit(call, *task)
+        except (RuntimeError, OSError, BrokenProcessPool):  # what was not given is drawn here
+            return
+
+    def save(self, folder: str | Path, *, progress: bool = False) -> list[Path]:
+        """Write the figures into *folder* (created if missing) as they are ready, drawing
+        here those no worker drew; the files, figure by figure in the order of
+        :func:`~rrmap.plot.save_analysis_figures`.
+
+        Parameters
+        ----------
+        folder : str or Path
+            Where to write them; existing files are replaced.
+        progress : bool, default False
+            A "figures" progress bar on stderr, one step per figure.
+
+        Returns
+        -------
+        list of Path
+        """
+        if self._points is None:
+            raise InputError("no figures to save: call draw(points) first")
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        written: dict[str, list[Path]] = {}
+        caught: dict[tuple[str, type[Warning]], None] = {}
+        for stem, (files, warned) in _with_bar(self._results(), len(self._plan), progress):
+            written[stem] = [_write(folder / name, data) for name, data in files]
+            caught.update(dict.fromkeys(warned))
+        for message, category in caught:  # the workers' warnings, told once here
+            warnings.warn(message, category, stacklevel=3)
+        return [path for stem, _, _ in self._plan for path in written[stem]]
+
+    def _results(self) -> Iterator[tuple[str, Any]]:
+        """(stem, files and warnings) of every figure: those drawn here first (meanwhile
+        the workers draw theirs), then the workers' as they finish."""
+        from rrmap.plot.export import figure_files
+
+        if self._submitter is not None:
+            self._submitter.join()
+        stems = {job[0]: job for job in self._plan}
+        futures = {f: stem for stem, f in self._futures.items() if stem in stems}
+        for stem, job in stems.items():
+            if stem not in futures.values():
+                yield stem, figure_files(self._points, job, self.formats, self.dpi)
+        for future in as_completed(futures):
+            stem = futures[future]
+            try:
+                yield stem, future.result()
+            except BrokenProcessPool:  # a worker died (killed, out of memory): drawn here
+                yield stem, figure_files(self._points, stems[stem], self.formats, self.dpi)
+
+    def map_html(self) -> str | None:
+        """The interactive map (:func:`rrmap.plot.interactive.html_fragment`) of the points
+        given to :meth:`draw`; None without plotly (or without ``interactive=True``)."""
+        if not self.interactive or self._points is None:
+            return None
+        if self._submitter is not None:
+            self._submitter.join()
+        future = self._futures.get(_MAP)
+        if future is not None:
+            try:
+                return future.result()
+            except BrokenProcessPool:
+                pass
+        return _map_html(self._points)
+
+
+def figure_plan(
+    points: pd.DataFrame,
+    *,
+    color: str | None,
+    rater: str,
+    categories: Sequence[str] | None,
+    formats: Sequence[str],
+    width: float | str | None,
+    dpi: int,
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """The figures :func:`~rrmap.plot.save_analysis_figures` writes, in its order; a
+    width or dpi too large is refused here, before anything is drawn."""
+    if color is None:
+        cats = points.attrs.get("rrmap", {}).get("categories") or []
+        color = cats[0] if cats else None
+    # the grid needs room for its panels: narrower, it spans two columns (or more)
+    need = min_grid_width(max(points[rater].nunique(), 1))
+    grid_width = parse_width(width, 7.0)
+    if grid_width < need:
+        grid_width = min(max(need, 7.0), 20.0)
+    check_figure_size(grid_width, dpi)  # not below the width: the largest figure
+    ps = any(f.lower() in ("eps", "ps") for f in formats)
+    # no compressed images and no transparency in PostScript
+    kw: dict[str, Any] = {"background": "contour", "alpha": 1.0} if ps else {}
+    plan: list[tuple[str, str, dict[str, Any]]] = [
+        ("rrmap_by_rater", "by_rater", {"color": color, "rater": rater, "width": width, **kw}),
+        (
+            "rrmap_grid",
+            "grid",
+            {"categories": categories, "rater": rater, "width": grid_width, **kw},
+        ),
+        ("proportions", "proportions", {"width": width}),
+    ]
+    if need > 20.0:  # more raters than columns of panels fit on any page
+        del plan[1]
+    if points[rater].nunique() >= 2:
+        plan.append(("agreement", "agreement", {"width": width}))
+    return plan
+
+
+def _map_html(points: pd.DataFrame) -> str | None:
+    """The interactive map of *points*, or None when plotly is not installed."""
+    try:
+        from rrmap.plot.interactive import html_fragment
+    except ImportError:
+        return None
+    return html_fragment(points, facet="expert")
+
+
+def _write(path: Path, data: bytes) -> Path:
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+    return path
+
+
+def _with_bar(items: Iterator[Any], total: int, show: bool) -> Iterator[Any]:
+    """*items* as they come, advancing a "figures" bar on stderr (off when stderr is not a
+    terminal, except in Jupyter)."""
+    if not show:
+        yield from items
+        return
+    from rrmap._progress import progress_bar
+
+    with progress_bar(total, "figures", "figure") as bar:
+        for item in items:
+            bar.update(1)
+            yield item
