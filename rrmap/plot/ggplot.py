@@ -13,12 +13,13 @@ use any category.
 
 Titles are plot labels, not scale names, so ``+ labs(color=..., shape=...)``
 and ``+ scale_color_manual(values=...)`` work as in any ggplot and keep one
-legend. When drawn, the plot checks that its legends fit the figure: a legend
-that would be cropped (or leave the panels together under a third of the
-width) moves below the panels and wraps into rows; else the theme's legend
-position stays. A title wider than the figure wraps. Facetted plots get tick
-labels away from the panels' shared edges. Saved files keep text as text
-(Type 42).
+legend. When drawn, the plot is laid out for its figure's size and facets
+(:mod:`rrmap.plot._plotnine_theme`): the legends go where the user's
+``theme(legend_position=...)`` or theme puts them, else right of the panels or
+below them, whichever leaves the larger panels, compactly (a short, thin colour
+bar; keys in as few rows as fit). Titles and captions wider than their room
+wrap. Facetted plots get tick labels away from the panels' shared edges. Saved
+files keep text as text (Type 42).
 """
 
 from __future__ import annotations
@@ -55,6 +56,14 @@ from rrmap.plot._geometry import (
     _zone_rectangles,
 )
 from rrmap.plot._glyphs import gathered_glyph_warnings
+from rrmap.plot._plotnine_theme import (
+    FIRST_BOX,
+    Recipe,
+    arranged,
+    settled,
+    sketch_of,
+    without_side_labels,
+)
 from rrmap.plot._style import figure_text, option_label, style_map, title
 from rrmap.plot.map import _check_points, _levels, _thresholds_of, axis_label, background_cmap
 from rrmap.zones import Thresholds
@@ -128,7 +137,7 @@ def rrmap_layers_data(
 
 
 class RRMapPlot(ggplot):
-    """A ``ggplot`` that fits its legends to the figure and keeps text as text when saved.
+    """A ``ggplot`` that places its legends for its figure and keeps text as text when saved.
 
     Everything else is plotnine's: add layers, themes, facets, scales and
     labels with ``+``. Made by :func:`ggrrmap`.
@@ -142,6 +151,19 @@ class RRMapPlot(ggplot):
     >>> isinstance(p, RRMapPlot), isinstance(p, ggplot)
     (True, True)
     """
+
+    #: Settings of the ``+ theme(...)`` added since the last complete theme (kept as given).
+    _rrmap_user_theme: frozenset[str] = frozenset()
+
+    def __iadd__(self, other: Any) -> Any:
+        from plotnine import theme
+
+        for item in other if isinstance(other, Sequence) else [other]:
+            if isinstance(item, theme):
+                # a complete theme replaces every theme added before it, as in plotnine
+                given = self._rrmap_user_theme | frozenset(item.themeables)
+                self._rrmap_user_theme = frozenset() if item.complete else given
+        return super().__iadd__(other)
 
     def draw(self, *, show: bool = False) -> Any:
         with gathered_glyph_warnings():
@@ -158,28 +180,37 @@ class RRMapPlot(ggplot):
         with mpl.rc_context(TEXT_AS_TEXT), gathered_glyph_warnings():
             super().save(filename, *args, **kwargs)
 
-    def _fitted(self) -> ggplot:
-        """A copy whose legends fit: drawn once to measure, rearranged while they do not."""
-        import matplotlib.pyplot as plt
+    def _legend_side(self) -> Any:
+        """The legend position the user chose, or ``None`` when rrmap may choose: a
+        ``+ theme(legend_position=...)`` is a choice, and so is a complete theme's position
+        other than plotnine's default ("right")."""
+        position = self.theme.getp("legend_position", "right")
+        chosen = "legend_position" in self._rrmap_user_theme or position != "right"
+        return position if chosen else None
 
+    def _fitted(self) -> ggplot:
+        """A copy laid out for its figure: the legends where the panels keep the most room,
+        titles wrapped or shortened until they fit (measured on quick drafts)."""
         plot = _plain_labels(deepcopy(self))
         if not isinstance(plot.facet, facet_null):
             # facets are too narrow for the names beside the Δ band: they would be cut
-            kept = [x for x in plot.layers if getattr(x, "_rrmap_role", "") != "side labels"]
-            plot.layers = type(plot.layers)(kept)
+            plot = without_side_labels(plot)
             plot = _thin_facet_breaks(plot)
-        for attempt in range(4):
-            trial = deepcopy(plot)
-            fig = ggplot.draw(trial)
-            try:
-                fig.draw_without_rendering()
-                fix = _legend_fix(trial, fig, attempt)
-            finally:
-                plt.close(fig)
-            if fix is None:
-                break
-            plot = plot + fix
-        return plot
+        side, user = self._legend_side(), self._rrmap_user_theme
+        sketch = sketch_of(plot)
+        if side is not None and side not in ("right", "left", "top", "bottom"):
+            found = [settled(sketch, Recipe(), user)]  # "none", inside the panels: as given
+        else:
+            found = [
+                settled(sketch, Recipe(where, FIRST_BOX[where]), user)
+                for where in ([side] if side is not None else ["right", "bottom"])
+            ]
+        found = [d for d in found if d is not None]
+        if not found:  # beside the panels they would be cropped or squeeze the panels
+            found = [settled(sketch, Recipe("bottom", "horizontal"), user)]
+        best = max(found, key=lambda d: d.trial.score)
+        plot = arranged(plot, best.recipe, user) + best.fixes
+        return without_side_labels(plot) if best.bare else plot
 
 
 def _plain_labels(plot: ggplot) -> ggplot:
@@ -232,92 +263,6 @@ def _thin_facet_breaks(plot: ggplot) -> ggplot:
     if "y" not in have:
         plot = plot + scale_y_continuous(breaks=inner("upper", 5))
     return plot
-
-
-def _legend_fix(plot: ggplot, fig: Any, attempt: int) -> list | None:
-    """Theme and guides that make the drawn legends fit *fig*, or None if they fit."""
-    from matplotlib.text import Text
-    from plotnine import guide_legend, guides, theme
-
-    legends = getattr(plot.theme.targets, "legends", None)
-    from rrmap.plot._sizing import renderer_of
-
-    renderer = renderer_of(fig)
-    if legends is None or not legends.boxes:
-        return _title_fix(plot, fig, renderer) or _axis_title_fix(plot, fig, renderer)
-    page = fig.bbox
-    boxes = [b.get_window_extent(renderer) for b in legends.boxes]
-    cropped = any(
-        b.x0 < page.x0 - 1 or b.x1 > page.x1 + 1 or b.y0 < page.y0 - 1 or b.y1 > page.y1 + 1
-        for b in boxes
-    )
-    # the panels together (not one facet) under a third of the figure's width
-    squeezed = bool(plot.axs) and legends.right is not None and _panels_width(plot.axs) < 1 / 3
-    if not (cropped or squeezed):
-        return _title_fix(plot, fig, renderer) or _axis_title_fix(plot, fig, renderer)
-    heads = {str(v) for v in vars(plot.labels).values() if v is not None}
-    texts = [t for b in legends.boxes for t in b.findobj(Text) if t.get_text()]
-    entries = [t for t in texts if t.get_text() not in heads] or texts
-    widest = max((t.get_window_extent(renderer).width for t in entries), default=40.0)
-    size = max((t.get_fontsize() for t in entries), default=8.0) * fig.dpi / 72.0
-    entry = widest + 3.2 * size  # key, its padding and the gap to the next entry
-    per_row = max(1, int(0.96 * page.width // entry) - attempt)
-    return [
-        # below the panels, one legend above the other, each title above its keys
-        theme(legend_position="bottom", legend_box="vertical", legend_title_position="top"),
-        guides(color=guide_legend(ncol=per_row), shape=guide_legend(ncol=per_row)),
-    ]
-
-
-def _panels_width(axs: Sequence[Any]) -> float:
-    """Width of the panels together, as a fraction of the figure's width."""
-    boxes = [ax.get_position() for ax in axs]
-    return max(b.x1 for b in boxes) - min(b.x0 for b in boxes)
-
-
-def _title_fix(plot: ggplot, fig: Any, renderer: Any) -> list | None:
-    """The title and subtitle wrapped onto more lines when they run beyond the figure."""
-    import textwrap
-
-    from plotnine import labs
-
-    page = fig.bbox
-    wrapped = {}
-    for name, attr in (("title", "plot_title"), ("subtitle", "plot_subtitle")):
-        text = getattr(plot.theme.targets, attr, None)
-        value = getattr(plot.labels, name, None)
-        if text is None or not value or not text.get_text():
-            continue
-        box = text.get_window_extent(renderer)
-        if box.x0 >= page.x0 - 1 and box.x1 <= page.x1 + 1:
-            continue
-        lines = str(value).split("\n")
-        longest = max(len(line) for line in lines)
-        # characters per line in proportion to the room, with a margin for wide letters
-        room = max(8, int(longest * 0.92 * page.width / max(box.width, 1.0)) - 1)
-        wrapped[name] = "\n".join(textwrap.fill(line, room) for line in lines)
-    return [labs(**wrapped)] if wrapped else None
-
-
-def _axis_title_fix(plot: ggplot, fig: Any, renderer: Any) -> list | None:
-    """Short axis titles ("Δ", "R") when rrmap's own ones run beyond the figure (panels
-    too short for "relative dispersion R"); titles set by the user are left alone."""
-    from plotnine import labs
-
-    page = fig.bbox
-    targets = plot.theme.targets
-    short = {}
-    for aes_name, attr, default, brief in (
-        ("y", "axis_title_y", axis_label("r"), "R"),
-        ("x", "axis_title_x", axis_label("delta"), "Δ"),
-    ):
-        text = getattr(targets, attr, None)
-        if text is None or text.get_text() != default:
-            continue
-        box = text.get_window_extent(renderer)
-        if box.y0 < page.y0 - 1 or box.y1 > page.y1 + 1 or box.x0 < page.x0 - 1:
-            short[aes_name] = brief
-    return [labs(**short)] if short else None
 
 
 def ggrrmap(
@@ -394,6 +339,8 @@ def ggrrmap(
     xlim, ylim = _check_limits(xlim, ylim)
     th = _thresholds_of(points, thresholds)
     p = RRMapPlot() + _background_layers(data) + _zone_layers(data)
+    p.layers[0]._rrmap_role = "background"  # drafts of the layout draw it coarse
+    p.scales[0]._rrmap_role = "bc"  # its breaks thin out along a short horizontal bar
     if references:
         p += annotate("point", x=[0.0, 0.0], y=[1.0, 0.0], shape="*", size=4.5, fill="white")
     if zone_labels:
@@ -418,6 +365,7 @@ def ggrrmap(
         caption=caption,
         **names,
     )
+    p._rrmap_fill_title = p.labels.fill  # wrapped beside the panels unless changed by labs
     return p
 
 

@@ -124,13 +124,14 @@ def test_bad_input_messages():
 
 
 def _drawn_legend_texts(fig):
-    """Texts of the drawn legends and whether each lies inside the figure."""
+    """Texts drawn (a title wrapped onto lines read as one line) and whether each lies
+    inside the figure."""
     from matplotlib.text import Text
     from plot_helpers import drawn_texts
 
     w, h = fig.get_size_inches()
     return {
-        text: bool(
+        " ".join(text.split()): bool(
             box.x0 >= -0.01 and box.x1 <= w + 0.01 and box.y0 >= -0.01 and box.y1 <= h + 0.01
         )
         for text, box, _ in drawn_texts(fig)
@@ -242,3 +243,116 @@ def test_zone_labels_are_at_least_6_pt_and_inside_the_panel(pts):
             assert box.y0 >= panel.y0 * h - 0.01 and box.y1 <= panel.y1 * h + 0.01, text
     assert set(seen) == names
     assert min(seen.values()) >= 6.0
+
+
+# -- the legends placed for the figure's size ------------------------------------------
+
+
+def _panels(fig):
+    """The panels together as drawn: (left, bottom, right, top) in inches."""
+    fig.draw_without_rendering()  # plotnine lays the figure out when it is drawn
+    w, h = fig.get_size_inches()
+    boxes = [ax.get_position() for ax in fig.axes]
+    return (
+        min(b.x0 for b in boxes) * w,
+        min(b.y0 for b in boxes) * h,
+        max(b.x1 for b in boxes) * w,
+        max(b.y1 for b in boxes) * h,
+    )
+
+
+def _legend_boxes(fig):
+    """Drawn boxes (inches) of the legends' texts, by text."""
+    from plot_helpers import drawn_texts
+
+    keep = {*MOVEMENTS, "movement", "Bhattacharyya coefficient", "0.00", "1.00"}
+    return {" ".join(t.split()): b for t, b, _ in drawn_texts(fig) if " ".join(t.split()) in keep}
+
+
+def test_three_facets_at_7_by_3_in_keep_the_height_for_the_panels(pts):
+    """The legend and colour bar below the panels took half the height: the panels were
+    0.21 of it. Beside the panels (level with their top, a shorter colour bar) they leave
+    the panels most of the height and over 1.5 in of width each."""
+    p = ggrrmap(pts, "movement") + facet_wrap("expert") + theme(figure_size=(7, 3))
+    fig = p.draw()
+    _left, bottom, right, top = _panels(fig)
+    assert (top - bottom) / 3 >= 0.6
+    assert fig.axes[0].get_window_extent().width / fig.dpi >= 1.5
+    legend = _legend_boxes(fig)
+    assert len(legend) == 9 and all(b.x0 > right for b in legend.values())
+
+
+def test_theme_rrmap_keeps_its_legend_below_in_one_row_with_a_thin_colorbar(pts):
+    """theme_rrmap puts the legends below: at 7 × 3 in the keys take one row beside a thin
+    colour bar, and the panels keep half the height (they had 0.28 of it)."""
+    from matplotlib.collections import QuadMesh
+
+    p = ggrrmap(pts, "movement") + facet_wrap("expert") + theme_rrmap()
+    p = p + labs(title="Generated vs historical, per expert")
+    fig = (p + theme(figure_size=(7, 3))).draw()
+    _left, bottom, _right, top = _panels(fig)
+    assert (top - bottom) / 3 >= 0.45
+    legend = _legend_boxes(fig)
+    assert len(legend) == 9 and all(b.y1 < bottom for b in legend.values())
+    rows = {round(legend[m].y0, 2) for m in MOVEMENTS}
+    assert len(rows) == 1  # one row of keys
+    bar = fig.findobj(QuadMesh)
+    assert len(bar) == 1
+    assert bar[0].get_window_extent().height / fig.dpi * 72 <= 8.0  # points: thin
+
+
+@pytest.mark.parametrize("size", [(7, 3), (7, 4), (3.5, 3.5), (12, 4)], ids=str)
+@pytest.mark.parametrize("facets", [True, False], ids=["faceted", "single"])
+def test_nothing_is_cut_or_overlaps_at_any_size(pts, size, facets):
+    """Legends, titles, the caption and the names beside the Δ band inside the figure (the
+    names inside their panel), no two texts over each other, none under 6 pt. A single
+    panel at 7 × 3 in had "perfect alignment" over "perfect stereotype"."""
+    from plot_helpers import drawn_texts, outside_page, overlapping_texts, smallest_text
+
+    data = pts if facets else pts[pts.expert == "E1"]
+    p = ggrrmap(data, "movement") + labs(title="Relative ratings of the three raters, by movement")
+    p = p + (facet_wrap("expert") if facets else theme()) + theme(figure_size=size)
+    fig = p.draw()
+    assert outside_page(fig) == []
+    assert overlapping_texts(fig) == []
+    assert smallest_text(fig) >= 6.0
+    assert len(_legend_boxes(fig)) == 9  # every key, the titles, the bar's ends
+    _, h = fig.get_size_inches()
+    w = fig.get_size_inches()[0]
+    panel = fig.axes[0].get_position()
+    names = {"excellent", "perfect\nalignment", "perfect\nstereotype"}
+    for text, box, _ in drawn_texts(fig):
+        if text in names:
+            assert panel.x0 * w - 0.01 <= box.x0 and box.x1 <= panel.x1 * w + 0.01, text
+            assert panel.y0 * h - 0.01 <= box.y0 and box.y1 <= panel.y1 * h + 0.01, text
+
+
+@pytest.mark.parametrize(
+    ("position", "size"), [("bottom", (12, 4)), ("left", (7, 4)), ("top", (7, 3))]
+)
+def test_the_users_legend_position_is_kept(pts, position, size):
+    p = ggrrmap(pts, "movement") + facet_wrap("expert") + theme_bw()
+    fig = (p + theme(legend_position=position, figure_size=size)).draw()
+    left, bottom, _right, top = _panels(fig)
+    legend = _legend_boxes(fig).values()
+    side = {
+        "bottom": lambda b: b.y1 < bottom,
+        "left": lambda b: b.x1 < left,
+        "top": lambda b: b.y0 > top,
+    }[position]
+    assert len(legend) == 9 and all(side(b) for b in legend)
+
+
+def test_only_the_users_own_theme_settings_are_kept():
+    """A ``+ theme(...)`` setting is the user's (kept); a complete theme replaces them."""
+    from rrmap.plot._plotnine_theme import Recipe, arranged
+
+    p = ggrrmap() + theme(legend_title_position="left", legend_position="bottom")
+    assert {"legend_title_position", "legend_position"} <= p._rrmap_user_theme
+    assert p._legend_side() == "bottom"
+    out = arranged(p, Recipe("bottom", "horizontal", 3), p._rrmap_user_theme)
+    assert out.theme.getp("legend_title_position") == "left"
+    assert out.theme.getp("legend_box") == "horizontal"
+    q = p + theme_bw()
+    assert q._rrmap_user_theme == frozenset() and q._legend_side() is None  # rrmap chooses
+    assert (ggrrmap() + theme_rrmap())._legend_side() == "bottom"  # the theme's own side
