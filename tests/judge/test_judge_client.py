@@ -237,7 +237,9 @@ def test_missing_http_library_names_the_extra(monkeypatch):
         async with client:
             pass
 
-    with pytest.raises(InputError, match=r"pip install 'rrmap\[judge\]'"):
+    with pytest.raises(
+        InputError, match=r"needs httpx, which is not installed: pip install 'rrmap\[judge\]'"
+    ):
         asyncio.run(enter())
 
 

@@ -81,3 +81,28 @@ def test_missing_and_unreadable_files(tmp_path):
         grid_image([Image.new("RGB", (2, 2))], columns=0)
     with pytest.raises(InputError, match="image format must be PNG, JPEG or WEBP"):
         data_url(Image.new("RGB", (2, 2)), fmt="GIF")
+
+
+def test_missing_pillow_names_the_extra(monkeypatch, tmp_path):
+    import sys
+
+    from click.testing import CliRunner
+
+    from rrmap.cli import main
+
+    path = tmp_path / "a.png"
+    Image.new("RGB", (4, 4)).save(path)
+    monkeypatch.setitem(sys.modules, "PIL", None)  # as if rrmap[judge] were not installed
+    monkeypatch.setitem(sys.modules, "PIL.Image", None)
+    with pytest.raises(InputError, match=r"^images need Pillow, which is not installed: "
+                       r"pip install 'rrmap\[judge\]'$"):  # fmt: skip
+        load_image(str(path))
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("instance,style,source_image,candidate_a,image_a,candidate_b,image_b\n"
+                     "i1,ukiyo-e,a.png,x,a.png,y,a.png\n")  # fmt: skip
+    res = CliRunner().invoke(main, ["judge", "2afc", str(pairs), "--mode", "base", "--model",
+                                    "m", "--base-url", "http://127.0.0.1:9/v1", "--dry-run"])  # fmt: skip
+    assert res.exit_code == 1, res.output
+    assert res.stderr == (
+        "Error: images need Pillow, which is not installed: pip install 'rrmap[judge]'\n"
+    )

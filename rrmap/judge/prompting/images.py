@@ -39,8 +39,26 @@ __all__ = [
 ]
 
 
+def require_pillow() -> Any:
+    """``PIL.Image``, or an :class:`~rrmap.errors.InputError` that says how to install
+    Pillow.
+
+    Examples
+    --------
+    >>> require_pillow().__name__
+    'PIL.Image'
+    """
+    try:
+        from PIL import Image
+    except ImportError:
+        raise InputError(
+            "images need Pillow, which is not installed: pip install 'rrmap[judge]'"
+        ) from None
+    return Image
+
+
 def _too_many_pixels(size: tuple[int, int]) -> str | None:
-    from PIL import Image
+    Image = require_pillow()
 
     limit = Image.MAX_IMAGE_PIXELS
     w, h = size
@@ -54,7 +72,7 @@ def _too_many_pixels(size: tuple[int, int]) -> str | None:
 
 def _read_header(path: str) -> str | None:
     """Why the image file at *path* cannot be decoded safely (header and checksums only)."""
-    from PIL import Image
+    Image = require_pillow()
 
     try:
         with warnings.catch_warnings():
@@ -145,7 +163,8 @@ def load_image(source: Any) -> Any:
     >>> load_image(Image.new("L", (4, 3))).mode
     'RGB'
     """
-    from PIL import Image, UnidentifiedImageError
+    Image = require_pillow()
+    from PIL import UnidentifiedImageError
 
     if isinstance(source, Image.Image):
         img = source
@@ -205,7 +224,7 @@ def downscale(image: Any, max_side: int | None) -> Any:
 def _shrink(img: Any, max_side: int | None) -> Any:
     if max_side is None or max(img.size) <= max_side:
         return img
-    from PIL import Image
+    Image = require_pillow()
 
     w, h = img.size
     scale = max_side / max(w, h)
@@ -295,7 +314,7 @@ def composite_2afc(
     >>> im.size
     (130, 120)
     """
-    from PIL import Image
+    Image = require_pillow()
 
     src, lft, rgt = (downscale(x, max_side) for x in (source, left, right))
     bottom_w = lft.width + gap + rgt.width
@@ -339,7 +358,7 @@ def grid_image(
     >>> grid_image([Image.new("RGB", (10, 10))] * 5, columns=2, cell=20, gap=2).size
     (42, 64)
     """
-    from PIL import Image
+    Image = require_pillow()
 
     if columns < 1:
         raise InputError(f"columns must be at least 1, got {columns}")

@@ -48,10 +48,7 @@ from rrmap.judge.transport.batch_files import (
 )
 from rrmap.judge.transport.budget import BudgetExhausted
 from rrmap.judge.transport.cache import read_regular, replace_file
-from rrmap.judge.transport.client import (
-    ChatClient,
-    public_url,
-)
+from rrmap.judge.transport.client import ChatClient, public_url, require_httpx
 
 __all__ = ["BatchJob", "run_batched"]
 
@@ -63,7 +60,7 @@ class _BatchHTTP:
     """The files and batches endpoints, with retries on transient failures."""
 
     def __init__(self, client: ChatClient) -> None:
-        import httpx
+        httpx = require_httpx()
 
         self.ep = client.endpoint
         self.base = self.ep.base_url.rstrip("/")

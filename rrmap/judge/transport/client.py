@@ -231,6 +231,23 @@ class Endpoint:
         return key
 
 
+def require_httpx() -> Any:
+    """The httpx module, or an :class:`~rrmap.errors.InputError` that says how to install it.
+
+    Examples
+    --------
+    >>> require_httpx().__name__
+    'httpx'
+    """
+    try:
+        import httpx
+    except ImportError:
+        raise InputError(
+            "talking to an endpoint needs httpx, which is not installed: pip install 'rrmap[judge]'"
+        ) from None
+    return httpx
+
+
 class ChatClient:
     """Send chat messages to an :class:`Endpoint`, with cache, retries and a concurrency limit.
 
@@ -310,12 +327,7 @@ class ChatClient:
 
     async def __aenter__(self) -> ChatClient:
         if self._depth == 0:
-            try:
-                import httpx
-            except ImportError:
-                raise InputError(
-                    "talking to an endpoint needs the judge extra: pip install 'rrmap[judge]'"
-                ) from None
+            httpx = require_httpx()
 
             n = self.endpoint.concurrency
             # Connections are split into pools of at most _POOL_SIZE: httpx's pool does work
