@@ -286,8 +286,8 @@ def _execute(
 def _cache_warnings_as_lines() -> Iterator[None]:
     """Show each :class:`~rrmap.judge.transport.cache.CacheWarning` as one ``Warning:`` line
     on stderr."""
+    from rrmap.judge.transport._reply import _to_stderr
     from rrmap.judge.transport.cache import CacheWarning
-    from rrmap.judge.transport.client import _to_stderr
 
     shown = warnings.showwarning
 

@@ -1,4 +1,6 @@
-"""An endpoint's reply: where it comes from, its size limit, its wait, its text.
+"""An endpoint's reply and the HTTP around it: where it comes from, its size limit, its
+wait, its text; the httpx import (with its install hint), the TLS context, pool sizes and
+the threads that write cache records.
 
 A reply body is read piece by piece and given up as soon as it passes the
 limit (:data:`MAX_REPLY_BYTES` by default), so a runaway or hostile endpoint
@@ -12,16 +14,26 @@ escape can carry) becomes U+FFFD, since it could be written nowhere.
 
 from __future__ import annotations
 
+import concurrent.futures
 import email.utils
+import functools
 import re
+import sys
 import time
 import zlib
 from typing import Any
 from urllib.parse import urlsplit
 
 from rrmap._escape import message_text
+from rrmap.errors import InputError
 
-__all__ = ["MAX_REPLY_BYTES", "ReplyTooLargeError", "base_url_problems", "read_body"]
+__all__ = [
+    "MAX_REPLY_BYTES",
+    "ReplyTooLargeError",
+    "base_url_problems",
+    "read_body",
+    "require_httpx",
+]
 
 #: Largest reply body read from an endpoint, in bytes (``Endpoint.max_reply_bytes``).
 MAX_REPLY_BYTES = 4 * 1024 * 1024
@@ -186,3 +198,50 @@ def _message_text(data: Any) -> tuple[str, str | None]:
     if content is not None and not isinstance(content, str):
         raise TypeError("the message content is not text")
     return _whole_characters(content or ""), choice.get("finish_reason")
+
+
+def require_httpx() -> Any:
+    """The httpx module, or an :class:`~rrmap.errors.InputError` that says how to install it.
+
+    Examples
+    --------
+    >>> require_httpx().__name__
+    'httpx'
+    """
+    try:
+        import httpx
+    except ImportError:
+        raise InputError(
+            "talking to an endpoint needs httpx, which is not installed: pip install 'rrmap[judge]'"
+        ) from None
+    return httpx
+
+
+#: Bytes of an error answer read for its message.
+_DETAIL_BYTES = 16 * 1024
+
+#: Connection attempts of the first request before an endpoint counts as unreachable.
+_PROBE_CONNECT_TRIES = 2
+
+#: Connections per httpx pool (see ChatClient.__aenter__).
+_POOL_SIZE = 8
+
+
+@functools.cache
+def _tls_context() -> Any:
+    """The TLS context of https endpoints (certificates read once per process)."""
+    import ssl
+
+    return ssl.create_default_context()
+
+
+@functools.cache
+def _writer() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads that write cache records (a few: file creation waits on the disk)."""
+    return concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="rrmap-cache")
+
+
+def _to_stderr(line: str) -> None:
+    from tqdm import tqdm
+
+    tqdm.write(line, file=sys.stderr)

@@ -36,6 +36,7 @@ from typing import Any
 
 from rrmap.errors import InputError
 from rrmap.judge.transport._planner import Planner
+from rrmap.judge.transport._reply import require_httpx
 from rrmap.judge.transport.batch_files import (
     MAX_BATCH_BYTES,
     MAX_BATCH_LINES,
@@ -48,7 +49,7 @@ from rrmap.judge.transport.batch_files import (
 )
 from rrmap.judge.transport.budget import BudgetExhausted
 from rrmap.judge.transport.cache import read_regular, replace_file
-from rrmap.judge.transport.client import ChatClient, public_url, require_httpx
+from rrmap.judge.transport.client import ChatClient, public_url
 
 __all__ = ["BatchJob", "run_batched"]
 

@@ -27,12 +27,9 @@ retried) without ever being held whole in memory.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
-import functools
 import json
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -45,14 +42,21 @@ from rrmap.judge.transport._breaker import Breaker
 from rrmap.judge.transport._conversation import _CONVERSATION, _Conversation, conversation
 from rrmap.judge.transport._provenance import cache_record, record_call, reported_text, utc_now
 from rrmap.judge.transport._reply import (
+    _DETAIL_BYTES,
+    _POOL_SIZE,
+    _PROBE_CONNECT_TRIES,
     ACCEPT_ENCODING,
     MAX_REPLY_BYTES,
     ReplyTooLargeError,
     _message_text,
     _retry_after,
+    _tls_context,
+    _to_stderr,
     _whole_characters,
+    _writer,
     base_url_problems,
     read_body,
+    require_httpx,
 )
 from rrmap.judge.transport.budget import Budget, BudgetExhausted, Reservation
 from rrmap.judge.transport.cache import ResponseCache, cache_key
@@ -229,23 +233,6 @@ class Endpoint:
                 "export it, or pass api_key_env=None for a server without a key"
             )
         return key
-
-
-def require_httpx() -> Any:
-    """The httpx module, or an :class:`~rrmap.errors.InputError` that says how to install it.
-
-    Examples
-    --------
-    >>> require_httpx().__name__
-    'httpx'
-    """
-    try:
-        import httpx
-    except ImportError:
-        raise InputError(
-            "talking to an endpoint needs httpx, which is not installed: pip install 'rrmap[judge]'"
-        ) from None
-    return httpx
 
 
 class ChatClient:
@@ -776,33 +763,3 @@ class ChatClient:
         else:
             hint = "the endpoint rejected the request"
         raise EndpointError(f"{public_url(ep.url)}: HTTP {status}: {hint} ({detail})", status)
-
-
-#: Bytes of an error answer read for its message.
-_DETAIL_BYTES = 16 * 1024
-
-#: Connection attempts of the first request before an endpoint counts as unreachable.
-_PROBE_CONNECT_TRIES = 2
-
-#: Connections per httpx pool (see ChatClient.__aenter__).
-_POOL_SIZE = 8
-
-
-@functools.cache
-def _tls_context() -> Any:
-    """The TLS context of https endpoints (certificates read once per process)."""
-    import ssl
-
-    return ssl.create_default_context()
-
-
-@functools.cache
-def _writer() -> concurrent.futures.ThreadPoolExecutor:
-    """The threads that write cache records (a few: file creation waits on the disk)."""
-    return concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="rrmap-cache")
-
-
-def _to_stderr(line: str) -> None:
-    from tqdm import tqdm
-
-    tqdm.write(line, file=sys.stderr)
