@@ -48,6 +48,7 @@ from rrmap.plot._geometry import (
 )
 from rrmap.plot._glyphs import gathers_glyph_warnings
 from rrmap.plot._keywords import check_keywords, lists_keywords
+from rrmap.plot._raster import BackgroundImage
 from rrmap.plot._style import (
     MARKERS,
     OKABE_ITO,
@@ -327,20 +328,24 @@ def _draw_background(
         filled.set_gid(f"{_GID}.background")
         return filled
     _, _, bc = _bc_grid(xlim, ylim, resolution)
-    im = ax.imshow(
-        bc,
+    # imshow(bc, aspect="auto", vmin=0, vmax=1), as an image a PDF embeds once for all panels;
+    # not rasterized: PDF and SVG embed the grid's cells as they are (no resampling of the
+    # whole page at the dpi), a third smaller and faster to write
+    im = BackgroundImage(
+        ax,
+        cmap=cmap,
         origin="lower",
         extent=(*xlim, *ylim),
-        aspect="auto",
-        cmap=cmap,
-        vmin=0.0,
-        vmax=1.0,
         interpolation="none",
         zorder=0,
         gid=f"{_GID}.background",
     )
-    # not rasterized: PDF and SVG embed the grid's cells as they are (no resampling of the
-    # whole page at the dpi), a third smaller and faster to write
+    ax.set_aspect("auto")
+    im.set_data(bc)
+    im.set_clim(0.0, 1.0)
+    im.set_clip_path(ax.patch)
+    im.set_extent(im.get_extent())
+    ax.add_image(im)
     return im
 
 
