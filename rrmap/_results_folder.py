@@ -13,13 +13,14 @@ from rrmap._json import json_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from rrmap.analysis import AnalysisResult
+    from rrmap.plot.analysis_figures import AnalysisFigures
 
 
 def write_files(
     result: AnalysisResult,
     stage: Path,
     *,
-    figures: bool,
+    figures: bool | AnalysisFigures,
     width: float | str | None,
     dpi: int,
     raw: bool,
@@ -43,7 +44,9 @@ def write_files(
     csv("reliability.csv", result.reliability)
     for table in ("tests", "proportions", "agreement"):
         put(f"{table}.tex", result.latex(table))
-    fig_paths = _figures(result, stage / "figures", width, dpi, progress) if figures else []
+    fig_paths = []
+    if figures:
+        fig_paths = _figures(result, stage / "figures", figures, width, dpi, progress)
     fig_names = [p.relative_to(stage).as_posix() for p in fig_paths]  # figures/<name>
     payload = result.to_dict()
     payload["figures"] = fig_names
@@ -53,19 +56,31 @@ def write_files(
     from rrmap.report_html import render_html
 
     embedded = dict(zip(fig_names, fig_paths, strict=True))
-    put("report.html", render_html(result, embedded, interactive=figures))
+    interactive: bool | str = bool(figures)
+    if figures and not isinstance(figures, bool) and figures.interactive:
+        interactive = figures.map_html() or False  # made by a worker meanwhile
+    put("report.html", render_html(result, embedded, interactive=interactive))
     return written[:-3] + fig_names + written[-3:]
 
 
 def _figures(
-    result: AnalysisResult, folder: Path, width: float | str | None, dpi: int, progress: bool
+    result: AnalysisResult,
+    folder: Path,
+    figures: bool | AnalysisFigures,
+    width: float | str | None,
+    dpi: int,
+    progress: bool,
 ) -> list[Path]:
     """The analysis figures, or none when the plotting module cannot be imported."""
+    categories = list(result.settings["by"]) or None
+    if not isinstance(figures, bool):  # an AnalysisFigures: drawn while the tests ran
+        if figures.points is None:
+            figures.draw(result.points, categories=categories)
+        return figures.save(folder, progress=progress)
     try:
         from rrmap.plot import save_analysis_figures
     except ImportError:
         return []
-    categories = list(result.settings["by"]) or None
     files = save_analysis_figures(
         result.points, folder, categories=categories, width=width, dpi=dpi, progress=progress
     )

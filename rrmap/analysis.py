@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ from rrmap.stats.designs import DEFAULT_CHI2_N_PERM, DESIGNS, _check_by, run_des
 from rrmap.stats.energy import DEFAULT_STOP_HITS, _group_sets
 from rrmap.tables import agreement, agreement_summary, proportions
 from rrmap.zones import Thresholds
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rrmap.plot.analysis_figures import AnalysisFigures
 
 __all__ = [
     "OUTPUT_FILES",
@@ -314,7 +317,7 @@ class AnalysisResult:
         self,
         folder: str | os.PathLike[str],
         force: bool = False,
-        figures: bool = True,
+        figures: bool | AnalysisFigures = True,
         *,
         width: float | str | None = None,
         dpi: int = 300,
@@ -347,8 +350,11 @@ class AnalysisResult:
         force : bool, default False
             Replace an earlier result (otherwise an
             :class:`~rrmap.errors.InputError` names its files).
-        figures : bool, default True
-            Also write the figures.
+        figures : bool or AnalysisFigures, default True
+            Also write the figures; an :class:`~rrmap.plot.AnalysisFigures`
+            (given to :func:`analyze` as ``figures=``) writes those its workers
+            drew while the tests ran, at its own width and dpi, and the
+            interactive map it made.
         width : float or str, optional
             Printed width of the figures (``"3.5in"``, ``"180mm"``), default 7 in.
         dpi : int, default 300
@@ -384,7 +390,7 @@ class AnalysisResult:
                 f"{folder} already holds {', '.join(existing)}; use --force "
                 "(force=True) to overwrite"
             )
-        if figures:
+        if figures is True:
             try:
                 from rrmap.plot import check_figure_size, parse_width
             except ImportError:  # no plotting: the figures are left out (rrmap._results_folder)
@@ -580,6 +586,7 @@ def analyze(
     progress: bool = False,
     stop_hits: int | None = DEFAULT_STOP_HITS,
     n_jobs: int | None = None,
+    figures: AnalysisFigures | None = None,
 ) -> AnalysisResult:
     """Run the analysis: every test design, the proportions, the agreement, the reliability.
 
@@ -636,6 +643,11 @@ def analyze(
     n_jobs : int, optional
         Test families run in parallel (joblib; -1: every core). The results
         do not depend on it.
+    figures : AnalysisFigures, optional
+        Figures to draw while the tests run: given the points (and the tested
+        categories, the rows of the grid) as soon as they are made, its worker
+        processes draw them meanwhile; ``result.write(folder,
+        figures=figures)`` writes them (``rrmap analyze`` does so).
 
     Returns
     -------
@@ -657,6 +669,8 @@ def analyze(
     pts, meta, source_df, from_path = _points_of(ratings, coverage, z, thresholds)
     by_list = _check_by(pts, by)
     _check_size(pts, by_list, n_boot)
+    if figures is not None:  # drawn by its workers while the tests run
+        figures.draw(pts, categories=by_list or None)
     seed, seed_source = _seed(rng)
     if "energy" in tests:
         _warn_if_too_few_permutations(pts, by_list, n_perm, p_adjust)

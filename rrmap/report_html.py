@@ -232,7 +232,11 @@ def _figure_uris(figures: Mapping[str, Path]) -> list[dict[str, str]]:
     return out
 
 
-def _interactive(result: AnalysisResult) -> str | None:
+def _map(result: AnalysisResult, made: bool | str) -> str | None:
+    """The interactive map: *made* when it is one already, else made here (None without
+    plotly)."""
+    if isinstance(made, str):
+        return made
     try:
         from rrmap.plot.interactive import html_fragment
     except ImportError:
@@ -244,7 +248,7 @@ def render_html(
     result: AnalysisResult,
     figures: Mapping[str, str | os.PathLike[str]] | None = None,
     *,
-    interactive: bool = True,
+    interactive: bool | str = True,
 ) -> str:
     """The HTML report of an analysis: one self-contained page.
 
@@ -255,8 +259,9 @@ def render_html(
     figures : mapping, optional
         Figure name (as listed, e.g. ``figures/rrmap_grid.png``) → file; the
         PNG files are embedded.
-    interactive : bool, default True
-        Embed the interactive map when plotly is installed.
+    interactive : bool or str, default True
+        Embed the interactive map when plotly is installed; a string is the
+        map already made (:func:`rrmap.plot.interactive.html_fragment`).
 
     Returns
     -------
@@ -288,7 +293,7 @@ def render_html(
         "proportions": _proportions_table(result),
         "reliability": _reliability_table(result),
         "figures": _figure_uris({k: Path(v) for k, v in (figures or {}).items()}),
-        "interactive": _interactive(result) if interactive and figures else None,
+        "interactive": _map(result, interactive) if interactive and figures else None,
         "settings": _settings_rows(s),
         "version": __version__,
         "written": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -45,7 +46,8 @@ from rrmap.limits import MAX_BOOTSTRAP, MAX_MONTE_CARLO, MAX_PERMUTATIONS
     callback=check_jobs,
     default=-1,
     show_default=True,
-    help="Test families run in parallel (-1: every core). Results do not depend on it.",
+    help="Test families, and the figures, run in parallel (-1: every core). Results do not "
+    "depend on it.",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, help="Random seed (recorded).")
 @click.option(
@@ -152,39 +154,44 @@ def analyze_command(
     verdict. The study's own tests: --design independent --p-adjust none
     --chi2-monte-carlo 0.
     """
-    from rrmap._atomic import FolderLock
-    from rrmap.analysis import existing_outputs
+    with contextlib.ExitStack() as stack:
+        figures = None
+        if not no_figures:  # first of all: with --jobs other than 1, its workers' server
+            # imports matplotlib while this process reads and tests, and they draw while the
+            # tests run; a width or dpi too large fails here, before the tests
+            from rrmap.plot.analysis_figures import AnalysisFigures
 
-    if out.exists() and not out.is_dir():
-        raise click.ClickException(f"{out} exists and is not a folder")
-    existing = existing_outputs(out)
-    if existing and not force:
-        raise click.ClickException(
-            f"{out} already holds {', '.join(existing)}; use --force to overwrite"
-        )
-    if not no_figures:
-        from rrmap.plot import check_figure_size, parse_width
+            figures = AnalysisFigures(width=width, dpi=dpi, jobs=jobs, interactive=True)
+            stack.enter_context(figures)
+        from rrmap._atomic import FolderLock
+        from rrmap.analysis import existing_outputs
 
-        check_figure_size(parse_width(width, 7.0), dpi)  # fails before the tests run
-    # the lock is taken now: a second run into OUT is refused at once, not after its tests
-    say = _Steps(verbose and not quiet)
-    with FolderLock(out):
-        say(f"locked {out} (a second run into it is refused until this one ends)")
-        result = _analysis(ratings, by, opts, quiet, locals(), say)
-        say(
-            f"writing the tables{'' if no_figures else ', the figures'} and the reports into "
-            f"a temporary folder beside {out}, then swapping it in"
-        )
-        written = result.write(
-            out,
-            force=force,
-            figures=not no_figures,
-            width=width,
-            dpi=dpi,
-            raw_csv=raw_csv,
-            progress=not quiet,
-        )
-        say(f"wrote {len(written)} files in {say.elapsed():.1f} s")
+        if out.exists() and not out.is_dir():
+            raise click.ClickException(f"{out} exists and is not a folder")
+        existing = existing_outputs(out)
+        if existing and not force:
+            raise click.ClickException(
+                f"{out} already holds {', '.join(existing)}; use --force to overwrite"
+            )
+        # the lock is taken now: a second run into OUT is refused at once, not after its tests
+        say = _Steps(verbose and not quiet)
+        with FolderLock(out):
+            say(f"locked {out} (a second run into it is refused until this one ends)")
+            result = _analysis(ratings, by, opts, quiet, locals(), say)
+            say(
+                f"writing the tables{'' if no_figures else ', the figures'} and the reports "
+                f"into a temporary folder beside {out}, then swapping it in"
+            )
+            written = result.write(
+                out,
+                force=force,
+                figures=figures or False,
+                width=width,
+                dpi=dpi,
+                raw_csv=raw_csv,
+                progress=not quiet,
+            )
+            say(f"wrote {len(written)} files in {say.elapsed():.1f} s")
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     width_cols = min(shutil.get_terminal_size((100, 24)).columns, 120)
     click.echo(result.summary(color=color, width=width_cols), color=color)
@@ -231,6 +238,7 @@ def _analysis(ratings: Path, by: tuple[str, ...], opts: dict, quiet: bool, o: di
             n_perm=o["permutations"],
             stop_hits=o["stop_hits"] or None,
             n_jobs=o["jobs"],
+            figures=o["figures"],
             rng=o["seed"],
             p_adjust=o["p_adjust"],
             design=o["design"],

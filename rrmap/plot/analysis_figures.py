@@ -119,6 +119,11 @@ class AnalysisFigures:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def points(self) -> pd.DataFrame | None:
+        """The points given to :meth:`draw` (None before)."""
+        return self._points
+
     def close(self) -> None:
         """Stop the workers (a figure being drawn is finished first, the others dropped)."""
         if self._submitter is not None:
@@ -162,18 +167,18 @@ class AnalysisFigures:
     def _submit(self, settings: Any) -> None:
         """Give the workers every task, the longest first."""
         from rrmap.plot._workers import call
-        from rrmap.plot.export import figure_files
 
         assert self._pool is not None
         jobs = {job[1]: job for job in self._plan}
         try:
             for kind in _ORDER:
                 if kind == _MAP and self.interactive:
-                    task = (_map_html, settings, self._points)
+                    task = (f"{__name__}:_map_html", settings, self._points)
                     self._futures[_MAP] = self._pool.submit(call, *task)
                 elif kind in jobs:
                     job = jobs[kind]
-                    task = (figure_files, settings, self._points, job, self.formats, self.dpi)
+                    files = "rrmap.plot.export:figure_files"
+                    task = (files, settings, self._points, job, self.formats, self.dpi)
                     self._futures[job[0]] = self._pool.submit(call, *task)
         except (RuntimeError, OSError, BrokenProcessPool):  # what was not given is drawn here
             return
@@ -210,21 +215,24 @@ class AnalysisFigures:
     def _results(self) -> Iterator[tuple[str, Any]]:
         """(stem, files and warnings) of every figure: those drawn here first (meanwhile
         the workers draw theirs), then the workers' as they finish."""
-        from rrmap.plot.export import figure_files
-
         if self._submitter is not None:
             self._submitter.join()
         stems = {job[0]: job for job in self._plan}
         futures = {f: stem for stem, f in self._futures.items() if stem in stems}
         for stem, job in stems.items():
             if stem not in futures.values():
-                yield stem, figure_files(self._points, job, self.formats, self.dpi)
+                yield stem, self._draw_here(job)
         for future in as_completed(futures):
             stem = futures[future]
             try:
                 yield stem, future.result()
             except BrokenProcessPool:  # a worker died (killed, out of memory): drawn here
-                yield stem, figure_files(self._points, stems[stem], self.formats, self.dpi)
+                yield stem, self._draw_here(stems[stem])
+
+    def _draw_here(self, job: Any) -> Any:
+        from rrmap.plot.export import figure_files  # imports matplotlib
+
+        return figure_files(self._points, job, self.formats, self.dpi)
 
     def map_html(self) -> str | None:
         """The interactive map (:func:`rrmap.plot.interactive.html_fragment`) of the points
@@ -308,4 +316,5 @@ def _with_bar(items: Iterator[Any], total: int, show: bool) -> Iterator[Any]:
     with progress_bar(total, "figures", "figure") as bar:
         for item in items:
             bar.update(1)
+            bar.refresh()  # each figure shown, however soon the next one comes
             yield item

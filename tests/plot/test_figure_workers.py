@@ -1,0 +1,171 @@
+"""The analysis figures drawn by worker processes while the tests run, and the background
+embedded once per vector file: the same files as drawn here, one after the other.
+
+``rrmap analyze`` with figures took four to five times the run without them; its
+figures now start in workers forked from a server that imported matplotlib once,
+as soon as the points are known, and this process never imports matplotlib.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib as mpl
+import numpy as np
+import pytest
+from matplotlib.backends.backend_pdf import RendererPdf
+from matplotlib.image import AxesImage
+from PIL import Image
+
+import rrmap
+from rrmap.plot import AnalysisFigures, plot_rrmap_grid, save_analysis_figures
+from rrmap.plot._raster import BackgroundImage
+
+PTS = rrmap.points(rrmap.datasets.load_example_ratings())
+FORKSERVER = "forkserver" in __import__("multiprocessing").get_all_start_methods()
+
+
+def pixels(path) -> np.ndarray:
+    with Image.open(path) as im:
+        return np.asarray(im.convert("RGB"))
+
+
+def without_date(data: bytes) -> bytes:
+    """A PDF or SVG without the time it was written."""
+    data = re.sub(rb"/CreationDate \(D:[^)]*\)", b"", data)
+    return re.sub(rb"<dc:date>[^<]*</dc:date>", b"", data)
+
+
+def drawn_images(fig, monkeypatch) -> list[np.ndarray]:
+    """The arrays the PDF renderer is given for *fig*'s images."""
+    seen: list[np.ndarray] = []
+    original = RendererPdf.draw_image
+
+    def record(self, gc, x, y, im, transform=None):
+        seen.append(im)
+        return original(self, gc, x, y, im, transform)
+
+    monkeypatch.setattr(RendererPdf, "draw_image", record)
+    fig.savefig(io.BytesIO(), format="pdf")
+    monkeypatch.undo()
+    return seen
+
+
+def test_the_panels_of_a_vector_file_share_one_background(monkeypatch):
+    fig = plot_rrmap_grid(PTS)
+    shared = [im for im in drawn_images(fig, monkeypatch) if im.shape[:2] == (400, 400)]
+    assert len(shared) == 12 and all(im is shared[0] for im in shared)
+    # the colours of each panel as a plain image would give them
+    monkeypatch.setattr(BackgroundImage, "make_image", AxesImage.make_image)
+    plain = [im for im in drawn_images(fig, monkeypatch) if im.shape[:2] == (400, 400)]
+    assert len({id(im) for im in plain}) == 12
+    for im in plain:
+        assert np.array_equal(im, shared[0])
+
+
+def test_other_colours_are_another_image(monkeypatch):
+    fig = plot_rrmap_grid(PTS, categories=["movement"])
+    fig.axes[1].get_images()[0].set_cmap("viridis")
+    images = [im for im in drawn_images(fig, monkeypatch) if im.shape[:2] == (400, 400)]
+    assert len(images) == 3 and images[0] is images[2] and images[1] is not images[0]
+    assert not np.array_equal(images[0], images[1])
+
+
+@pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
+def test_workers_write_the_files_this_process_writes(tmp_path):
+    formats = ("pdf", "png", "svg")
+    with mpl.rc_context({"svg.hashsalt": "rrmap"}):  # the SVG's ids, here and in the workers
+        one = save_analysis_figures(PTS, tmp_path / "one", formats=formats, dpi=50, jobs=1)
+        two = save_analysis_figures(PTS, tmp_path / "two", formats=formats, dpi=50, jobs=2)
+    assert [p.name for p in one] == [p.name for p in two]
+    for a, b in zip(one, two, strict=True):
+        if a.suffix == ".png":
+            assert np.array_equal(pixels(a), pixels(b)), a.name
+        else:
+            assert without_date(a.read_bytes()) == without_date(b.read_bytes()), a.name
+
+
+@pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
+def test_workers_draw_with_the_callers_rcparams(tmp_path):
+    with mpl.rc_context({"figure.facecolor": "#ffe0e0", "savefig.facecolor": "auto"}):
+        files = save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=30, jobs=2)
+    for path in files:
+        assert tuple(pixels(path)[0, 0]) == (255, 224, 224), path.name
+
+
+@pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
+def test_analyze_hands_the_points_to_the_workers_and_write_saves_their_figures(tmp_path):
+    ratings = rrmap.datasets.load_example_ratings()
+    with AnalysisFigures(formats=("png",), dpi=30, jobs=2, interactive=True) as figures:
+        res = rrmap.analyze(ratings, by=["modality"], n_perm=99, rng=1, figures=figures)
+        assert figures.points is res.points  # drawing since the points were made
+        written = res.write(tmp_path / "out", figures=figures)
+    names = sorted(p.name for p in written if p.parent.name == "figures")
+    assert names == ["agreement.png", "proportions.png", "rrmap_by_rater.png", "rrmap_grid.png"]
+    here = save_analysis_figures(
+        res.points, tmp_path / "here", categories=["modality"], formats=("png",), dpi=30, jobs=1
+    )
+    for path in here:
+        assert np.array_equal(pixels(path), pixels(tmp_path / "out" / "figures" / path.name))
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "plotly" in page.lower()  # the interactive map a worker made
+
+
+@pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
+def test_figures_of_a_dead_worker_are_drawn_here(tmp_path):
+    with AnalysisFigures(formats=("png",), dpi=30, jobs=2) as figures:
+        figures.draw(PTS)
+        figures._submitter.join()
+        for process in list(figures._pool._processes.values()):
+            os.kill(process.pid, signal.SIGKILL)
+        files = figures.save(tmp_path)
+    assert [f.name for f in files] == [
+        "rrmap_by_rater.png",
+        "rrmap_grid.png",
+        "proportions.png",
+        "agreement.png",
+    ]
+    assert all(f.stat().st_size > 1000 for f in files)
+
+
+@pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
+def test_a_process_handing_the_figures_over_never_imports_matplotlib(tmp_path):
+    script = tmp_path / "hand_over.py"
+    script.write_text(
+        "import sys\n"
+        "import rrmap\n"
+        "from rrmap.plot import AnalysisFigures, check_figure_size\n"
+        "def main():\n"
+        "    pts = rrmap.points(rrmap.datasets.load_example_ratings())\n"
+        "    with AnalysisFigures(formats=['png'], dpi=30, jobs=2) as figures:\n"
+        "        files = figures.draw(pts).save(sys.argv[1])\n"
+        "    print(len(files), 'matplotlib' in sys.modules)\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    )
+    run = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert run.stdout.split() == ["4", "False"]
+
+
+def test_one_job_draws_here_and_leaves_pyplot_alone(tmp_path):
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    backend = mpl.get_backend()
+    files = save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=30, jobs=1)
+    assert len(files) == 4
+    assert plt.get_fignums() == before and mpl.get_backend() == backend
