@@ -155,9 +155,8 @@ def _png(rgb: np.ndarray, dpi: int) -> bytes:
     """An 8-bit RGB PNG of *rgb* (rows × columns × 3) at *dpi*, its rows unfiltered.
 
     A figure is mostly flat colour, which deflate packs as well without PNG's row
-    filters: Pillow tries every filter on every row, and took three times as long for
-    a tenth larger file (the example's four figures at 300 dpi: 0.30 s, 2.3 MB, against
-    0.15 s, 2.1 MB here).
+    filters: Pillow tries every filter on every row, and took twice as long for a file
+    as large (the example's four figures at 300 dpi: 0.30 s against 0.15 s, 2.3 MB).
     """
     h, w, _ = rgb.shape
     rows = np.empty((h, 1 + 3 * w), dtype=np.uint8)
@@ -174,7 +173,7 @@ def _png(rgb: np.ndarray, dpi: int) -> bytes:
             b"\x89PNG\r\n\x1a\n",
             chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)),
             chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
-            chunk(b"IDAT", zlib.compress(rows.tobytes(), 4)),
+            chunk(b"IDAT", zlib.compress(rows, 3)),
             chunk(b"IEND", b""),
         )
     )
@@ -339,6 +338,29 @@ def _without_cyclic_gc() -> Iterator[None]:
 def _freeze_layout(fig: Figure) -> None:
     """Keep *fig*'s layout as it is for every format: no layout engine at all (with
     matplotlib's placeholder engine, ``savefig`` still walks the whole figure once before
-    drawing it)."""
+    drawing it), and its ticks where the layout put them."""
     with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
         fig.set_layout_engine(None)
+    _fix_ticks(fig)
+
+
+def _fix_ticks(fig: Figure) -> None:
+    """Major ticks of a laid-out figure fixed at their places and labels.
+
+    Matplotlib locates and formats every axis's ticks again at each draw; with the
+    layout frozen, the view and the axes' lengths (all a locator looks at) no longer
+    change, so every format gets the same ticks from the fixed ones, without the work
+    (about 7 % of the drawing). An axis whose labels share an offset text is left as
+    it is.
+    """
+    from matplotlib.ticker import FixedFormatter, FixedLocator
+
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            formatter = axis.get_major_formatter()
+            locs = axis.get_majorticklocs()
+            labels = formatter.format_ticks(locs)
+            if formatter.get_offset():
+                continue
+            axis.set_major_locator(FixedLocator(locs))
+            axis.set_major_formatter(FixedFormatter(labels))
