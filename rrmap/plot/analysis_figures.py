@@ -125,12 +125,19 @@ class AnalysisFigures:
         return self._points
 
     def close(self) -> None:
-        """Stop the workers (a figure being drawn is finished first, the others dropped)."""
+        """Stop the workers; figures still being drawn (the work in between failed or was
+        interrupted) are dropped."""
         if self._submitter is not None:
             self._submitter.join()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        busy = any(not f.done() for f in self._futures.values())
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        if busy:  # not left to finish a figure nobody will write (Ctrl-C waits for nothing)
+            for process in processes:
+                process.terminate()
 
     def draw(
         self,

@@ -27,7 +27,7 @@ from matplotlib.image import AxesImage
 from PIL import Image
 
 import rrmap
-from rrmap.plot import AnalysisFigures, plot_rrmap_grid, save_analysis_figures
+from rrmap.plot import AnalysisFigures, plot_rrmap_grid, save, save_analysis_figures
 from rrmap.plot._raster import BackgroundImage
 
 PTS = rrmap.points(rrmap.datasets.load_example_ratings())
@@ -169,3 +169,68 @@ def test_one_job_draws_here_and_leaves_pyplot_alone(tmp_path):
     files = save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=30, jobs=1)
     assert len(files) == 4
     assert plt.get_fignums() == before and mpl.get_backend() == backend
+
+
+@pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
+def test_closing_drops_the_figures_being_drawn():
+    figures = AnalysisFigures(formats=("png",), dpi=300, jobs=2)
+    figures.draw(PTS)
+    figures._submitter.join()
+    processes = list(figures._pool._processes.values())
+    figures.close()
+    for process in processes:
+        process.join(timeout=30)
+        assert not process.is_alive()
+
+
+def test_fixed_ticks_draw_what_the_locators_drew(tmp_path):
+    from rrmap.plot import export
+
+    fig = plot_rrmap_grid(PTS, categories=["movement", "modality"])
+    export._freeze_layout(fig)
+    fixed = [
+        (axis.get_majorticklocs().tolist(), [t.get_text() for t in axis.get_ticklabels()])
+        for ax in fig.axes
+        for axis in (ax.xaxis, ax.yaxis)
+    ]
+    again = plot_rrmap_grid(PTS, categories=["movement", "modality"])
+    again.set_layout_engine(None)  # laid out, the locators and formatters kept
+    again.canvas.draw()
+    fig.canvas.draw()
+    live = [
+        (axis.get_majorticklocs().tolist(), [t.get_text() for t in axis.get_ticklabels()])
+        for ax in again.axes
+        for axis in (ax.xaxis, ax.yaxis)
+    ]
+    assert fixed == live
+    a = save(fig, tmp_path / "fixed.png", dpi=60)
+    b = save(again, tmp_path / "live.png", dpi=60)
+    assert np.array_equal(pixels(a), pixels(b))
+
+
+def test_the_png_holds_the_drawn_pixels_and_the_dpi():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from rrmap.plot.export import _png
+
+    fig = plot_rrmap_grid(PTS, categories=["modality"])
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    rgba = np.asarray(canvas.buffer_rgba())
+    with Image.open(io.BytesIO(_png(rgba[:, :, :3], 123))) as im:
+        assert im.mode == "RGB" and round(im.info["dpi"][0]) == 123
+        assert np.array_equal(np.asarray(im), rgba[:, :, :3])
+
+
+def test_the_garbage_collector_is_back_after_a_figure(tmp_path):
+    import gc
+
+    assert gc.isenabled()
+    save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=20, jobs=1)
+    assert gc.isenabled()
+    gc.disable()
+    try:  # a caller's choice is kept
+        save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=20, jobs=1)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
