@@ -1,6 +1,6 @@
 """Worker processes that draw figures, forked from a server that imported matplotlib once.
 
-A worker started with ``spawn`` (joblib's loky, and every start method on Windows)
+A worker started with ``spawn`` (as joblib's loky workers are, and every worker on Windows)
 imports numpy, pandas, matplotlib and rrmap before it draws anything: about 1.5 s of
 CPU per worker, which on two cores ate what drawing in parallel saved. Here the
 workers are forked from multiprocessing's *forkserver*, a process that imports those
