@@ -45,7 +45,8 @@ from rrmap.errors import InputError
     "--width",
     default="7in",
     show_default=True,
-    help="Printed width (3.5in, 7in, 180mm, 8.9cm); the height follows the layout.",
+    help="Printed width (3.5in, 7in, 180mm, 8.9cm); the height follows the layout. An "
+    ".html map fills the window unless --width is given.",
 )
 @click.option("--dpi", type=click.IntRange(min=10), default=300, help="Resolution of PNG output.")
 @click.option("--xlim", nargs=2, type=float, default=(-4.0, 4.0), help="Δ range of the view.")
@@ -105,7 +106,10 @@ def plot_command(
     _check_columns(pts, color, rows, categories)
     kw = {"xlim": xlim, "ylim": ylim, "clip": not no_clip}
     if fmt == "html":
-        _write_html(pts, color, facet, output, inches, kw)
+        # an interactive map fills the window unless a width was asked for
+        given = click.get_current_context().get_parameter_source("width")
+        html_inches = None if given is click.core.ParameterSource.DEFAULT else inches
+        _write_html(pts, color, facet, output, html_inches, kw)
     else:
         _write_figure(pts, color, facet, rows, output, inches, dpi, fmt, no_style, kw)
     n_out = int((~pts["delta"].between(*xlim) | ~pts["r"].between(*ylim)).sum())
@@ -163,7 +167,7 @@ def _write_figure(pts, color, facet, rows, output, inches, dpi, fmt, no_style, k
             plt.close(fig)
 
 
-def _write_html(pts, color, facet, output, inches, kw) -> None:
+def _write_html(pts, color, facet, output, inches: float | None, kw) -> None:
     if facet == "grid":
         raise InputError(
             f"--output {output}: the interactive map has one panel per rater "

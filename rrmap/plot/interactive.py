@@ -181,6 +181,16 @@ def _map_traces(th: Thresholds, xlim: Any, ylim: Any, resolution: int, first: bo
             )
         )
     curve = _bc_contour(th.excellent_bc)
+    traces.append(  # a white halo under the ellipse, which lies over dense points
+        go.Scatter(
+            x=curve[:, 0],
+            y=curve[:, 1],
+            mode="lines",
+            line={"color": "white", "width": 3.5},
+            hoverinfo="skip",
+            showlegend=False,
+        )
+    )
     traces.append(
         go.Scatter(
             x=curve[:, 0],
@@ -192,19 +202,23 @@ def _map_traces(th: Thresholds, xlim: Any, ylim: Any, resolution: int, first: bo
             showlegend=False,
         )
     )
-    traces.append(
-        go.Scatter(
-            x=[0.0, 0.0],
-            y=[1.0, 0.0],
-            mode="markers",
-            marker={"symbol": "star-open", "size": 13, "color": "black", "line": {"width": 1.5}},
-            text=["perfect alignment", "perfect stereotype"],
-            hoverinfo="text",
-            showlegend=False,
-            cliponaxis=False,  # the star at R = 0 whole, not cut by the bottom edge
-        )
-    )
+    for colour, line in (("white", 4.5), ("black", 1.5)):  # the stars, over a white halo
+        traces.append(_reference_stars(colour, line))
     return traces
+
+
+def _reference_stars(colour: str, line: float) -> Any:
+    """The two reference points as open stars (the black ones carry the hover text)."""
+    return go.Scatter(
+        x=[0.0, 0.0],
+        y=[1.0, 0.0],
+        mode="markers",
+        marker={"symbol": "star-open", "size": 13, "color": colour, "line": {"width": line}},
+        text=["perfect alignment", "perfect stereotype"],
+        hoverinfo="text" if colour == "black" else "skip",
+        showlegend=False,
+        cliponaxis=False,  # the star at R = 0 whole, not cut by the bottom edge
+    )
 
 
 def interactive_rrmap(
@@ -276,10 +290,14 @@ def interactive_rrmap(
     )
     rater = "expert" if "expert" in points.columns else (facet or color or "delta")
     for k, panel in enumerate(panels, start=1):
-        for trace in _map_traces(th, xlim, ylim, resolution, k == 1):
-            fig.add_trace(trace, row=1, col=k)
+        # the background under the points; the zones, the ellipse and the stars over them,
+        # as on the static map
+        background, *overlays = _map_traces(th, xlim, ylim, resolution, k == 1)
+        fig.add_trace(background, row=1, col=k)
         sub = points if panel is None else points[points[facet] == panel]
         for trace in _point_traces(sub, color, levels, styles, rater, xlim, ylim, clip, k, labels):
+            fig.add_trace(trace, row=1, col=k)
+        for trace in overlays:
             fig.add_trace(trace, row=1, col=k)
     fig.update_xaxes(range=list(xlim), title_text=_axis_title("delta", labels), zeroline=False)
     fig.update_yaxes(range=list(ylim), zeroline=False)

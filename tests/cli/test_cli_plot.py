@@ -157,5 +157,10 @@ def test_plot_html_is_an_interactive_map(runner, tmp_path):
     assert res.exit_code == 0, res.output
     html = out.read_text()
     assert "Plotly.newPlot(" in html and "real: [" in html  # the file's own origin labels
+    # without --width the map fills the window (responsive); with one it keeps that width
+    assert 'style="height:max(' in html and "width:100%" in html and '"width":672' not in html
+    fixed = tmp_path / "fixed.html"
+    res = runner.invoke(main, ["plot", EXAMPLE, "--width", "7in", "-o", str(fixed)])
+    assert res.exit_code == 0 and '"width":672' in fixed.read_text()
     res = runner.invoke(main, ["plot", EXAMPLE, "--facet", "grid", "-o", str(tmp_path / "g.html")])
     assert res.exit_code == 1 and "not the grid" in res.output

@@ -160,3 +160,25 @@ def test_every_marker_of_the_palettes_has_a_plotly_symbol():
     from rrmap.plot.interactive import _SYMBOLS
 
     assert set(MARKERS) | set(QUALITY_MARKERS.values()) <= set(_SYMBOLS)
+
+
+def test_zones_ellipse_and_stars_are_drawn_over_the_points_with_a_halo(pts):
+    fig = interactive_rrmap(pts, "movement", facet="expert")
+    for axis in ("x", "x2", "x3"):
+        traces = [t for t in fig.data if (t.xaxis or "x") == axis]
+        kinds = []
+        for t in traces:
+            if t.type == "heatmap":
+                kinds.append("background")
+            elif t.name in set(pts.movement) or (t.name or "").startswith("clipped"):
+                kinds.append("points")
+            else:
+                kinds.append("overlay")
+        first_overlay = kinds.index("overlay")
+        assert kinds[0] == "background"
+        assert "points" not in kinds[first_overlay:]  # every point trace below the overlays
+        scatter = [t for t in traces if t.type == "scatter"]
+        stars = [t for t in scatter if t.marker.symbol == "star-open"]
+        assert [s.marker.color for s in stars] == ["white", "black"]  # halo first, then star
+        halo = [t for t in scatter if t.mode == "lines" and t.line.color == "white"]
+        assert len(halo) == 1 and halo[0].line.width > 1.2  # the ellipse's halo
