@@ -57,7 +57,9 @@ class AnalysisFigures:
     and :meth:`save` when the figures are wanted; use it as a context manager
     (or call :meth:`close`) so that the workers stop even when the work in
     between fails. :func:`rrmap.analyze` takes one (``figures=``) and
-    :meth:`rrmap.analysis.AnalysisResult.write` writes its figures.
+    :meth:`rrmap.analysis.AnalysisResult.write` writes its figures. In a script,
+    keep its work under ``if __name__ == "__main__":``: the workers import the
+    script, as every multiprocessing worker does.
 
     Parameters
     ----------
