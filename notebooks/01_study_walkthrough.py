@@ -254,7 +254,7 @@ fig = plot_rrmap_grid(pts, width="7in")
 # which width it needs (`grid_min_width`), and one figure per category fits the column.
 
 # %%
-from rrmap.plot.layouts import grid_min_width
+from rrmap.plot.figures.layouts import grid_min_width
 
 print(f"the grid of {pts.expert.nunique()} raters needs {grid_min_width(pts.expert.nunique()):.2f} in")
 fig = plot_rrmap_by_rater(pts, "modality", width="3.5in")

@@ -1,15 +1,20 @@
 """RRMap figures (docs/figures.md): matplotlib functions and a plotnine builder.
 
-- :mod:`rrmap.plot.map`: one panel on an Axes (:func:`plot_rrmap`) and what it drew
+- :mod:`rrmap.plot.figures.map`: one panel on an Axes (:func:`plot_rrmap`) and what it drew
   (:func:`panel_artists`);
-- :mod:`rrmap.plot.layouts`: one panel per rater (paper Fig. 4), raters × categories
+- :mod:`rrmap.plot.figures.layouts`: one panel per rater (paper Fig. 4), raters × categories
   (Fig. 5), and the figures ``rrmap analyze`` writes;
-- :mod:`rrmap.plot.intervals`: example intervals beside their points (Fig. 2);
-- :mod:`rrmap.plot.summaries`: quality proportions (stacked bars) and agreement across raters;
+- :mod:`rrmap.plot.figures.intervals`: example intervals beside their points (Fig. 2);
+- :mod:`rrmap.plot.figures.summaries`: quality proportions (stacked bars) and agreement
+  across raters;
 - :mod:`rrmap.plot.ggplot`: :func:`ggrrmap`, a ``ggplot`` to extend with ``+``;
 - :mod:`rrmap.plot.interactive`: :func:`interactive_rrmap`, a plotly figure (hover, HTML);
 - :mod:`rrmap.plot.export`: :func:`save` (text as text, exact size) and the analysis figures;
-- :mod:`rrmap.plot.styles`: the paper style (:data:`PAPER_STYLE`) and :func:`theme_rrmap`.
+- :mod:`rrmap.plot.styles`: the paper style (:data:`PAPER_STYLE`) and :func:`theme_rrmap`;
+- :mod:`rrmap.plot.base`: what every figure is built from (palettes, markers, widths,
+  zones, the BC background).
+
+The figures import only ``base``; the builders, the export and the styles import both.
 
 Every figure takes a printed ``width`` (``"3.5in"``, ``"180mm"``) and lays itself
 out for it: type never under 6 pt, panels at least 1.35 in wide, legends and
@@ -72,18 +77,16 @@ _lazy_getattr, _lazy_dir, _ = _lazy.attach(
     __name__,
     submodules=[
         "analysis_figures",
+        "base",
         "export",
+        "figures",
         "ggplot",
         "interactive",
-        "intervals",
-        "layouts",
-        "map",
         "styles",
-        "summaries",
     ],
     submod_attrs={
-        "_geometry": ["DEFAULT_XLIM", "DEFAULT_YLIM"],
-        "_style": [
+        "base._geometry": ["DEFAULT_XLIM", "DEFAULT_YLIM"],
+        "base._style": [
             "MARKERS",
             "OKABE_ITO",
             "QUALITY_COLORS",
@@ -96,11 +99,11 @@ _lazy_getattr, _lazy_dir, _ = _lazy.attach(
         "export": ["save", "save_analysis_figures"],
         "ggplot": ["ggrrmap", "rrmap_layers_data"],
         "interactive": ["interactive_rrmap", "save_html"],
-        "intervals": ["example_interval_pairs", "plot_interval_examples"],
-        "layouts": ["plot_rrmap_by_rater", "plot_rrmap_grid", "zone_key"],
-        "map": ["PanelArtists", "background_cmap", "panel_artists", "plot_rrmap"],
+        "figures.intervals": ["example_interval_pairs", "plot_interval_examples"],
+        "figures.layouts": ["plot_rrmap_by_rater", "plot_rrmap_grid", "zone_key"],
+        "figures.map": ["PanelArtists", "background_cmap", "panel_artists", "plot_rrmap"],
         "styles": ["PAPER_STYLE", "paper_style", "theme_rrmap"],
-        "summaries": ["plot_agreement", "plot_proportions"],
+        "figures.summaries": ["plot_agreement", "plot_proportions"],
     },
 )
 

@@ -33,7 +33,7 @@ from plotnine import (
     theme_bw,
 )
 
-from rrmap.plot.map import axis_label
+from rrmap.plot.figures.map import axis_label
 
 __all__: list[str] = []
 
@@ -345,7 +345,7 @@ def _trial(plot: ggplot) -> _Trial:
 
 def _measured(plot: ggplot, fig: Any) -> _Trial:
     """The panels, legends and titles of *plot* as drawn on *fig*."""
-    from rrmap.plot._sizing import renderer_of
+    from rrmap.plot.base._sizing import renderer_of
 
     renderer = renderer_of(fig)
     inches = fig.dpi_scale_trans.inverted()

@@ -30,8 +30,8 @@ PRELOAD: list[str] = [
     "matplotlib.backends.backend_agg",
     "matplotlib.backends.backend_pdf",
     "rrmap.plot.export",
-    "rrmap.plot.layouts",
-    "rrmap.plot.summaries",
+    "rrmap.plot.figures.layouts",
+    "rrmap.plot.figures.summaries",
 ]
 #: rcParams a worker keeps its own: it draws off screen.
 _OWN = frozenset({"backend", "backend_fallback", "interactive"})

@@ -27,9 +27,9 @@ from matplotlib.figure import Figure
 
 from rrmap._atomic import atomic_path
 from rrmap.errors import InputError
-from rrmap.plot._glyphs import gathered_glyph_warnings
-from rrmap.plot._sizing import TEXT_AS_TEXT
-from rrmap.plot._style import check_figure_size
+from rrmap.plot.base._glyphs import gathered_glyph_warnings
+from rrmap.plot.base._sizing import TEXT_AS_TEXT
+from rrmap.plot.base._style import check_figure_size
 
 __all__ = ["save", "save_analysis_figures"]
 
@@ -180,7 +180,7 @@ def _png(rgb: np.ndarray, dpi: int) -> bytes:
 
 
 def _save_ggplot(p: Any, path: Path, dpi: int, width: Any, height: Any) -> Path:
-    from rrmap.plot._style import parse_width
+    from rrmap.plot.base._style import parse_width
 
     size: dict[str, Any] = {}
     if width is not None or height is not None:
@@ -212,7 +212,7 @@ def save_analysis_figures(
     Files ``rrmap_by_rater``, ``rrmap_grid``, ``proportions`` and (with two or
     more raters) ``agreement``, each in every format, laid out for *width*
     with text kept as text. The grid needs panels at least 1.35 in wide
-    (:func:`rrmap.plot.layouts.grid_min_width`): narrower than that (one
+    (:func:`rrmap.plot.figures.layouts.grid_min_width`): narrower than that (one
     journal column) it is laid out to span two columns, 7 in (or the width
     its raters need; past 20 in it is left out). Existing files are replaced.
 
@@ -277,10 +277,10 @@ FigureJob = tuple[str, str, dict[str, Any]]
 
 
 _DRAW = {
-    "by_rater": ("rrmap.plot.layouts", "plot_rrmap_by_rater"),
-    "grid": ("rrmap.plot.layouts", "plot_rrmap_grid"),
-    "proportions": ("rrmap.plot.summaries", "plot_proportions"),
-    "agreement": ("rrmap.plot.summaries", "plot_agreement"),
+    "by_rater": ("rrmap.plot.figures.layouts", "plot_rrmap_by_rater"),
+    "grid": ("rrmap.plot.figures.layouts", "plot_rrmap_grid"),
+    "proportions": ("rrmap.plot.figures.summaries", "plot_proportions"),
+    "agreement": ("rrmap.plot.figures.summaries", "plot_agreement"),
 }
 
 
@@ -291,7 +291,7 @@ def figure_files(
     worker process or here): the files' names and contents, and the warnings given."""
     import importlib
 
-    from rrmap.plot._sizing import off_screen
+    from rrmap.plot.base._sizing import off_screen
 
     stem, kind, options = job
     module, name = _DRAW[kind]

@@ -46,16 +46,6 @@ from plotnine import (
 from plotnine.facets import facet_null
 from plotnine.scales.scale_discrete import scale_discrete
 
-from rrmap.plot._geometry import (
-    DEFAULT_XLIM,
-    DEFAULT_YLIM,
-    _bc_contour,
-    _bc_grid,
-    _check_limits,
-    _clip_to_view,
-    _zone_rectangles,
-)
-from rrmap.plot._glyphs import gathered_glyph_warnings
 from rrmap.plot._plotnine_theme import (
     FIRST_BOX,
     Recipe,
@@ -64,8 +54,24 @@ from rrmap.plot._plotnine_theme import (
     sketch_of,
     without_side_labels,
 )
-from rrmap.plot._style import figure_text, option_label, style_map, title
-from rrmap.plot.map import _check_points, _levels, _thresholds_of, axis_label, background_cmap
+from rrmap.plot.base._geometry import (
+    DEFAULT_XLIM,
+    DEFAULT_YLIM,
+    _bc_contour,
+    _bc_grid,
+    _check_limits,
+    _clip_to_view,
+    _zone_rectangles,
+)
+from rrmap.plot.base._glyphs import gathered_glyph_warnings
+from rrmap.plot.base._style import figure_text, option_label, style_map, title
+from rrmap.plot.figures.map import (
+    _check_points,
+    _levels,
+    _thresholds_of,
+    axis_label,
+    background_cmap,
+)
 from rrmap.zones import Thresholds
 
 __all__ = ["RRMapPlot", "ggrrmap", "rrmap_layers_data"]
@@ -173,7 +179,7 @@ class RRMapPlot(ggplot):
         """``ggplot.save``, with text kept as text and 300 dpi unless *dpi* is given."""
         import matplotlib as mpl
 
-        from rrmap.plot._sizing import TEXT_AS_TEXT
+        from rrmap.plot.base._sizing import TEXT_AS_TEXT
 
         if not args and kwargs.get("dpi") is None:
             kwargs["dpi"] = 300

@@ -26,7 +26,7 @@ from plotly.subplots import make_subplots
 
 from rrmap._atomic import atomic_path
 from rrmap._escape import short_label
-from rrmap.plot._geometry import (
+from rrmap.plot.base._geometry import (
     DEFAULT_XLIM,
     DEFAULT_YLIM,
     _bc_contour,
@@ -35,7 +35,7 @@ from rrmap.plot._geometry import (
     _clip_to_view,
     _zone_rectangles,
 )
-from rrmap.plot._style import (
+from rrmap.plot.base._style import (
     LABEL_LIMIT,
     column_name,
     option_name,
@@ -43,7 +43,13 @@ from rrmap.plot._style import (
     style_map,
     without_bidi_controls,
 )
-from rrmap.plot.map import _check_points, _levels, _thresholds_of, axis_name, background_cmap
+from rrmap.plot.figures.map import (
+    _check_points,
+    _levels,
+    _thresholds_of,
+    axis_name,
+    background_cmap,
+)
 from rrmap.zones import Thresholds
 
 __all__ = ["html_fragment", "interactive_rrmap", "save_html"]

@@ -62,7 +62,7 @@ def drawn_texts(fig):
 
 def outside_page(fig, tol=0.01):
     """Texts, legends and colorbars that reach beyond the figure's edges (inches)."""
-    from rrmap.plot._sizing import renderer_of
+    from rrmap.plot.base._sizing import renderer_of
 
     w, h = fig.get_size_inches()
     bad = []

@@ -27,7 +27,7 @@ from rrmap.plot import (
     save_analysis_figures,
     zone_key,
 )
-from rrmap.plot._style import dense_alpha
+from rrmap.plot.base._style import dense_alpha
 
 PTS = rrmap.points(rrmap.datasets.load_example_ratings())
 

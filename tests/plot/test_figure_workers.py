@@ -28,7 +28,7 @@ from PIL import Image
 
 import rrmap
 from rrmap.plot import AnalysisFigures, plot_rrmap_grid, save, save_analysis_figures
-from rrmap.plot._raster import BackgroundImage
+from rrmap.plot.base._raster import BackgroundImage
 
 PTS = rrmap.points(rrmap.datasets.load_example_ratings())
 FORKSERVER = "forkserver" in __import__("multiprocessing").get_all_start_methods()

@@ -25,7 +25,7 @@ from rrmap.plot import (
     plot_rrmap_by_rater,
     save_analysis_figures,
 )
-from rrmap.plot._style import figure_text, fitted_text, option_label
+from rrmap.plot.base._style import figure_text, fitted_text, option_label
 
 LONG = "L" * 120 + " a very long rater name " + "x" * 156
 RTL = "\u202eevil"
@@ -222,7 +222,7 @@ def test_style_helpers_escape_cut_and_fit():
     assert figure_text("x" * 50, 10) == "x" * 9 + "…"
     assert figure_text("x" * 50, None) == "x" * 50
     assert option_label("E1", {"E1": "$E_1$"}) == r"\$E_1\$"
-    from rrmap.plot._sizing import text_width_pt
+    from rrmap.plot.base._sizing import text_width_pt
 
     cut = fitted_text("W" * 100, 8.0, 1.0)
     assert cut.endswith("…") and text_width_pt(cut, 8.0) <= 72.0

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("plotly", reason="the interactive extra (plotly) is not installed")
 
 from rrmap.errors import InputError
-from rrmap.plot._style import style_map
+from rrmap.plot.base._style import style_map
 from rrmap.plot.interactive import _SYMBOLS, interactive_rrmap, save_html
 
 
@@ -156,7 +156,7 @@ def test_clipped_points_are_whole_arrowheads_inside_the_edge(pts):
 
 
 def test_every_marker_of_the_palettes_has_a_plotly_symbol():
-    from rrmap.plot._style import MARKERS, QUALITY_MARKERS
+    from rrmap.plot.base._style import MARKERS, QUALITY_MARKERS
     from rrmap.plot.interactive import _SYMBOLS
 
     assert set(MARKERS) | set(QUALITY_MARKERS.values()) <= set(_SYMBOLS)

@@ -1,4 +1,4 @@
-"""Tests of rrmap.plot.intervals: the paper's Fig. 2, example intervals beside their points."""
+"""Tests of rrmap.plot.figures.intervals: the paper's Fig. 2, example intervals beside their points."""
 
 from __future__ import annotations
 

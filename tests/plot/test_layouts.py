@@ -1,4 +1,4 @@
-"""Tests of rrmap.plot.layouts: panels per rater, the raters × categories grid, saved files."""
+"""Tests of rrmap.plot.figures.layouts: panels per rater, the raters × categories grid, saved files."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def test_grid_legends_below_rows_when_narrow(pts):
     assert not any(ax.get_legend() for ax in fig.axes)
     legends = {leg.get_title().get_text(): leg for leg in fig.legends}
     assert list(legends) == ["movement", "criterion", "criterion group", "modality", "zones"]
-    from rrmap.plot._sizing import renderer_of
+    from rrmap.plot.base._sizing import renderer_of
 
     fig.draw_without_rendering()
     r = renderer_of(fig)

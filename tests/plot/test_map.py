@@ -1,4 +1,4 @@
-"""Tests of rrmap.plot.map and rrmap.plot._geometry: one panel, checked against the formulas."""
+"""Tests of rrmap.plot.figures.map and rrmap.plot.base._geometry: one panel, checked against the formulas."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from rrmap.plot import (
     panel_artists,
     plot_rrmap,
 )
-from rrmap.plot._geometry import _bc_contour, _clip_to_view
+from rrmap.plot.base._geometry import _bc_contour, _clip_to_view
 from rrmap.plot.styles import PAPER_STYLE
 
 

@@ -29,8 +29,8 @@ from rrmap.plot import (
     plot_proportions,
     plot_rrmap,
 )
-from rrmap.plot._contrast import contrast, deuteranope, greyscale, lab, text_color
-from rrmap.plot._style import RESERVED_MARKERS, style_map
+from rrmap.plot.base._contrast import contrast, deuteranope, greyscale, lab, text_color
+from rrmap.plot.base._style import RESERVED_MARKERS, style_map
 from rrmap.zones import QUALITY_LEVELS
 
 PTS = rrmap.points(rrmap.datasets.load_example_ratings())

@@ -1,4 +1,4 @@
-"""Tests of rrmap.plot._style: printed widths, type sizes, palettes and markers, titles."""
+"""Tests of rrmap.plot.base._style: printed widths, type sizes, palettes and markers, titles."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from matplotlib.colors import to_rgb
 
 import rrmap
 from rrmap.errors import InputError
-from rrmap.plot._style import (
+from rrmap.plot.base._style import (
     MARKERS,
     OKABE_ITO,
     QUALITY_COLORS,

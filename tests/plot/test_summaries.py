@@ -1,4 +1,4 @@
-"""Tests of rrmap.plot.summaries: the drawn bars and matrices are the tables' numbers."""
+"""Tests of rrmap.plot.figures.summaries: the drawn bars and matrices are the tables' numbers."""
 
 from __future__ import annotations
 

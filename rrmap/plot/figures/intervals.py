@@ -14,12 +14,12 @@ from matplotlib.figure import Figure
 from rrmap.comparison import compare
 from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
-from rrmap.plot._geometry import DEFAULT_XLIM, DEFAULT_YLIM
-from rrmap.plot._glyphs import gathers_glyph_warnings
-from rrmap.plot._keywords import lists_keywords
-from rrmap.plot._sizing import freeze_ticks, new_figure
-from rrmap.plot._style import QUALITY_COLORS, parse_width, style_map, typography
-from rrmap.plot.map import _legend_handles, panel_artists, plot_rrmap
+from rrmap.plot.base._geometry import DEFAULT_XLIM, DEFAULT_YLIM
+from rrmap.plot.base._glyphs import gathers_glyph_warnings
+from rrmap.plot.base._keywords import lists_keywords
+from rrmap.plot.base._sizing import freeze_ticks, new_figure
+from rrmap.plot.base._style import QUALITY_COLORS, parse_width, style_map, typography
+from rrmap.plot.figures.map import _legend_handles, panel_artists, plot_rrmap
 from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
 
 __all__ = ["example_interval_pairs", "plot_interval_examples"]

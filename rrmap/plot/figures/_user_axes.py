@@ -26,7 +26,7 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import Bbox, ScaledTranslation
 
-from rrmap.plot._glyphs import _outside_frame
+from rrmap.plot.base._glyphs import _outside_frame
 
 __all__: list[str] = []
 
@@ -102,9 +102,9 @@ def plot_on_user(
     text."""
     from matplotlib.figure import Figure
 
-    from rrmap.plot._sizing import _PaperFigure
-    from rrmap.plot._style import title
-    from rrmap.plot.map import _draw_panel, axis_label
+    from rrmap.plot.base._sizing import _PaperFigure
+    from rrmap.plot.base._style import title
+    from rrmap.plot.figures.map import _draw_panel, axis_label
 
     root = _root(ax)
     if type(root) is Figure:  # same state, a savefig that keeps text as text (Type 42)

@@ -24,10 +24,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from rrmap.errors import InputError
-from rrmap.plot._contrast import text_color
-from rrmap.plot._glyphs import gathers_glyph_warnings
-from rrmap.plot._keywords import lists_keywords
-from rrmap.plot._sizing import (
+from rrmap.plot.base._contrast import text_color
+from rrmap.plot.base._glyphs import gathers_glyph_warnings
+from rrmap.plot.base._keywords import lists_keywords
+from rrmap.plot.base._sizing import (
     Footer,
     fit_with_footer,
     freeze_ticks,
@@ -36,7 +36,7 @@ from rrmap.plot._sizing import (
     new_figure,
     text_width_pt,
 )
-from rrmap.plot._style import (
+from rrmap.plot.base._style import (
     QUALITY_COLORS,
     fitted_text,
     option_label,
@@ -45,7 +45,7 @@ from rrmap.plot._style import (
     title,
     typography,
 )
-from rrmap.plot.layouts import _panel_title
+from rrmap.plot.figures.layouts import _panel_title
 from rrmap.tables import agreement, proportions, wilson_interval
 from rrmap.zones import QUALITY_LEVELS
 

@@ -1,7 +1,7 @@
 """Figures laid out for the width they are printed at.
 
 A layout gets a printed width, builds its figure with type sizes in absolute
-points (:func:`rrmap.plot._style.typography`), and then adjusts the height so
+points (:func:`rrmap.plot.base._style.typography`), and then adjusts the height so
 that panels keep their aspect once titles, legends and colorbars have taken
 their room. Figures made here keep text as text when saved, whatever the
 user's rcParams say.
@@ -22,7 +22,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import text_to_path
 from matplotlib.ticker import MaxNLocator
 
-from rrmap.plot._glyphs import gathered_glyph_warnings
+from rrmap.plot.base._glyphs import gathered_glyph_warnings
 
 __all__: list[str] = []
 

@@ -26,9 +26,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Ellipse, Rectangle
 
 from rrmap.errors import InputError
-from rrmap.plot._glyphs import gathers_glyph_warnings
-from rrmap.plot._keywords import lists_keywords
-from rrmap.plot._sizing import (
+from rrmap.plot.base._glyphs import gathers_glyph_warnings
+from rrmap.plot.base._keywords import lists_keywords
+from rrmap.plot.base._sizing import (
     Footer,
     fit_with_footer,
     freeze_ticks,
@@ -40,7 +40,7 @@ from rrmap.plot._sizing import (
     text_width_pt,
     thin_ticks,
 )
-from rrmap.plot._style import (
+from rrmap.plot.base._style import (
     MIN_PANEL,
     column_name,
     figure_text,
@@ -51,7 +51,7 @@ from rrmap.plot._style import (
     title,
     typography,
 )
-from rrmap.plot.map import (
+from rrmap.plot.figures.map import (
     CLIPPED_GID,
     PANEL_KEYWORDS,
     _check_points,

@@ -105,7 +105,7 @@ GRID_MARGIN = {"below": 0.7, "right": 2.2}
 
 def min_grid_width(n_raters: int, legends: str = "below") -> float:
     """Narrowest printed width (inches) of a grid of *n_raters* columns of panels
-    :data:`MIN_PANEL` wide (:func:`rrmap.plot.layouts.grid_min_width`); here, with no
+    :data:`MIN_PANEL` wide (:func:`rrmap.plot.figures.layouts.grid_min_width`); here, with no
     matplotlib, for a process that only plans the figures."""
     return n_raters * MIN_PANEL + GRID_MARGIN[legends]
 
@@ -217,7 +217,7 @@ def without_bidi_controls(value: Any) -> str:
 def fitted_text(value: Any, size: float, width: float, limit: int = LABEL_LIMIT) -> str:
     """:func:`figure_text` of *value*, cut further until it is at most *width* inches
     wide at *size* points (a panel title over its panel)."""
-    from rrmap.plot._sizing import text_width_pt
+    from rrmap.plot.base._sizing import text_width_pt
 
     def fits(n: int) -> bool:
         return text_width_pt(figure_text(value, n), size) <= 72.0 * width

@@ -8,7 +8,7 @@ and the points coloured (and shaped) by a category. Points beyond the view
 are moved onto its edge and drawn as arrowheads pointing outwards; their
 number is in the legend. Every element carries a ``gid`` (also the element
 id in SVG files) and :func:`panel_artists` returns them. Whole figures of
-panels are in :mod:`rrmap.plot.layouts` and :mod:`rrmap.plot.intervals`.
+panels are in :mod:`rrmap.plot.figures.layouts` and :mod:`rrmap.plot.figures.intervals`.
 Nothing here calls ``show()``.
 """
 
@@ -37,7 +37,7 @@ from matplotlib.transforms import ScaledTranslation
 from numpy.typing import NDArray
 
 from rrmap.errors import InputError
-from rrmap.plot._geometry import (
+from rrmap.plot.base._geometry import (
     DEFAULT_XLIM,
     DEFAULT_YLIM,
     _bc_contour,
@@ -46,10 +46,10 @@ from rrmap.plot._geometry import (
     _clip_to_view,
     _zone_rectangles,
 )
-from rrmap.plot._glyphs import gathers_glyph_warnings
-from rrmap.plot._keywords import check_keywords, lists_keywords
-from rrmap.plot._raster import BackgroundImage
-from rrmap.plot._style import (
+from rrmap.plot.base._glyphs import gathers_glyph_warnings
+from rrmap.plot.base._keywords import check_keywords, lists_keywords
+from rrmap.plot.base._raster import BackgroundImage
+from rrmap.plot.base._style import (
     MARKERS,
     OKABE_ITO,
     QUALITY_COLORS,
@@ -744,11 +744,11 @@ def plot_rrmap(
     if ax is not None:
         if width is not None:
             raise InputError("width sizes a new figure; with ax=, size your own figure")
-        from rrmap.plot._user_axes import plot_on_user
+        from rrmap.plot.figures._user_axes import plot_on_user
 
         return plot_on_user(ax, points, color, st, colorbar, legend)
-    from rrmap.plot._sizing import fit_with_footer, freeze_ticks, new_figure
-    from rrmap.plot._style import parse_width, typography
+    from rrmap.plot.base._sizing import fit_with_footer, freeze_ticks, new_figure
+    from rrmap.plot.base._style import parse_width, typography
 
     w = parse_width(width, 5.0)
     typ = typography(w)
@@ -788,7 +788,7 @@ def _plot_on(
                 borderaxespad=0.0,
             )
         else:
-            from rrmap.plot._sizing import legend_ncols
+            from rrmap.plot.base._sizing import legend_ncols
 
             size = FontProperties(size=mpl.rcParams["legend.fontsize"]).get_size_in_points()
             ncols = legend_ncols([h.get_label() for h in handles], size, below - 0.2)
