@@ -150,20 +150,7 @@ def test_fineartbench_bad_records(tmp_path):
 
 def test_fineartbench_nulls_and_string_booleans_are_errors_not_candidates(tmp_path):
     """A null method once became a candidate named 'None' and got ranked."""
-
-    def rec(i, **kw):
-        base = {
-            "id": i,
-            "content_index": 1,
-            "style_index": 2,
-            "style_prompt": "p",
-            "method_left": "A",
-            "method_right": "B",
-            "winner": "left",
-            "skipped": False,
-        }
-        return {**base, **kw}  # fmt: skip
-
+    rec = _fab_record
     recs = [
         rec(0),
         rec(1, method_left=None),
