@@ -203,3 +203,16 @@ def test_a_pipe_gets_only_the_table_and_stderr_no_bar(tmp_path):
     assert len(table) == 12 and table.columns[0] == "instance"
     assert b"\r" not in done.stderr and b"%|" not in done.stderr
     assert b"paid calls 24" in done.stderr
+
+
+def test_stdin_is_read_within_the_size_limit_of_an_input_table(tmp_path, monkeypatch):
+    import rrmap.rank.data.sources as sources
+
+    monkeypatch.setattr(sources, "MAX_TABLE_BYTES", 64)
+    pairs = (EXAMPLE / "PAIRS.csv").read_bytes()
+    assert len(pairs) > 64
+    r = _run(["judge", "2afc", "-", "--cache", tmp_path / "c", "--base-url",
+              "http://127.0.0.1:9/v1", "--model", MODEL, "--dry-run"], pairs)  # fmt: skip
+    assert r.exit_code == 1, r.output
+    assert r.stderr.startswith("Error: <stdin>: over 64 B, above the limit of 64 B")
+    assert "split it" in r.stderr and "Traceback" not in r.output

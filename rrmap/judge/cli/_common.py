@@ -314,12 +314,13 @@ def _execute_run(
     from rrmap.judge.transport._planner import Planner
     from rrmap.judge.transport.batch import read_batch_results, run_batched
 
+    kept = _kept_requests(client) if o["batch_results"] else {}  # read once for every file
     for path in o["batch_results"]:
         src = input_source(path)
         report = read_batch_results(
             src.text().splitlines(),
             client.cache,
-            _kept_requests(client),
+            kept,
             max_reply_bytes=client.endpoint.max_reply_bytes,
         )
         click.echo(

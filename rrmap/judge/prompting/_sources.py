@@ -2,7 +2,8 @@
 
 Every table a judge command reads (pairs, questions, responses, corpora,
 per-order replies, a lexicon, batch results, human ratings) may come from
-standard input: ``-`` reads it once, whole, and messages call it
+standard input: ``-`` reads it once, whole (within the size limit of a ratings
+file, :data:`rrmap._reading_limits.MAX_FILE_BYTES`), and messages call it
 ``<stdin>``. Paths inside it (images, image folders) are then relative to
 the current folder, as the folder of a file is for a file.
 """
@@ -15,10 +16,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["STDIN", "Source", "input_source", "is_stdin", "looks_like_jsonl"]
+from rrmap._reading_limits import STDIN  # how messages name standard input
+from rrmap.rank.data.sources import stdin_input
 
-#: How messages name standard input.
-STDIN = "<stdin>"
+__all__ = ["STDIN", "Source", "input_source", "is_stdin", "looks_like_jsonl"]
 
 
 def is_stdin(path: str | os.PathLike[str] | None) -> bool:
@@ -86,9 +87,10 @@ def input_source(path: str | os.PathLike[str]) -> Source:
     ('data/pairs.csv', 'data', True)
     """
     if is_stdin(path):
-        stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
-        return Source(STDIN, Path.cwd(), data=data)
+        if getattr(sys.stdin, "buffer", None) is None:  # a text-only stdin (some notebooks)
+            return Source(STDIN, Path.cwd(), data=sys.stdin.read().encode("utf-8"))
+        # read within the size limit of every input table, as rrmap rank reads it
+        return Source(STDIN, Path.cwd(), data=stdin_input().getvalue())
     p = Path(path)
     return Source(str(p), p.parent, path=p)
 

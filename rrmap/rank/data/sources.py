@@ -134,8 +134,10 @@ def named_bytes(data: bytes, name: str) -> io.BytesIO:
     return buffer
 
 
-def stdin_input(limit: int = MAX_TABLE_BYTES) -> io.BytesIO:
-    """Standard input read whole (it can be read once), named ``<stdin>``."""
+def stdin_input(limit: int | None = None) -> io.BytesIO:
+    """Standard input read whole (it can be read once), named ``<stdin>``, within *limit*
+    bytes (default :data:`rrmap._reading_limits.MAX_FILE_BYTES`, as a ratings file)."""
+    limit = MAX_TABLE_BYTES if limit is None else limit
     return named_bytes(_read_limited(sys.stdin.buffer, limit, STDIN), STDIN)
 
 
