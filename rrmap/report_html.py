@@ -237,11 +237,9 @@ def _map(result: AnalysisResult, made: bool | str) -> str | None:
     plotly)."""
     if isinstance(made, str):
         return made
-    try:
-        from rrmap.plot.interactive import html_fragment
-    except ImportError:
-        return None
-    return html_fragment(result.points, facet="expert")
+    from rrmap.plot.analysis_figures import map_html
+
+    return map_html(result.points)
 
 
 def render_html(

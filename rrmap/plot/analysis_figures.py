@@ -19,14 +19,14 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rrmap._atomic import atomic_path
+from rrmap._atomic import write_bytes
 from rrmap.errors import InputError
 from rrmap.plot.base._style import check_figure_size, min_grid_width, parse_width
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["AnalysisFigures"]
+__all__ = ["AnalysisFigures", "map_html"]
 
 #: Tasks in the order the workers take them: the longest first, so that two workers
 #: finish together (seconds of CPU at 7 in, 300 dpi: about 1.4, 0.7, 0.55, 0.6 with plotly's
@@ -183,7 +183,7 @@ class AnalysisFigures:
         try:
             for kind in _ORDER:
                 if kind == _MAP and self.interactive:
-                    task = (f"{__name__}:_map_html", settings, self._points)
+                    task = (f"{__name__}:map_html", settings, self._points)
                     self._futures[_MAP] = self._pool.submit(call, *task)
                 elif kind in jobs:
                     job = jobs[kind]
@@ -216,7 +216,7 @@ class AnalysisFigures:
         written: dict[str, list[Path]] = {}
         caught: dict[tuple[str, type[Warning]], None] = {}
         for stem, (files, warned) in _with_bar(self._results(), len(self._plan), progress):
-            written[stem] = [_write(folder / name, data) for name, data in files]
+            written[stem] = [write_bytes(folder / name, data) for name, data in files]
             caught.update(dict.fromkeys(warned))
         for message, category in caught:  # the workers' warnings, told once here
             warnings.warn(message, category, stacklevel=3)
@@ -257,7 +257,7 @@ class AnalysisFigures:
                 return future.result()
             except BrokenProcessPool:
                 pass
-        return _map_html(self._points)
+        return map_html(self._points)
 
 
 def figure_plan(
@@ -300,19 +300,22 @@ def figure_plan(
     return plan
 
 
-def _map_html(points: pd.DataFrame) -> str | None:
-    """The interactive map of *points*, or None when plotly is not installed."""
+def map_html(points: pd.DataFrame) -> str | None:
+    """The interactive map of *points* (one panel per rater) as an HTML fragment, or
+    ``None`` when plotly is not installed.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> page = map_html(rrmap.points(rrmap.datasets.load_example_ratings()))
+    >>> page is None or page.startswith("<div")
+    True
+    """
     try:
         from rrmap.plot.interactive import html_fragment
     except ImportError:
         return None
     return html_fragment(points, facet="expert")
-
-
-def _write(path: Path, data: bytes) -> Path:
-    with atomic_path(path) as tmp:
-        tmp.write_bytes(data)
-    return path
 
 
 def _with_bar(items: Iterator[Any], total: int, show: bool) -> Iterator[Any]:

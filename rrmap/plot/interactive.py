@@ -489,8 +489,7 @@ def html_fragment(points: pd.DataFrame, *, facet: str | None = "expert") -> str:
     >>> page.startswith("<div"), "<html" in page
     (True, False)
     """
-    fig = interactive_rrmap(points, facet=facet)
-    fig.update_layout(width=None, autosize=True)  # the page's width, whatever the window
+    fig = interactive_rrmap(points, facet=facet)  # no width: the page's, whatever the window
     return fig.to_html(
         full_html=False,
         include_plotlyjs=True,
