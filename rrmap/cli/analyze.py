@@ -154,25 +154,25 @@ def analyze_command(
     verdict. The study's own tests: --design independent --p-adjust none
     --chi2-monte-carlo 0.
     """
+    from rrmap._atomic import FolderLock
+    from rrmap.analysis import existing_outputs
+
+    if out.exists() and not out.is_dir():
+        raise click.ClickException(f"{out} exists and is not a folder")
+    existing = existing_outputs(out)
+    if existing and not force:  # refused before any worker process is started
+        raise click.ClickException(
+            f"{out} already holds {', '.join(existing)}; use --force to overwrite"
+        )
     with contextlib.ExitStack() as stack:
         figures = None
-        if not no_figures:  # first of all: with --jobs other than 1, its workers' server
-            # imports matplotlib while this process reads and tests, and they draw while the
-            # tests run; a width or dpi too large fails here, before the tests
+        if not no_figures:  # first of the work: with --jobs other than 1, its workers'
+            # server imports matplotlib while this process reads and tests, and they draw
+            # while the tests run; a width or dpi too large fails here, before the tests
             from rrmap.plot.analysis_figures import AnalysisFigures
 
             figures = AnalysisFigures(width=width, dpi=dpi, jobs=jobs, interactive=True)
             stack.enter_context(figures)
-        from rrmap._atomic import FolderLock
-        from rrmap.analysis import existing_outputs
-
-        if out.exists() and not out.is_dir():
-            raise click.ClickException(f"{out} exists and is not a folder")
-        existing = existing_outputs(out)
-        if existing and not force:
-            raise click.ClickException(
-                f"{out} already holds {', '.join(existing)}; use --force to overwrite"
-            )
         # the lock is taken now: a second run into OUT is refused at once, not after its tests
         say = _Steps(verbose and not quiet)
         with FolderLock(out):
