@@ -490,8 +490,6 @@ def _title_fix(plot: ggplot, fig: Any, renderer: Any) -> list | None:
 def _axis_title_fix(plot: ggplot, fig: Any, renderer: Any) -> list | None:
     """Short axis titles ("Δ", "R") when rrmap's own ones run beyond the figure (panels
     too short for "relative dispersion R"); titles set by the user are left alone."""
-    from plotnine import labs
-
     page = fig.bbox
     targets = plot.theme.targets
     short = {}

@@ -411,6 +411,10 @@ def _inside(x: np.ndarray, y: np.ndarray, direction: str, xlim: Any, ylim: Any) 
     return np.asarray(x, float) + sx, np.asarray(y, float) + sy
 
 
+#: plotly's page options: no logo, the figure following its container's size.
+_HTML_CONFIG = {"displaylogo": False, "responsive": True}
+
+
 def save_html(
     fig: go.Figure, path: str | os.PathLike[str], *, include_plotlyjs: bool | str = True
 ) -> Path:
@@ -447,7 +451,7 @@ def save_html(
     False
     """
     path = Path(path)
-    config = {"displaylogo": False, "responsive": True}
+    config = _HTML_CONFIG
     size: dict[str, str] = {}
     if fig.layout.width is None:  # the container's width, the height following it
         panels = (fig.layout.meta or {}).get("rrmap_panels", 1)
@@ -494,5 +498,5 @@ def html_fragment(points: pd.DataFrame, *, facet: str | None = "expert") -> str:
         full_html=False,
         include_plotlyjs=True,
         default_width="100%",
-        config={"displaylogo": False, "responsive": True},
+        config=_HTML_CONFIG,
     )
