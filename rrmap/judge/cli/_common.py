@@ -361,14 +361,13 @@ def _kept_requests(client: Any) -> dict[str, Any]:
 
 def _keep_batch_requests(client: Any, paths: list[Path]) -> None:
     """Keep the bodies of written requests files, to store their answers under their keys."""
-    from rrmap.judge.transport.cache import replace_file
+    from rrmap.judge.transport.batch import keep_requests
 
-    folder = client.cache.directory / "batches" / "requests"
-    folder.mkdir(parents=True, exist_ok=True)
     for path in paths:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            req = json.loads(line)
-            replace_file(folder / f"{req['custom_id']}.json", json.dumps(req["body"]).encode())
+        lines = path.read_text(encoding="utf-8").splitlines()
+        requests = [json.loads(line) for line in lines]
+        keep_requests(client.cache.directory / "batches" / "requests",
+                      {req["custom_id"]: req["body"] for req in requests})  # fmt: skip
 
 
 def _say_batch_files(paths: list[Path], model: str) -> None:

@@ -51,7 +51,7 @@ from rrmap.judge.transport.budget import BudgetExhausted
 from rrmap.judge.transport.cache import read_regular, replace_file
 from rrmap.judge.transport.client import ChatClient, public_url
 
-__all__ = ["BatchJob", "run_batched"]
+__all__ = ["BatchJob", "keep_requests", "run_batched"]
 
 #: States after which a batch job changes no more.
 TERMINAL = ("completed", "failed", "expired", "cancelled")
@@ -112,6 +112,26 @@ def _read_json(path: Path) -> Any:
         return json.loads(read_regular(path).decode("utf-8"))
     except (OSError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def keep_requests(folder: Path, bodies: Mapping[str, Any]) -> None:
+    """Keep request bodies as ``folder/KEY.json``, so that a later run can store their
+    answers under their cache keys; a body already kept is left as it is (a key is the
+    hash of its body).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp()) / "requests"
+    >>> keep_requests(folder, {"k1": {"model": "m"}})
+    >>> (folder / "k1.json").read_text()
+    '{"model": "m"}'
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    for key, body in bodies.items():
+        path = folder / f"{key}.json"
+        if not path.exists():  # complete or absent: a full disk leaves no half body
+            replace_file(path, json.dumps(body).encode("utf-8"))
 
 
 class BatchJob:
@@ -175,12 +195,7 @@ class BatchJob:
 
     def _keep_requests(self) -> None:
         """The request bodies, so that a later run can store the answers under their keys."""
-        folder = self.path.parent / "requests"
-        folder.mkdir(parents=True, exist_ok=True)
-        for key, body in self.requests.items():
-            path = folder / f"{key}.json"
-            if not path.exists():  # complete or absent: a full disk leaves no half body
-                replace_file(path, json.dumps(body).encode("utf-8"))
+        keep_requests(self.path.parent / "requests", self.requests)
 
     def run(self, poll_interval: float = 10.0, progress: bool = True) -> BatchReport:
         """Upload, submit, poll and read back (each step only if not done before)."""
