@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rrmap._escape import join_groups
 from rrmap._version import __version__
 from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
@@ -580,7 +581,7 @@ def _answer_rows(
                     "seed": seed,
                     "movement": sheet[0].movement,
                     "criterion": crit.name,
-                    "corpora": "|".join(c.modality_name for c in sheet),
+                    "corpora": join_groups(c.modality_name for c in sheet),
                     "attempts": attempts,
                     "problems": "; ".join(problems),
                     "raw": raw,
