@@ -124,14 +124,13 @@ def write_batch_files(
     >>> len((p.parent / "req.part3.jsonl").read_text().splitlines())
     1
     """
-    groups = split_requests(bodies, base_url, max_lines, max_bytes)
+    groups = _split_lines(bodies, base_url, max_lines, max_bytes)
     paths = batch_file_parts(path, len(groups))
-    url = chat_path(base_url)
     with contextlib.ExitStack() as stack:  # every part written before any is renamed into place
         for target, group in zip(paths, groups, strict=True):
             tmp = stack.enter_context(atomic_path(target))
             with open(tmp, "w", encoding="utf-8") as fh:
-                fh.writelines(_batch_line(key, body, url) for key, body in group.items())
+                fh.writelines(group.values())
     return paths
 
 
@@ -189,12 +188,21 @@ def split_requests(
     >>> [len(g) for g in split_requests(bodies, "http://h/v1", max_bytes=330)]  # 109 each
     [3, 2]
     """
+    parts = _split_lines(bodies, base_url, max_lines, max_bytes)
+    return [{key: bodies[key] for key in part} for part in parts]
+
+
+def _split_lines(
+    bodies: Mapping[str, Mapping[str, Any]], base_url: str, max_lines: int, max_bytes: int
+) -> list[dict[str, str]]:
+    """:func:`split_requests` as the lines of each file (key → line), each encoded once."""
     url = chat_path(base_url)
-    groups: list[dict[str, Mapping[str, Any]]] = []
-    group: dict[str, Mapping[str, Any]] = {}
+    groups: list[dict[str, str]] = []
+    group: dict[str, str] = {}
     size = 0
     for key, body in bodies.items():
-        n = len(_batch_line(key, body, url).encode("utf-8"))
+        line = _batch_line(key, body, url)
+        n = len(line.encode("utf-8"))
         if n > max_bytes:
             raise InputError(
                 f"request {key} is {n:,} bytes as a batch line, more than the {max_bytes:,} "
@@ -203,7 +211,7 @@ def split_requests(
         if group and (len(group) >= max_lines or size + n > max_bytes):
             groups.append(group)
             group, size = {}, 0
-        group[key] = body
+        group[key] = line
         size += n
     if group:
         groups.append(group)
