@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = [
     "MESSAGE_LIMIT",
@@ -135,6 +137,8 @@ def spreadsheet_cell(value: object) -> object:
 
 
 def _text_column(col: pd.Series) -> bool:
+    import pandas as pd
+
     dtype = col.dtype
     return (
         pd.api.types.is_object_dtype(dtype)
@@ -155,6 +159,8 @@ def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
     >>> spreadsheet_safe(pd.DataFrame({"rater": ["=1+1", "E2"], "x": [-1, 2]}))["rater"].tolist()
     ["'=1+1", 'E2']
     """
+    import pandas as pd  # not at import: the command line starts without pandas
+
     changed: dict[str, pd.Series] = {}
     plain = _without_attrs(df)
     for name in plain.columns:
@@ -187,6 +193,8 @@ def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
 def _without_attrs(df: pd.DataFrame) -> pd.DataFrame:
     """*df* sharing its columns but without ``attrs``: pandas deep-copies a frame's attrs
     into every column taken from it, which makes a loop over many columns quadratic."""
+    import pandas as pd
+
     if not df.attrs:
         return df
     out = pd.DataFrame(df, copy=False)

@@ -3,17 +3,66 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from rrmap._escape import spreadsheet_safe
-from rrmap._json import json_text
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from rrmap.analysis import AnalysisResult
     from rrmap.plot.analysis_figures import AnalysisFigures
+
+
+#: Files written by :meth:`AnalysisResult.write` (figures come on top).
+OUTPUT_FILES: tuple[str, ...] = (
+    "tests.csv",
+    "points.csv",
+    "proportions.csv",
+    "agreement.csv",
+    "reliability.csv",
+    "tests.tex",
+    "proportions.tex",
+    "agreement.tex",
+    "results.json",
+    "report.md",
+    "report.html",
+)
+
+
+def is_output(path: Path) -> bool:
+    """Whether *path*, in a results folder, is a file an analysis writes."""
+    if path.name == "figures":
+        return path.is_dir() and not path.is_symlink()
+    return path.name in OUTPUT_FILES
+
+
+def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
+    """Names of :data:`OUTPUT_FILES` already present in *folder* (and ``figures/`` if not empty).
+
+    Parameters
+    ----------
+    folder : path
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     existing_outputs(tmp)
+    []
+    """
+    folder = Path(folder)
+    found = [name for name in OUTPUT_FILES if (folder / name).exists()]
+    figures = folder / "figures"
+    if figures.is_dir() and any(figures.iterdir()):
+        found.append("figures/")
+    return found
 
 
 def write_files(
@@ -28,6 +77,8 @@ def write_files(
 ) -> list[str]:
     """The tables (CSV, LaTeX), the figures, ``results.json`` and the reports into *stage*;
     their names relative to it: tables, figures, then results.json and the reports."""
+    from rrmap._json import json_text  # pandas: not imported to check a folder
+
     written: list[str] = []
 
     def put(name: str, text: str) -> None:

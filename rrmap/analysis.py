@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from rrmap._json import records
+from rrmap._results_folder import OUTPUT_FILES, existing_outputs, is_output
 from rrmap._streams import Streams
 from rrmap._version import __version__
 from rrmap.errors import InputError, PermutationWarning
@@ -44,21 +45,6 @@ __all__ = [
     "file_sha256",
     "load_result",
 ]
-
-#: Files written by :meth:`AnalysisResult.write` (figures come on top).
-OUTPUT_FILES: tuple[str, ...] = (
-    "tests.csv",
-    "points.csv",
-    "proportions.csv",
-    "agreement.csv",
-    "reliability.csv",
-    "tests.tex",
-    "proportions.tex",
-    "agreement.tex",
-    "results.json",
-    "report.md",
-    "report.html",
-)
 
 _ALPHA = 0.05
 
@@ -399,7 +385,7 @@ class AnalysisResult:
                 check_figure_size(parse_width(width, 7.0), dpi)
         from rrmap._results_folder import write_files
 
-        with staged_folder(folder, replace=_is_output) as stage:
+        with staged_folder(folder, replace=is_output) as stage:
             names = write_files(
                 self, stage, figures=figures, width=width, dpi=dpi, raw=raw_csv, progress=progress
             )
@@ -436,39 +422,6 @@ def load_result(path: str | os.PathLike[str]) -> AnalysisResult:
         default = list(RELIABILITY_COLUMNS) if name == "reliability" else []
         frames[name] = frames[name].reindex(columns=list(records[0]) if records else default)
     return AnalysisResult(**frames, settings=data["settings"])
-
-
-def _is_output(path: Path) -> bool:
-    """Whether *path*, in a results folder, is a file an analysis writes."""
-    if path.name == "figures":
-        return path.is_dir() and not path.is_symlink()
-    return path.name in OUTPUT_FILES
-
-
-def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
-    """Names of :data:`OUTPUT_FILES` already present in *folder* (and ``figures/`` if not empty).
-
-    Parameters
-    ----------
-    folder : path
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     existing_outputs(tmp)
-    []
-    """
-    folder = Path(folder)
-    found = [name for name in OUTPUT_FILES if (folder / name).exists()]
-    figures = folder / "figures"
-    if figures.is_dir() and any(figures.iterdir()):
-        found.append("figures/")
-    return found
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:

@@ -6,15 +6,12 @@ import functools
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import pandas as pd
 
-from rrmap._tabular import describe_reading
-from rrmap.gaussian import z_value
-from rrmap.ratings import RatingsWarning, load_ratings
-from rrmap.zones import Thresholds
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 _FILE_OPTIONS: list[tuple[str, str, str]] = [
     ("--sheet", "sheet", "Sheet of an .xlsx/.ods workbook, by name or 1-based number [first]."),
@@ -149,6 +146,13 @@ def ratings_from_options(
     comma-separated file or *quiet* is set, and prints each
     :class:`~rrmap.ratings.RatingsWarning` as one ``Warning:`` line.
     """
+    # imported here, not with the options: a command starts its work (analyze: its figure
+    # workers) before pandas is imported
+    from rrmap._tabular import describe_reading
+    from rrmap.gaussian import z_value
+    from rrmap.ratings import RatingsWarning, load_ratings
+    from rrmap.zones import Thresholds
+
     o = {k: opts.pop(k) for k in _OPTION_KEYS}
     # settings first: a bad option is reported before the file is read
     th = Thresholds(

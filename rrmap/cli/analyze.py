@@ -155,7 +155,7 @@ def analyze_command(
     --chi2-monte-carlo 0.
     """
     from rrmap._atomic import FolderLock
-    from rrmap.analysis import existing_outputs
+    from rrmap._results_folder import existing_outputs
 
     if out.exists() and not out.is_dir():
         raise click.ClickException(f"{out} exists and is not a folder")

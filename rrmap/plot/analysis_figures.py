@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from rrmap._atomic import write_bytes
 from rrmap.errors import InputError
-from rrmap.plot.base._style import check_figure_size, min_grid_width, parse_width
+from rrmap.plot.base._widths import check_figure_size, min_grid_width, parse_width
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

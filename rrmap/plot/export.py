@@ -29,7 +29,7 @@ from rrmap._atomic import atomic_path
 from rrmap.errors import InputError
 from rrmap.plot.base._glyphs import gathered_glyph_warnings
 from rrmap.plot.base._sizing import TEXT_AS_TEXT
-from rrmap.plot.base._style import check_figure_size
+from rrmap.plot.base._widths import check_figure_size
 
 __all__ = ["save", "save_analysis_figures"]
 
@@ -180,7 +180,7 @@ def _png(rgb: np.ndarray, dpi: int) -> bytes:
 
 
 def _save_ggplot(p: Any, path: Path, dpi: int, width: Any, height: Any) -> Path:
-    from rrmap.plot.base._style import parse_width
+    from rrmap.plot.base._widths import parse_width
 
     size: dict[str, Any] = {}
     if width is not None or height is not None:

@@ -39,10 +39,10 @@ from rrmap.plot.base._style import (
     LABEL_LIMIT,
     column_name,
     option_name,
-    parse_width,
     style_map,
     without_bidi_controls,
 )
+from rrmap.plot.base._widths import parse_width
 from rrmap.plot.figures.map import (
     _check_points,
     _levels,

@@ -42,7 +42,8 @@ def paper_settings(
     >>> rc["pdf.fonttype"], rc["xtick.labelsize"], [round(v, 2) for v in rc["figure.figsize"]]
     (42, 6.0, [3.35, 2.68])
     """
-    from rrmap.plot.base._style import parse_width, typography
+    from rrmap.plot.base._style import typography
+    from rrmap.plot.base._widths import parse_width
 
     w = parse_width(width, 3.5)
     h = parse_width(height, 0.8 * w) if height is not None else 0.8 * w

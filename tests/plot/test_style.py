@@ -15,11 +15,11 @@ from rrmap.plot.base._style import (
     QUALITY_COLORS,
     QUALITY_MARKERS,
     option_label,
-    parse_width,
     style_map,
     title,
     typography,
 )
+from rrmap.plot.base._widths import parse_width
 from rrmap.zones import QUALITY_LEVELS
 
 

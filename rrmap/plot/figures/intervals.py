@@ -18,7 +18,8 @@ from rrmap.plot.base._geometry import DEFAULT_XLIM, DEFAULT_YLIM
 from rrmap.plot.base._glyphs import gathers_glyph_warnings
 from rrmap.plot.base._keywords import lists_keywords
 from rrmap.plot.base._sizing import freeze_ticks, new_figure
-from rrmap.plot.base._style import QUALITY_COLORS, parse_width, style_map, typography
+from rrmap.plot.base._style import QUALITY_COLORS, style_map, typography
+from rrmap.plot.base._widths import parse_width
 from rrmap.plot.figures.map import _legend_handles, panel_artists, plot_rrmap
 from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
 

@@ -41,16 +41,14 @@ from rrmap.plot.base._sizing import (
     thin_ticks,
 )
 from rrmap.plot.base._style import (
-    MIN_PANEL,
     column_name,
     figure_text,
     fitted_text,
-    min_grid_width,
     option_name,
-    parse_width,
     title,
     typography,
 )
+from rrmap.plot.base._widths import MIN_PANEL, min_grid_width, parse_width
 from rrmap.plot.figures.map import (
     CLIPPED_GID,
     PANEL_KEYWORDS,

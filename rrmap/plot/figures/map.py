@@ -748,7 +748,8 @@ def plot_rrmap(
 
         return plot_on_user(ax, points, color, st, colorbar, legend)
     from rrmap.plot.base._sizing import fit_with_footer, freeze_ticks, new_figure
-    from rrmap.plot.base._style import parse_width, typography
+    from rrmap.plot.base._style import typography
+    from rrmap.plot.base._widths import parse_width
 
     w = parse_width(width, 5.0)
     typ = typography(w)

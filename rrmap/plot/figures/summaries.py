@@ -41,10 +41,10 @@ from rrmap.plot.base._style import (
     fitted_text,
     option_label,
     option_name,
-    parse_width,
     title,
     typography,
 )
+from rrmap.plot.base._widths import parse_width
 from rrmap.plot.figures.layouts import _panel_title
 from rrmap.tables import agreement, proportions, wilson_interval
 from rrmap.zones import QUALITY_LEVELS
