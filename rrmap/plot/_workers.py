@@ -27,6 +27,7 @@ __all__: list[str] = []
 #: plotly (0.3 s): only the worker that makes the interactive map imports it, and the
 #: workers start drawing that much earlier.
 PRELOAD: list[str] = [
+    "rrmap.plot._server",  # the server ends without tearing its modules down
     "matplotlib.backends.backend_agg",
     "matplotlib.backends.backend_pdf",
     "rrmap.plot.export",

@@ -234,3 +234,19 @@ def test_the_garbage_collector_is_back_after_a_figure(tmp_path):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.skipif(not FORKSERVER, reason="no forkserver here: the workers are spawned")
+def test_only_the_workers_server_ends_without_tearing_down():
+    """The server holds the caller's stdout and stderr: ending it with ``os._exit``
+    closes a reader's pipe at once (its normal shutdown took about 0.3 s)."""
+    from rrmap.plot import _server
+    from rrmap.plot._workers import call, start_pool
+
+    pool = start_pool(1)
+    try:
+        in_worker = pool.submit(call, "rrmap.plot._server:in_forkserver", None).result()
+    finally:
+        pool.shutdown()
+    assert in_worker is True  # a worker is a child of the server
+    assert _server.in_forkserver() is False and _server.FAST_EXIT is False
