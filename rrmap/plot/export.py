@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from rrmap._atomic import atomic_path
 from rrmap.errors import InputError
 from rrmap.plot.base._glyphs import gathered_glyph_warnings
-from rrmap.plot.base._sizing import TEXT_AS_TEXT
+from rrmap.plot.base._sizing import TEXT_AS_TEXT, fix_ticks
 from rrmap.plot.base._widths import check_figure_size
 
 __all__ = ["save", "save_analysis_figures"]
@@ -341,26 +341,4 @@ def _freeze_layout(fig: Figure) -> None:
     drawing it), and its ticks where the layout put them."""
     with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
         fig.set_layout_engine(None)
-    _fix_ticks(fig)
-
-
-def _fix_ticks(fig: Figure) -> None:
-    """Major ticks of a laid-out figure fixed at their places and labels.
-
-    Matplotlib locates and formats every axis's ticks again at each draw; with the
-    layout frozen, the view and the axes' lengths (all a locator looks at) no longer
-    change, so every format gets the same ticks from the fixed ones, without the work
-    (about 7 % of the drawing). An axis whose labels share an offset text is left as
-    it is.
-    """
-    from matplotlib.ticker import FixedFormatter, FixedLocator
-
-    for ax in fig.get_axes():
-        for axis in (ax.xaxis, ax.yaxis):
-            formatter = axis.get_major_formatter()
-            locs = axis.get_majorticklocs()
-            labels = formatter.format_ticks(locs)
-            if formatter.get_offset():
-                continue
-            axis.set_major_locator(FixedLocator(locs))
-            axis.set_major_formatter(FixedFormatter(labels))
+    fix_ticks(fig.get_axes())

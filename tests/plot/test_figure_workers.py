@@ -208,6 +208,38 @@ def test_fixed_ticks_draw_what_the_locators_drew(tmp_path):
     assert np.array_equal(pixels(a), pixels(b))
 
 
+@pytest.mark.parametrize("draw", ["grid", "by_rater"])
+def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, tmp_path):
+    """The analysis figures skip locating ticks at every layout pass; the files are the
+    pixels of the same figure drawn with live locators, and a user's figure keeps them."""
+    from matplotlib.ticker import FixedLocator, MaxNLocator
+
+    from rrmap.plot import plot_rrmap_by_rater
+    from rrmap.plot.base._sizing import off_screen
+
+    def make():
+        if draw == "grid":
+            return plot_rrmap_grid(PTS, categories=["modality"])
+        return plot_rrmap_by_rater(PTS, "movement")
+
+    with off_screen():
+        fixed = make()
+    live = make()
+    panels = [ax for ax in live.axes if hasattr(ax, "_rrmap_panel")]
+    assert panels and all(
+        isinstance(ax.xaxis.get_major_locator(), MaxNLocator) for ax in panels
+    )  # a user's figure: ticks follow a change of limits
+    assert all(
+        isinstance(ax.xaxis.get_major_locator(), FixedLocator)
+        and isinstance(ax.yaxis.get_major_locator(), FixedLocator)
+        for ax in fixed.axes
+        if hasattr(ax, "_rrmap_panel")
+    )
+    a = save(fixed, tmp_path / "fixed.png", dpi=60)
+    b = save(live, tmp_path / "live.png", dpi=60)
+    assert np.array_equal(pixels(a), pixels(b))
+
+
 def test_the_png_holds_the_drawn_pixels_and_the_dpi():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 

@@ -20,7 +20,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import text_to_path
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator
 
 from rrmap.plot.base._glyphs import gathered_glyph_warnings
 
@@ -51,7 +51,9 @@ _OFF_SCREEN: ContextVar[bool] = ContextVar("rrmap_off_screen", default=False)
 def off_screen() -> Iterator[None]:
     """Within the block, :func:`new_figure` makes figures that pyplot does not manage: for
     figures that are only saved (the analysis figures), whatever pyplot's backend is (no
-    window, no switch of a notebook's backend, no GUI toolkit imported)."""
+    window, no switch of a notebook's backend, no GUI toolkit imported). Their panels'
+    ticks are fixed as soon as they are set (:func:`thin_ticks`): nobody changes
+    such a figure's limits afterwards."""
     token = _OFF_SCREEN.set(True)
     try:
         yield
@@ -153,10 +155,38 @@ def freeze_ticks(fig: Figure, label_size: float) -> None:
 
 def thin_ticks(axes: Iterable[Axes]) -> None:
     """Ticks of panels set side by side: no label at the panels' shared edges, so the
-    last label of one panel never runs into the first of the next ("4-4", "2.5" over "0.0")."""
+    last label of one panel never runs into the first of the next ("4-4", "2.5" over "0.0").
+
+    Call it once the panels' limits are set. A figure made :func:`off_screen` gets its
+    ticks fixed here (:func:`fix_ticks`): with a fixed number of bins a locator looks
+    at the limits alone, so the ticks are those it would find at every layout pass
+    and draw, without the work (12 % of the raters × categories grid).
+    """
+    axes = list(axes)
     for ax in axes:
         ax.xaxis.set_major_locator(MaxNLocator(nbins=4, prune="both"))
         ax.yaxis.set_major_locator(MaxNLocator(nbins=5, prune="upper"))
+    if _OFF_SCREEN.get():
+        fix_ticks(axes)
+
+
+def fix_ticks(axes: Iterable[Axes]) -> None:
+    """Major ticks of *axes* fixed at their places and labels.
+
+    Matplotlib locates and formats every axis's ticks again at each layout pass and
+    draw; once what a locator looks at no longer changes (the limits, and for some
+    locators the axis's length: after the layout), the fixed ticks are the same,
+    without the work. An axis whose labels share an offset text is left as it is.
+    """
+    for ax in axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            formatter = axis.get_major_formatter()
+            locs = axis.get_majorticklocs()
+            labels = formatter.format_ticks(locs)
+            if formatter.get_offset():
+                continue
+            axis.set_major_locator(FixedLocator(locs))
+            axis.set_major_formatter(FixedFormatter(labels))
 
 
 class Footer:
