@@ -25,16 +25,16 @@ from typing import TYPE_CHECKING
 
 import lazy_loader as _lazy
 
-from rrmap import datasets
 from rrmap._version import __version__
-from rrmap.comparison import bhattacharyya, compare, compare_bounds, compare_intervals
 from rrmap.errors import InputError, PermutationWarning, RatingsError
-from rrmap.gaussian import Z_95, interval_to_gaussian, z_value
-from rrmap.points import points
 
 if TYPE_CHECKING:  # pragma: no cover
+    from rrmap import datasets
     from rrmap.analysis import AnalysisResult, analyze
+    from rrmap.comparison import bhattacharyya, compare, compare_bounds, compare_intervals
+    from rrmap.gaussian import Z_95, interval_to_gaussian, z_value
     from rrmap.interrater import reliability
+    from rrmap.points import points
     from rrmap.ratings import RatingsSchema, RatingsWarning, load_ratings
     from rrmap.tables import agreement, agreement_summary, proportions
     from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
@@ -67,13 +67,17 @@ __all__ = [
     "z_value",
 ]
 
-# the names below load on first use (they need pandas, scipy or statsmodels), and so do
-# the subpackages: importing rrmap costs numpy and little else
+# every name loads on first use, and so do the subpackages: importing rrmap imports
+# neither numpy nor pandas, so that a command starts its work (analyze: its figure
+# workers) before its own imports
 __getattr__, _lazy_dir, _ = _lazy.attach(
     __name__,
-    submodules=["cli", "judge", "plot", "rank", "stats"],
+    submodules=["cli", "datasets", "judge", "plot", "rank", "stats"],
     submod_attrs={
         "analysis": ["AnalysisResult", "analyze"],
+        "comparison": ["bhattacharyya", "compare", "compare_bounds", "compare_intervals"],
+        "gaussian": ["Z_95", "interval_to_gaussian", "z_value"],
+        "points": ["points"],
         "interrater": ["reliability"],
         "ratings": ["RatingsSchema", "RatingsWarning", "load_ratings"],
         "tables": ["agreement", "agreement_summary", "proportions"],
