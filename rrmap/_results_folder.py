@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rrmap._escape import spreadsheet_safe
 
@@ -77,8 +78,6 @@ def write_files(
 ) -> list[str]:
     """The tables (CSV, LaTeX), the figures, ``results.json`` and the reports into *stage*;
     their names relative to it: tables, figures, then results.json and the reports."""
-    from rrmap._json import json_text  # pandas: not imported to check a folder
-
     written: list[str] = []
 
     def put(name: str, text: str) -> None:
@@ -95,23 +94,49 @@ def write_files(
     csv("reliability.csv", result.reliability)
     for table in ("tests", "proportions", "agreement"):
         put(f"{table}.tex", result.latex(table))
+    # figures drawn by workers: their names are known, so results.json and the reports'
+    # text are made while the workers draw, and only the figures wait for them
+    drawing = not isinstance(figures, bool)
+    if drawing:
+        if figures.points is None:
+            figures.draw(result.points, categories=_categories(result))
+        fig_names = [f"figures/{name}" for name in figures.file_names()]
+        page = _results_and_report(result, fig_names, raw, put)
     fig_paths = []
     if figures:
         fig_paths = _figures(result, stage / "figures", figures, width, dpi, progress)
-    fig_names = [p.relative_to(stage).as_posix() for p in fig_paths]  # figures/<name>
+    names = [p.relative_to(stage).as_posix() for p in fig_paths]  # figures/<name>
+    if not drawing:
+        fig_names = names
+        page = _results_and_report(result, fig_names, raw, put)
+    from rrmap.report_html import _render_page
+
+    embedded = dict(zip(fig_names, fig_paths, strict=True))
+    interactive: bool | str = bool(figures)
+    if drawing and figures.interactive:
+        interactive = figures.map_html() or False  # made by a worker meanwhile
+    put("report.html", _render_page(page, embedded, interactive=interactive, result=result))
+    return written[:-3] + fig_names + written[-3:]
+
+
+def _categories(result: AnalysisResult) -> list[str] | None:
+    return list(result.settings["by"]) or None
+
+
+def _results_and_report(
+    result: AnalysisResult, fig_names: list[str], raw: bool, put: Callable[[str, str], None]
+) -> dict[str, Any]:
+    """``results.json`` and ``report.md`` listing *fig_names*, written with *put*; the
+    HTML report's page, to render with the figures."""
+    from rrmap._json import json_text  # pandas: not imported to check a folder
+    from rrmap.report_html import _page_context
+
     payload = result.to_dict()
     payload["figures"] = fig_names
     payload["csv_cells"] = "raw" if raw else "spreadsheet-safe"
     put("results.json", json_text(payload))
     put("report.md", result.report(figures=fig_names))
-    from rrmap.report_html import render_html
-
-    embedded = dict(zip(fig_names, fig_paths, strict=True))
-    interactive: bool | str = bool(figures)
-    if figures and not isinstance(figures, bool) and figures.interactive:
-        interactive = figures.map_html() or False  # made by a worker meanwhile
-    put("report.html", render_html(result, embedded, interactive=interactive))
-    return written[:-3] + fig_names + written[-3:]
+    return _page_context(result)
 
 
 def _figures(
@@ -123,10 +148,8 @@ def _figures(
     progress: bool,
 ) -> list[Path]:
     """The analysis figures, or none when the plotting module cannot be imported."""
-    categories = list(result.settings["by"]) or None
+    categories = _categories(result)
     if not isinstance(figures, bool):  # an AnalysisFigures: drawn while the tests ran
-        if figures.points is None:
-            figures.draw(result.points, categories=categories)
         return figures.save(folder, progress=progress)
     try:
         from rrmap.plot import save_analysis_figures

@@ -273,6 +273,13 @@ def render_html(
     >>> page.startswith("<!DOCTYPE html>"), "Key findings" in page
     (True, True)
     """
+    return _render_page(_page_context(result), figures, interactive=interactive, result=result)
+
+
+def _page_context(result: AnalysisResult) -> dict[str, Any]:
+    """What the HTML report shows besides its figures and its interactive map, and its
+    template: made before the figures are drawn (``rrmap analyze`` makes it while the
+    workers draw), rendered with them by :func:`_render_page`."""
     import jinja2
 
     env = jinja2.Environment(
@@ -282,7 +289,8 @@ def render_html(
         lstrip_blocks=True,
     )
     s = result.settings
-    context = {
+    return {
+        "template": env.get_template("report.html.j2"),
         "title": f"RRMap analysis of {Path(str(s.get('input', 'ratings'))).name}",
         "summary": summary_lines(result),
         "findings": key_findings(result),
@@ -290,13 +298,25 @@ def render_html(
         "legend": LEGEND,
         "proportions": _proportions_table(result),
         "reliability": _reliability_table(result),
-        "figures": _figure_uris({k: Path(v) for k, v in (figures or {}).items()}),
-        "interactive": _map(result, interactive) if interactive and figures else None,
         "settings": _settings_rows(s),
         "version": __version__,
-        "written": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
-    return env.get_template("report.html.j2").render(**context)
+
+
+def _render_page(
+    context: Mapping[str, Any],
+    figures: Mapping[str, str | os.PathLike[str]] | None,
+    *,
+    interactive: bool | str,
+    result: AnalysisResult,
+) -> str:
+    """The page of :func:`_page_context` with *figures* embedded and the interactive map
+    (as :func:`render_html`)."""
+    page = {k: v for k, v in context.items() if k != "template"}
+    page["figures"] = _figure_uris({k: Path(v) for k, v in (figures or {}).items()})
+    page["interactive"] = _map(result, interactive) if interactive and figures else None
+    page["written"] = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return context["template"].render(**page)
 
 
 def _settings_rows(s: Mapping[str, Any]) -> list[tuple[str, str]]:

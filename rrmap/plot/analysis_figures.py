@@ -193,6 +193,13 @@ class AnalysisFigures:
         except Exception:  # no process could start (a daemonic caller, no semaphores...):
             return  # what was not given to a worker is drawn here, by save()
 
+    def file_names(self) -> list[str]:
+        """Names of the files :meth:`save` writes, in its order (known from :meth:`draw` on,
+        before any figure is drawn)."""
+        if self._points is None:
+            raise InputError("no figures planned: call draw(points) first")
+        return [f"{stem}.{fmt}" for stem, _, _ in self._plan for fmt in self.formats]
+
     def save(self, folder: str | Path, *, progress: bool = False) -> list[Path]:
         """Write the figures into *folder* (created if missing) as they are ready, drawing
         here those no worker drew; the files, figure by figure in the order of

@@ -282,3 +282,13 @@ def test_only_the_workers_server_ends_without_tearing_down():
         pool.shutdown()
     assert in_worker is True  # a worker is a child of the server
     assert _server.in_forkserver() is False and _server.FAST_EXIT is False
+
+
+def test_the_file_names_are_known_before_the_figures_are_drawn(tmp_path):
+    """``rrmap analyze`` writes results.json and report.md, which list the figures,
+    while the workers draw them."""
+    with AnalysisFigures(formats=("png", "pdf"), dpi=30, jobs=1) as figures:
+        names = figures.draw(PTS).file_names()
+        files = figures.save(tmp_path)
+    assert names == [p.name for p in files]
+    assert names[:2] == ["rrmap_by_rater.png", "rrmap_by_rater.pdf"] and len(names) == 8
