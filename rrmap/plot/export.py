@@ -161,7 +161,9 @@ def _png(rgb: np.ndarray, dpi: int) -> bytes:
     h, w, _ = rgb.shape
     rows = np.empty((h, 1 + 3 * w), dtype=np.uint8)
     rows[:, 0] = 0  # filter type None
-    rows[:, 1:] = rgb.reshape(h, 3 * w)
+    # copied once, straight into the rows (a reshape of the RGBA buffer's RGB view copies
+    # it first)
+    rows[:, 1:].reshape(h, w, 3)[...] = rgb
     per_metre = int(dpi / 0.0254 + 0.5)
 
     def chunk(kind: bytes, data: bytes) -> bytes:
