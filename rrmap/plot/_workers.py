@@ -4,7 +4,7 @@ A worker started with ``spawn`` (as joblib's loky workers are, and every worker 
 imports numpy, pandas, matplotlib and rrmap before it draws anything: about 1.5 s of
 CPU per worker, which on two cores ate what drawing in parallel saved. Here the
 workers are forked from multiprocessing's *forkserver*, a process that imports those
-modules once (:data:`PRELOAD`) as soon as :func:`start_pool` starts it: begun before
+modules once (:data:`PRELOAD`) as soon as :func:`start_server` starts it: begun before
 the caller's own work (reading the ratings, running the tests), its imports overlap
 that work, and each worker starts drawing at once. Where the platform has no
 forkserver, the workers are spawned.
@@ -41,11 +41,13 @@ _OWN = frozenset({"backend", "backend_fallback", "interactive"})
 Settings = tuple[dict[str, Any], list[str]] | None
 
 
-def start_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of *workers* processes; where there is a forkserver, it starts importing
-    :data:`PRELOAD` now (this call does not wait for it).
+def start_server() -> Any:
+    """Where there is a forkserver, start it now and have it import :data:`PRELOAD` (this
+    call does not wait for the imports); the multiprocessing context of the workers.
 
-    Raises ``OSError`` (or ``ValueError``) where processes cannot be started.
+    Cheap on purpose (nothing heavy is imported here): ``rrmap analyze`` calls it
+    before its own imports. Raises ``OSError`` (or ``ValueError``) where processes
+    cannot be started.
     """
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
@@ -55,9 +57,17 @@ def start_pool(workers: int) -> ProcessPoolExecutor:
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
-    else:
-        ctx = mp.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        return ctx
+    return mp.get_context("spawn")
+
+
+def start_pool(workers: int, context: Any | None = None) -> ProcessPoolExecutor:
+    """A pool of *workers* processes of *context* (default: :func:`start_server`'s); they
+    start with the first task given to them.
+
+    Raises ``OSError`` (or ``ValueError``) where processes cannot be started.
+    """
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context or start_server())
 
 
 def caller_settings() -> Settings:

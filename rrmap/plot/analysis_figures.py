@@ -11,6 +11,7 @@ draws the figures here, one after the other.
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
@@ -103,14 +104,17 @@ class AnalysisFigures:
         self.width = width
         self.interactive = interactive
         self._pool: ProcessPoolExecutor | None = None
-        workers = _n_workers(jobs, 4 + interactive)
-        if workers > 1:
-            from rrmap.plot._workers import start_pool
+        self._jobs = jobs
+        self._context: Any = None  # the workers' multiprocessing context, once started
+        if jobs is not None and jobs != 1 and (os.cpu_count() or 1) > 1:
+            from rrmap.plot._workers import start_server
 
+            # the server's imports start now; how many workers is decided by draw(), with
+            # joblib's count of the usable cores (joblib's import costs 0.12 s: not here)
             try:
-                self._pool = start_pool(workers)
+                self._context = start_server()
             except (OSError, ValueError):  # no processes here: drawn in this process
-                self._pool = None
+                self._context = None
         self._points: pd.DataFrame | None = None
         self._plan: list[Any] = []
         self._futures: dict[str, Future[Any]] = {}
@@ -164,6 +168,11 @@ class AnalysisFigures:
             dpi=self.dpi,
         )
         self._points = points
+        workers = _n_workers(self._jobs, len(self._plan) + self.interactive)
+        if self._context is not None and workers > 1:
+            from rrmap.plot._workers import start_pool
+
+            self._pool = start_pool(workers, self._context)
         if self._pool is not None:
             from rrmap.plot._workers import caller_settings
 
