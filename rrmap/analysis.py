@@ -465,6 +465,26 @@ def _input_hash(ratings: pd.DataFrame, from_path: bool) -> tuple[str | None, str
     return name, hashlib.sha256(data).hexdigest(), "table (as CSV)"
 
 
+def _jobs_beside(n_jobs: int | None, busy: int) -> int | None:
+    """Jobs for the tests beside *busy* figure workers: a count relative to the cores
+    (-1: every core) leaves them their cores, at least one job; any other is kept.
+
+    Two test threads beside two figure workers on two cores took as long and slowed the
+    figures: the workers draw on the cores the tests would have shared.
+
+    Examples
+    --------
+    >>> from joblib import cpu_count
+    >>> _jobs_beside(-1, 2) == max(1, cpu_count() - 2), _jobs_beside(3, 2), _jobs_beside(-1, 0)
+    (True, 3, -1)
+    """
+    if n_jobs is None or n_jobs >= 0 or busy == 0:
+        return n_jobs
+    from joblib import cpu_count
+
+    return max(1, cpu_count() + 1 + n_jobs - busy)
+
+
 def _seed(rng: int | np.random.Generator | None) -> tuple[int, str]:
     """The root seed of a run and where it came from (given, drawn, or from a generator)."""
     if isinstance(rng, np.random.Generator):
@@ -595,7 +615,9 @@ def analyze(
         table's ``n_perm`` says how many were drawn. None or 0: always ``B``.
     n_jobs : int, optional
         Test families run in parallel (joblib; -1: every core). The results
-        do not depend on it.
+        do not depend on it. While *figures* are drawn by worker processes, a
+        count relative to the cores (-1, -2, ...) leaves them the cores they draw
+        on (at least one job remains); a positive count is kept.
     figures : AnalysisFigures, optional
         Figures to draw while the tests run: given the points (and the tested
         categories, the rows of the grid) as soon as they are made, its worker
@@ -624,6 +646,7 @@ def analyze(
     _check_size(pts, by_list, n_boot)
     if figures is not None:  # drawn by its workers while the tests run
         figures.draw(pts, categories=by_list or None)
+        n_jobs = _jobs_beside(n_jobs, figures.workers)
     seed, seed_source = _seed(rng)
     if "energy" in tests:
         _warn_if_too_few_permutations(pts, by_list, n_perm, p_adjust)

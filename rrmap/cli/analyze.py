@@ -46,8 +46,8 @@ from rrmap.limits import MAX_BOOTSTRAP, MAX_MONTE_CARLO, MAX_PERMUTATIONS
     callback=check_jobs,
     default=-1,
     show_default=True,
-    help="Test families, and the figures, run in parallel (-1: every core). Results do not "
-    "depend on it.",
+    help="Test families, and the figures, run in parallel (-1: every core, the tests taking "
+    "those the figure workers leave). Results do not depend on it.",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, help="Random seed (recorded).")
 @click.option(

@@ -106,6 +106,7 @@ class AnalysisFigures:
         self._pool: ProcessPoolExecutor | None = None
         self._jobs = jobs
         self._context: Any = None  # the workers' multiprocessing context, once started
+        self._workers = 0
         if jobs is not None and jobs != 1 and (os.cpu_count() or 1) > 1:
             from rrmap.plot._workers import start_server
 
@@ -125,6 +126,12 @@ class AnalysisFigures:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def workers(self) -> int:
+        """Worker processes drawing the figures (0 before :meth:`draw`, and when they are
+        drawn in this process)."""
+        return self._workers
 
     @property
     def points(self) -> pd.DataFrame | None:
@@ -173,6 +180,7 @@ class AnalysisFigures:
             from rrmap.plot._workers import start_pool
 
             self._pool = start_pool(workers, self._context)
+            self._workers = workers
         if self._pool is not None:
             from rrmap.plot._workers import caller_settings
 

@@ -292,3 +292,27 @@ def test_the_file_names_are_known_before_the_figures_are_drawn(tmp_path):
         files = figures.save(tmp_path)
     assert names == [p.name for p in files]
     assert names[:2] == ["rrmap_by_rater.png", "rrmap_by_rater.pdf"] and len(names) == 8
+
+
+@pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
+def test_the_tests_leave_the_figure_workers_their_cores(monkeypatch):
+    """Beside two figure workers, n_jobs=-1 gives the tests the cores left (at least one);
+    a positive count is the user's and is kept."""
+    from joblib import cpu_count
+
+    import rrmap.analysis as analysis
+
+    seen = []
+    run = analysis.run_designs
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["n_jobs"])
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "run_designs", spy)
+    for n_jobs in (-1, 3):
+        with AnalysisFigures(formats=("png",), dpi=30, jobs=2) as figures:
+            rrmap.analyze(PTS, by=[], n_perm=9, rng=0, n_jobs=n_jobs, figures=figures)
+            assert figures.workers == 2
+    assert seen == [max(1, cpu_count() - 2), 3]
+    assert AnalysisFigures(jobs=1).workers == 0
