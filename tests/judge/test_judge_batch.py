@@ -436,3 +436,32 @@ def test_batch_file_parts_are_written_all_or_nothing(tmp_path):
     assert {p: p.read_text() for p in old} == old  # every part as it was
     assert sorted(p.name for p in tmp_path.glob("*.jsonl")) == sorted(p.name for p in old)
     assert not list(tmp_path.glob(".req*"))  # no temporary file left
+
+
+@pytest.mark.parametrize(
+    ("before", "lines", "after"),
+    [
+        # five parts, then three: parts 4 and 5 would be uploaded with the new ones
+        (["req.part1.jsonl", "req.part2.jsonl", "req.part5.jsonl"], 2, 3),
+        # ten parts (padded), then three: every padded name is stale
+        (["req.part01.jsonl", "req.part10.jsonl"], 2, 3),
+        # parts, then one file: the parts go
+        (["req.part1.jsonl", "req.part2.jsonl"], 10, 1),
+        # one file, then parts: the single file goes
+        (["req.jsonl"], 2, 3),
+    ],
+)
+def test_batch_file_leaves_no_part_of_an_earlier_split(tmp_path, before, lines, after):
+    from rrmap.judge.transport.batch_files import write_batch_files
+
+    for name in before:
+        (tmp_path / name).write_text("an earlier turn's request\n")
+    (tmp_path / "req.part2.jsonl.bak").write_text("kept")  # not a part: left alone
+    (tmp_path / "other.part9.jsonl").write_text("kept")
+    bodies = {f"k{i}": {"model": "m", "messages": []} for i in range(5)}
+    written = write_batch_files(tmp_path / "req.jsonl", bodies, "http://h/v1", max_lines=lines)
+    assert len(written) == after
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted([p.name for p in written] + ["req.part2.jsonl.bak", "other.part9.jsonl"])
+    texts = "".join(p.read_text() for p in written)
+    assert "earlier" not in texts and len(texts.splitlines()) == 5

@@ -14,8 +14,10 @@ or ``vllm run-batch``'s) is read back into the cache by
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,7 +93,9 @@ def write_batch_files(
     The requests are split as a batch run splits them (:func:`split_requests`,
     in order); one part is written to *path*, several to numbered parts
     beside it (:func:`batch_file_parts`). Every part is complete before any
-    replaces its target: a full disk or a kill leaves none of them changed.
+    replaces its target: a full disk or a kill leaves none of them changed. Parts an
+    earlier call left under the same name (more of them, or the single file before a
+    split) are then removed, so that the files named like *path* are this call's.
 
     Parameters
     ----------
@@ -131,7 +135,23 @@ def write_batch_files(
             tmp = stack.enter_context(atomic_path(target))
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.writelines(group.values())
+    for stale in _earlier_parts(Path(path), paths):
+        stale.unlink(missing_ok=True)
     return paths
+
+
+def _earlier_parts(path: Path, written: list[Path]) -> list[Path]:
+    """Files an earlier ``--batch-file`` *path* left beside the new ones and that this one
+    did not write: its numbered parts (``NAME.part4.jsonl`` after a split in three, or all
+    of them after one file) and *path* itself after a split. Uploaded with the new ones,
+    they would ask, and pay for, requests of another turn."""
+    pattern = re.compile(rf"{re.escape(path.stem)}\.part[0-9]+{re.escape(path.suffix)}")
+    keep = {p.name for p in written}
+    beside = path.parent.glob(f"{glob.escape(path.stem)}.part*")
+    found = [p for p in beside if pattern.fullmatch(p.name)]
+    if path.name not in keep:
+        found.append(path)
+    return sorted(p for p in found if p.name not in keep and p.is_file())
 
 
 def _batch_line(key: str, body: Mapping[str, Any], url: str) -> str:
