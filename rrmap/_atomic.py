@@ -48,11 +48,15 @@ def _fsync_dir(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike[str], *, sync: bool = True) -> Iterator[Path]:
     """A temporary path beside *path* to write to; renamed over *path* on success.
 
     On any error (or a kill) the target keeps its previous content and the
     temporary file is removed (a kill leaves a hidden ``.name.*.tmp`` file).
+    An error names *path*, never the temporary file. With ``sync=False`` the
+    file and its folder are not synced to disk (many small files that can be
+    made again, as the judge's cache records): complete or absent after a
+    kill, possibly absent after a power cut.
 
     Examples
     --------
@@ -74,20 +78,23 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         yield tmp
         os.chmod(tmp, _MODE)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
+        if sync:
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        _name_the_target(exc, path)
+        _name_the_target(exc, path, tmp)
         raise
-    _fsync_dir(path.parent)
+    if sync:
+        _fsync_dir(path.parent)
 
 
-def _name_the_target(exc: BaseException, target: Path) -> None:
-    """Raise an OS error without a file name (a failed write) again, naming *target*."""
-    if isinstance(exc, OSError) and not exc.filename and exc.errno:
+def _name_the_target(exc: BaseException, target: Path, tmp: Path) -> None:
+    """Raise an OS error without a file name (a failed write), or naming the temporary
+    file, again naming *target*."""
+    if isinstance(exc, OSError) and exc.errno and exc.filename in (None, "", str(tmp)):
         raise OSError(exc.errno, exc.strerror, str(target)) from exc
 
 
@@ -98,9 +105,9 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     return Path(path)
 
 
-def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+def write_bytes(path: str | os.PathLike[str], data: bytes, *, sync: bool = True) -> Path:
     """Write *data* to *path* all-or-nothing (:func:`atomic_path`)."""
-    with atomic_path(path) as tmp:
+    with atomic_path(path, sync=sync) as tmp:
         tmp.write_bytes(data)
     return Path(path)
 
@@ -278,7 +285,7 @@ def staged_folder(
             _swap_in(stage, folder)
         except BaseException as exc:
             shutil.rmtree(stage, ignore_errors=True)
-            _name_the_target(exc, folder)
+            _name_the_target(exc, folder, stage)
             raise
 
 

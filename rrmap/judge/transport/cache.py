@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from rrmap._atomic import write_bytes
 from rrmap.errors import InputError
 
 try:  # POSIX
@@ -103,18 +104,7 @@ def replace_file(path: str | os.PathLike[str], data: bytes) -> Path:
     ...     print(err.errno == errno.ENOENT, err.filename.endswith("r.json"))
     True True
     """
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError) and exc.errno:
-            raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(target)) from None
-        raise
-    return target
+    return write_bytes(path, data, sync=False)
 
 
 def record_checksum(record: Mapping[str, Any]) -> str:
