@@ -237,3 +237,31 @@ def test_image_problem_and_load_image_name_the_file(tmp_path, monkeypatch):
     os.mkfifo(tmp_path / "pipe.png")
     with pytest.raises(InputError, match=r"pipe\.png: not a regular file"):
         load_image(tmp_path / "pipe.png")
+
+
+@pytest.mark.parametrize(
+    "reader",
+    [
+        "rrmap.judge.tasks.pairwise:read_pairs",
+        "rrmap.judge.tasks.mcq:read_questions",
+        "rrmap.judge.tasks.interpret:read_interpretations",
+        "rrmap.judge.tasks.subjectivity:load_lexicon",
+        "rrmap.judge.prompting.corpora:load_corpora",
+    ],
+)
+@pytest.mark.parametrize("kind", ["missing", "folder"])
+def test_every_judge_reader_names_a_missing_input_or_a_folder_alike(tmp_path, reader, kind):
+    """One check, in input_source, for every reader: the same OS error naming the path
+    (the command line's one Error: line), before anything is read."""
+    import errno
+    import importlib
+
+    module, name = reader.split(":")
+    read = getattr(importlib.import_module(module), name)
+    path = tmp_path / "input.csv"
+    if kind == "folder":
+        path.mkdir()
+    with pytest.raises(OSError) as err:
+        read(path)
+    want = errno.ENOENT if kind == "missing" else errno.EISDIR
+    assert err.value.errno == want and err.value.filename == str(path)

@@ -460,8 +460,6 @@ def subjectivity_command(
     from rrmap.judge.tasks.subjectivity import load_lexicon, reply_texts, subjectivity_by
 
     _streams(output, {"PER_ORDER": per_order, "--lexicon": lexicon})
-    if not is_stdin(per_order) and not per_order.exists():
-        raise FileNotFoundError(2, "No such file or directory", str(per_order))
     src = input_source(per_order)
     table = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
     if "answers" not in table.columns:

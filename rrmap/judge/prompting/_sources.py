@@ -10,6 +10,7 @@ the current folder, as the folder of a file is for a file.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import sys
@@ -78,7 +79,8 @@ class Source:
 
 
 def input_source(path: str | os.PathLike[str]) -> Source:
-    """*path* as a :class:`Source`; ``-`` reads standard input (once, whole).
+    """*path* as a :class:`Source`; ``-`` reads standard input (once, whole). A path that
+    does not exist, or is a folder, is an ``OSError`` naming it.
 
     Examples
     --------
@@ -92,6 +94,12 @@ def input_source(path: str | os.PathLike[str]) -> Source:
         # read within the size limit of every input table, as rrmap rank reads it
         return Source(STDIN, Path.cwd(), data=stdin_input().getvalue())
     p = Path(path)
+    # checked here, for every reader: a missing input is the same one line whatever the
+    # command, before anything else is read or asked
+    if not p.exists():
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(p))
+    if p.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(p))
     return Source(str(p), p.parent, path=p)
 
 

@@ -35,7 +35,7 @@ import pandas as pd
 
 from rrmap._headers import snake
 from rrmap.errors import InputError
-from rrmap.judge.prompting._sources import input_source, is_stdin
+from rrmap.judge.prompting._sources import input_source
 from rrmap.judge.prompting.images import grid_image
 
 __all__ = ["IMAGE_SUFFIXES", "Corpus", "image_files", "load_corpora", "meta_image"]
@@ -164,8 +164,6 @@ def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
     >>> [c.modality_name for c in load_corpora(d / "c.csv")]
     ['Cubism']
     """
-    if not is_stdin(path) and not Path(path).is_file():
-        raise FileNotFoundError(2, "no such corpora file", str(path))
     src = input_source(path)
     p, folder = src.name, src.folder
     df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)

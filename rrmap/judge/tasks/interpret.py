@@ -19,13 +19,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.judge.prompting._sources import input_source, is_stdin, looks_like_jsonl
+from rrmap.judge.prompting._sources import input_source, looks_like_jsonl
 from rrmap.judge.prompting.parsing import parse_fields, score012, text_field
 from rrmap.judge.prompting.prompts import DEFAULT_PROMPTS, Prompts, render
 from rrmap.judge.transport._provenance import PROVENANCE_COLUMNS, group_provenance
@@ -123,8 +122,6 @@ def read_interpretations(path: str | os.PathLike[str]) -> pd.DataFrame:
     >>> read_interpretations(p)["response"].tolist()
     ['Strong contrast']
     """
-    if not is_stdin(path) and not Path(path).exists():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
     src = input_source(path)
     try:
         if looks_like_jsonl(src):

@@ -70,7 +70,7 @@ import pandas as pd
 from rrmap._escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge.prompting._option_text import named_options, normalise
-from rrmap.judge.prompting._sources import input_source, is_stdin, looks_like_jsonl
+from rrmap.judge.prompting._sources import input_source, looks_like_jsonl
 from rrmap.judge.prompting.images import data_url, image_part, image_problem
 from rrmap.judge.prompting.parsing import extract_mapping
 from rrmap.judge.prompting.prompts import DEFAULT_PROMPTS, Prompts, render
@@ -440,8 +440,6 @@ def read_questions(
     >>> read_questions(p, check_files=False)[["id", "answer", "source"]].values.tolist()
     [['q1', 'A', 'photo']]
     """
-    if not is_stdin(path) and not Path(path).exists():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
     src = input_source(path)
     settings = {
         "source": src.name,
