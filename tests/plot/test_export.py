@@ -94,3 +94,21 @@ def test_the_figures_bar_advances_per_figure_on_a_terminal_only(
         assert ("figures: 100%" in text and "4/4" in text) is shown
         if shown:
             assert [f"{i}/4" in text for i in range(5)] == [True] * 5
+
+
+def test_each_analysis_pdf_embeds_its_font_once(pts, tmp_path):
+    """Without ligatures ("coefficient", "all different"), a PDF holds one subset of its
+    font: matplotlib 3.11 put the "ff" and "ffi" glyphs in a second one, a second full
+    read of the font file."""
+    import re
+
+    from matplotlib.text import Text
+
+    files = save_analysis_figures(pts, tmp_path, formats=("pdf",), jobs=1)
+    for path in files:
+        names = re.findall(rb"/BaseFont /([A-Z]{6}\+[\w-]+)", path.read_bytes())
+        assert len(set(names)) == 1, (path.name, set(names))
+    fig = plot_rrmap_by_rater(pts, "movement")
+    fig.savefig(tmp_path / "again.pdf")
+    if hasattr(Text, "set_fontfeatures"):  # matplotlib 3.11: text features
+        assert {t.get_fontfeatures() for t in fig.findobj(Text)} == {("-liga",)}

@@ -19,6 +19,7 @@ import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
+from matplotlib.text import Text
 from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator
 
@@ -30,15 +31,33 @@ __all__: list[str] = []
 TEXT_AS_TEXT: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
 
 
+#: Font features of the text of a figure made here: no ligatures. Matplotlib shapes text
+#: with them since 3.11, never before: the figures look the same whatever matplotlib
+#: draws them, and a PDF embeds one subset of its font instead of a second one for the
+#: "ff" and "ffi" glyphs ("coefficient", "different"), each a full read of the font file
+#: (0.05 s per PDF).
+_PLAIN_GLYPHS = ("-liga",)
+
+
+def plain_glyphs(fig: Figure) -> None:
+    """Every text of *fig* without ligatures (:data:`_PLAIN_GLYPHS`), unless features were
+    chosen for it; nothing with a matplotlib that has no text features (before 3.11)."""
+    for text in fig.findobj(Text):
+        if hasattr(text, "set_fontfeatures") and text.get_fontfeatures() is None:
+            text.set_fontfeatures(_PLAIN_GLYPHS)
+
+
 class _PaperFigure(Figure):
-    """A Figure whose ``savefig`` keeps text as text (never Type 3 fonts) and whose
-    drawing warns once of characters its font lacks."""
+    """A Figure whose ``savefig`` keeps text as text (never Type 3 fonts), whose text has
+    no ligatures (:func:`plain_glyphs`) and whose drawing warns once of characters its
+    font lacks."""
 
     def savefig(self, fname: Any, *args: Any, **kwargs: Any) -> None:
         with mpl.rc_context(TEXT_AS_TEXT), gathered_glyph_warnings():
             super().savefig(fname, *args, **kwargs)
 
     def draw(self, renderer: Any) -> None:
+        plain_glyphs(self)
         with gathered_glyph_warnings():
             super().draw(renderer)
 
@@ -85,6 +104,8 @@ def lay_out(fig: Figure) -> None:
     engine = fig.get_layout_engine()
     if engine is None:
         return
+    if isinstance(fig, _PaperFigure):  # measured as drawn
+        plain_glyphs(fig)
     with gathered_glyph_warnings():
         engine.execute(fig)
 
