@@ -9,12 +9,18 @@ waited that long for the pipe to close after ``rrmap`` itself had finished. The 
 has nothing to flush or close (it draws nothing: its children do, and they end with
 ``os._exit`` already), so it ends with ``os._exit`` too.
 
+It is the last module the server imports, and freezes what the server imported
+(``gc.freeze``, as Python's documentation advises before forking): the workers'
+garbage collector then never walks those objects, and so never copies the memory
+pages that hold them.
+
 Imported anywhere else (the test suite, a user), this module does nothing.
 """
 
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import sys
 
@@ -31,3 +37,4 @@ def in_forkserver() -> bool:
 FAST_EXIT = in_forkserver()
 if FAST_EXIT:
     atexit.register(os._exit, 0)
+    gc.freeze()

@@ -27,12 +27,13 @@ __all__: list[str] = []
 #: plotly (0.3 s): only the worker that makes the interactive map imports it, and the
 #: workers start drawing that much earlier.
 PRELOAD: list[str] = [
-    "rrmap.plot._server",  # the server ends without tearing its modules down
     "matplotlib.backends.backend_agg",
     "matplotlib.backends.backend_pdf",
     "rrmap.plot.export",
     "rrmap.plot.figures.layouts",
     "rrmap.plot.figures.summaries",
+    # last: the server freezes what it imported, and ends without tearing it down
+    "rrmap.plot._server",
 ]
 #: rcParams a worker keeps its own: it draws off screen.
 _OWN = frozenset({"backend", "backend_fallback", "interactive"})
