@@ -278,9 +278,11 @@ def test_only_the_workers_server_ends_without_tearing_down():
     pool = start_pool(1)
     try:
         in_worker = pool.submit(call, "rrmap.plot._server:in_forkserver", None).result()
+        frozen = pool.submit(call, "gc:get_freeze_count", None).result()
     finally:
         pool.shutdown()
     assert in_worker is True  # a worker is a child of the server
+    assert frozen > 10_000  # the server's imports, frozen before the fork
     assert _server.in_forkserver() is False and _server.FAST_EXIT is False
 
 
