@@ -179,8 +179,11 @@ class AnalysisFigures:
         if self._context is not None and workers > 1:
             from rrmap.plot._workers import start_pool
 
-            self._pool = start_pool(workers, self._context)
-            self._workers = workers
+            try:
+                self._pool = start_pool(workers, self._context)
+                self._workers = workers
+            except (OSError, ValueError, NotImplementedError):  # no process pool here (no
+                self._pool = None  # semaphores...): the figures are drawn in this process
         if self._pool is not None:
             from rrmap.plot._workers import caller_settings
 

@@ -318,3 +318,19 @@ def test_the_tests_leave_the_figure_workers_their_cores(monkeypatch):
             assert figures.workers == 2
     assert seen == [max(1, cpu_count() - 2), 3]
     assert AnalysisFigures(jobs=1).workers == 0
+
+
+def test_without_a_process_pool_the_figures_are_drawn_here(tmp_path, monkeypatch):
+    """Where no pool can be made (no semaphores: NotImplementedError), draw() falls back to
+    this process instead of failing the analysis."""
+    from rrmap.plot import _workers
+
+    def no_pool(*args, **kwargs):
+        raise NotImplementedError("no semaphores here")
+
+    monkeypatch.setattr(_workers, "start_pool", no_pool)
+    monkeypatch.setattr(_workers, "start_server", lambda: object())
+    with AnalysisFigures(formats=("png",), dpi=30, jobs=2) as figures:
+        files = figures.draw(PTS).save(tmp_path)
+        assert figures.workers == 0
+    assert [f.name for f in files] == figures.file_names() and len(files) == 4
