@@ -1,12 +1,17 @@
-"""Private: a package's lazily loaded names, listed once, in the ``__init__.pyi`` beside it."""
+"""Private: a package's lazily loaded names, listed once, in the ``__init__.pyi`` beside it;
+optional modules imported on first use, with the install hint when they are missing."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import lazy_loader
+
+from rrmap.errors import InputError
 
 
 def attach_stub(package: str, init_file: str) -> tuple[Callable, Callable, list[str]]:
@@ -41,3 +46,22 @@ def attach_stub(package: str, init_file: str) -> tuple[Callable, Callable, list[
         return sorted({*public, *lazy_dir()})
 
     return getattr_, __dir__, public
+
+
+def optional_module(module: str, need: str, extra: str) -> Any:
+    """*module*, imported now, or an :class:`~rrmap.errors.InputError` that says *need* (what
+    needs which package) and how to install it: the ``rrmap[extra]`` extra.
+
+    Examples
+    --------
+    >>> optional_module("json", "reading needs json", "all").__name__
+    'json'
+    >>> optional_module("no_such_module", "this needs nothing", "judge")
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: this needs nothing, which is not installed: pip install 'rrmap[judge]'
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise InputError(f"{need}, which is not installed: pip install 'rrmap[{extra}]'") from None

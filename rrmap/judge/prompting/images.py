@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from rrmap._lazy import optional_module
 from rrmap.errors import InputError
 
 __all__ = [
@@ -48,13 +49,7 @@ def require_pillow() -> Any:
     >>> require_pillow().__name__
     'PIL.Image'
     """
-    try:
-        from PIL import Image
-    except ImportError:
-        raise InputError(
-            "images need Pillow, which is not installed: pip install 'rrmap[judge]'"
-        ) from None
-    return Image
+    return optional_module("PIL.Image", "images need Pillow", "judge")
 
 
 def _too_many_pixels(size: tuple[int, int]) -> str | None:

@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rrmap._escape import message_text
-from rrmap.errors import InputError
+from rrmap._lazy import optional_module
 
 __all__ = [
     "MAX_REPLY_BYTES",
@@ -208,13 +208,7 @@ def require_httpx() -> Any:
     >>> require_httpx().__name__
     'httpx'
     """
-    try:
-        import httpx
-    except ImportError:
-        raise InputError(
-            "talking to an endpoint needs httpx, which is not installed: pip install 'rrmap[judge]'"
-        ) from None
-    return httpx
+    return optional_module("httpx", "talking to an endpoint needs httpx", "judge")
 
 
 #: Bytes of an error answer read for its message.
