@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from rrmap._atomic import write_bytes
 from rrmap.errors import InputError
 from rrmap.judge.transport._planner import Planner
 from rrmap.judge.transport._reply import require_httpx
@@ -48,7 +49,7 @@ from rrmap.judge.transport.batch_files import (
     write_batch_files,
 )
 from rrmap.judge.transport.budget import BudgetExhausted
-from rrmap.judge.transport.cache import read_regular, replace_file
+from rrmap.judge.transport.cache import read_regular
 from rrmap.judge.transport.client import ChatClient, public_url
 
 __all__ = ["BatchJob", "keep_requests", "run_batched"]
@@ -131,7 +132,7 @@ def keep_requests(folder: Path, bodies: Mapping[str, Any]) -> None:
     for key, body in bodies.items():
         path = folder / f"{key}.json"
         if not path.exists():  # complete or absent: a full disk leaves no half body
-            replace_file(path, json.dumps(body).encode("utf-8"))
+            write_bytes(path, json.dumps(body).encode("utf-8"), sync=False)
 
 
 class BatchJob:
@@ -191,7 +192,7 @@ class BatchJob:
 
     def _save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        replace_file(self.path, json.dumps(self.state, indent=1).encode("utf-8"))
+        write_bytes(self.path, json.dumps(self.state, indent=1).encode("utf-8"), sync=False)
 
     def _keep_requests(self) -> None:
         """The request bodies, so that a later run can store the answers under their keys."""

@@ -85,28 +85,6 @@ class CacheWarning(UserWarning):
     """
 
 
-def replace_file(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write *data* beside *path* and rename it over *path*: complete or absent, not synced.
-
-    A failed write (a full disk, a file-size limit) removes the temporary file
-    and raises an :class:`OSError` that names *path*, not the temporary file,
-    so the one line a user sees says which file could not be written.
-
-    Examples
-    --------
-    >>> import errno, tempfile
-    >>> p = Path(tempfile.mkdtemp()) / "r.json"
-    >>> replace_file(p, b"{}").read_bytes()
-    b'{}'
-    >>> try:
-    ...     replace_file(p.parent / "missing" / "r.json", b"{}")
-    ... except OSError as err:
-    ...     print(err.errno == errno.ENOENT, err.filename.endswith("r.json"))
-    True True
-    """
-    return write_bytes(path, data, sync=False)
-
-
 def record_checksum(record: Mapping[str, Any]) -> str:
     """The checksum of a cache record: SHA-256 of its canonical JSON without ``checksum``.
 
@@ -423,7 +401,9 @@ class ResponseCache:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate in a reply: written as a \u escape
             data = json.dumps(record).encode("ascii")
-        replace_file(path, data)
+        # complete or absent after a kill; not synced: a record lost to a power cut is
+        # asked again, and a sync per record cost more than the record
+        write_bytes(path, data, sync=False)
 
     async def claim(self, key: str) -> KeyClaim:
         """Wait until this process holds the lock of *key* (see the module notes).
