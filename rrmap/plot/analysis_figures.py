@@ -130,7 +130,13 @@ class AnalysisFigures:
     @property
     def workers(self) -> int:
         """Worker processes drawing the figures (0 before :meth:`draw`, and when they are
-        drawn in this process)."""
+        drawn in this process).
+
+        Examples
+        --------
+        >>> AnalysisFigures(jobs=1).workers
+        0
+        """
         return self._workers
 
     @property
@@ -215,7 +221,19 @@ class AnalysisFigures:
 
     def file_names(self) -> list[str]:
         """Names of the files :meth:`save` writes, in its order (known from :meth:`draw` on,
-        before any figure is drawn)."""
+        before any figure is drawn).
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import rrmap
+        >>> figures = AnalysisFigures(formats=["pdf"], jobs=1)
+        >>> figures.draw(rrmap.points(rrmap.datasets.load_example_ratings())).file_names()
+        ['rrmap_by_rater.pdf', 'rrmap_grid.pdf', 'proportions.pdf', 'agreement.pdf']
+        """
         if self._points is None:
             raise InputError("no figures planned: call draw(points) first")
         return [f"{stem}.{fmt}" for stem, _, _ in self._plan for fmt in self.formats]
