@@ -265,3 +265,12 @@ def test_every_judge_reader_names_a_missing_input_or_a_folder_alike(tmp_path, re
         read(path)
     want = errno.ENOENT if kind == "missing" else errno.EISDIR
     assert err.value.errno == want and err.value.filename == str(path)
+
+
+@pytest.mark.parametrize("command", ["interpret", "mcq"])
+def test_a_missing_judge_input_is_one_error_line(tmp_path, command):
+    """What the user sees: the path and the reason on one line, exit code 1."""
+    missing = tmp_path / "nope.jsonl"
+    r = CliRunner().invoke(main, ["judge", command, str(missing)])
+    assert r.exit_code == 1
+    assert r.output.strip().splitlines()[-1] == f"Error: {missing}: no such file or folder"
