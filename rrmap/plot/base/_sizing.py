@@ -42,8 +42,10 @@ _PLAIN_GLYPHS = ("-liga",)
 def plain_glyphs(fig: Figure) -> None:
     """Every text of *fig* without ligatures (:data:`_PLAIN_GLYPHS`), unless features were
     chosen for it; nothing with a matplotlib that has no text features (before 3.11)."""
+    if not hasattr(Text, "set_fontfeatures"):
+        return
     for text in fig.findobj(Text):
-        if hasattr(text, "set_fontfeatures") and text.get_fontfeatures() is None:
+        if text.get_fontfeatures() is None:
             text.set_fontfeatures(_PLAIN_GLYPHS)
 
 
