@@ -4,9 +4,10 @@ A worker started with ``spawn`` (as joblib's loky workers are, and every worker 
 imports numpy, pandas, matplotlib and rrmap before it draws anything: about 1.5 s of
 CPU per worker, which on two cores ate what drawing in parallel saved. Here the
 workers are forked from multiprocessing's *forkserver*, a process that imports those
-modules once (:data:`PRELOAD`) as soon as :func:`start_server` starts it: begun before
-the caller's own work (reading the ratings, running the tests), its imports overlap
-that work, and each worker starts drawing at once. Where the platform has no
+modules once (:data:`DRAWING_MODULES`, through :data:`PRELOAD`) as soon as
+:func:`start_server` starts it: begun before the caller's own work (reading the
+ratings, running the tests), its imports overlap that work, and each worker starts
+drawing at once. Where the platform has no
 forkserver, the workers are spawned.
 
 A task runs with the rcParams and the fonts of the process that gave it
@@ -26,15 +27,17 @@ __all__: list[str] = []
 #: Modules the server imports once for all its workers: those every figure needs. Not
 #: plotly (0.3 s): only the worker that makes the interactive map imports it, and the
 #: workers start drawing that much earlier.
-PRELOAD: list[str] = [
+DRAWING_MODULES: list[str] = [
     "matplotlib.backends.backend_agg",
     "matplotlib.backends.backend_pdf",
     "rrmap.plot.export",
     "rrmap.plot.figures.layouts",
     "rrmap.plot.figures.summaries",
-    # last: the server freezes what it imported, and ends without tearing it down
-    "rrmap.plot._server",
 ]
+#: What the server is told to import: :mod:`rrmap.plot._server`, which imports
+#: :data:`DRAWING_MODULES` without collecting garbage, freezes them, and makes the
+#: server end without tearing them down.
+PRELOAD: list[str] = ["rrmap.plot._server"]
 #: rcParams a worker keeps its own: it draws off screen.
 _OWN = frozenset({"backend", "backend_fallback", "interactive"})
 

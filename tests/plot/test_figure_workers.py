@@ -286,6 +286,22 @@ def test_only_the_workers_server_ends_without_tearing_down():
     assert _server.in_forkserver() is False and _server.FAST_EXIT is False
 
 
+@pytest.mark.skipif(not FORKSERVER, reason="no forkserver here: the workers are spawned")
+def test_the_server_imports_without_collecting_garbage():
+    """The collector ran about 290 times while the server imported matplotlib and pandas
+    (0.1 s); it is off meanwhile, and on again in the workers."""
+    from rrmap.plot._workers import call, start_pool
+
+    pool = start_pool(1)
+    try:
+        stats = pool.submit(call, "gc:get_stats", None).result()
+        enabled = pool.submit(call, "gc:isenabled", None).result()
+    finally:
+        pool.shutdown()
+    assert enabled is True
+    assert stats[0]["collections"] < 100, stats
+
+
 def test_the_file_names_are_known_before_the_figures_are_drawn(tmp_path):
     """``rrmap analyze`` writes results.json and report.md, which list the figures,
     while the workers draw them."""
