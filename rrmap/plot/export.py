@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from rrmap._atomic import atomic_path
 from rrmap.errors import InputError
 from rrmap.plot.base._glyphs import gathered_glyph_warnings
-from rrmap.plot.base._sizing import TEXT_AS_TEXT, fix_ticks
+from rrmap.plot.base._sizing import fix_ticks, text_as_text
 from rrmap.plot.base._widths import check_figure_size
 
 __all__ = ["save", "save_analysis_figures"]
@@ -114,7 +114,7 @@ def save(
 def _render(fig: Figure, fmt: str, dpi: int, target: Path | BinaryIO) -> None:
     """Write *fig* as *fmt* (a format matplotlib knows, or "" for its default) to *target*:
     text as text, at the figure's own size."""
-    with mpl.rc_context({**TEXT_AS_TEXT, "savefig.bbox": "standard"}):
+    with text_as_text(**{"savefig.bbox": "standard"}):
         if fmt == "png" and _opaque(fig):
             _save_png(fig, target, dpi)
         else:
@@ -190,7 +190,7 @@ def _save_ggplot(p: Any, path: Path, dpi: int, width: Any, height: Any) -> Path:
             raise InputError("give both width and height to save a ggplot at a new size")
         size = {"width": parse_width(width, 7.0), "height": parse_width(height, 5.0), "units": "in"}
     check_figure_size(size.get("width", 7.0), dpi)
-    with mpl.rc_context(TEXT_AS_TEXT), atomic_path(path) as tmp:
+    with text_as_text(), atomic_path(path) as tmp:
         p.save(tmp, format=path.suffix.lstrip(".").lower() or None, dpi=dpi, verbose=False, **size)
     return path
 

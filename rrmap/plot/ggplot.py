@@ -177,13 +177,11 @@ class RRMapPlot(ggplot):
 
     def save(self, filename: Any = None, *args: Any, **kwargs: Any) -> None:
         """``ggplot.save``, with text kept as text and 300 dpi unless *dpi* is given."""
-        import matplotlib as mpl
-
-        from rrmap.plot.base._sizing import TEXT_AS_TEXT
+        from rrmap.plot.base._sizing import text_as_text
 
         if not args and kwargs.get("dpi") is None:
             kwargs["dpi"] = 300
-        with mpl.rc_context(TEXT_AS_TEXT), gathered_glyph_warnings():
+        with text_as_text(), gathered_glyph_warnings():
             super().save(filename, *args, **kwargs)
 
     def _legend_side(self) -> Any:

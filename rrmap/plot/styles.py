@@ -68,7 +68,8 @@ def paper_style(
     the width; ``"85mm"``, ``"7in"``), type is in absolute points for that
     width (6–6.5 pt at one column, 7–8 pt at two, as in rrmap's own figures),
     lines are thin, and ``fig.savefig`` writes TrueType (Type 42) fonts in
-    PDF/PS and ``<text>`` in SVG, at 300 dpi for raster formats. Save inside the
+    PDF/PS (each a subset without the tables only text shaping reads: no viewer
+    shapes embedded text) and ``<text>`` in SVG, at 300 dpi for raster formats. Save inside the
     block: matplotlib reads the fonts' settings when it saves. Your rcParams
     are back as they were after the block.
 
@@ -99,8 +100,10 @@ def paper_style(
     """
     import matplotlib as mpl
 
+    from rrmap.plot.base._subset import lean_font_subsets
+
     settings = paper_settings(width, height)
-    with mpl.rc_context(settings):
+    with mpl.rc_context(settings), lean_font_subsets():
         yield settings
 
 

@@ -24,11 +24,21 @@ from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator
 
 from rrmap.plot.base._glyphs import gathered_glyph_warnings
+from rrmap.plot.base._subset import lean_font_subsets
 
 __all__: list[str] = []
 
 #: rcParams that keep text as text: TrueType (Type 42) in PDF and PS, ``<text>`` in SVG.
 TEXT_AS_TEXT: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
+
+
+@contextmanager
+def text_as_text(**rc: Any) -> Iterator[None]:
+    """Within the block, figures are saved with text as text (:data:`TEXT_AS_TEXT`, and
+    *rc*), their fonts embedded without the tables only text shaping reads
+    (:func:`~rrmap.plot.base._subset.lean_font_subsets`)."""
+    with mpl.rc_context({**TEXT_AS_TEXT, **rc}), lean_font_subsets():
+        yield
 
 
 #: Font features of the text of a figure made here: no ligatures. Matplotlib shapes text
@@ -55,7 +65,7 @@ class _PaperFigure(Figure):
     font lacks."""
 
     def savefig(self, fname: Any, *args: Any, **kwargs: Any) -> None:
-        with mpl.rc_context(TEXT_AS_TEXT), gathered_glyph_warnings():
+        with text_as_text(), gathered_glyph_warnings():
             super().savefig(fname, *args, **kwargs)
 
     def draw(self, renderer: Any) -> None:
