@@ -33,6 +33,7 @@ DRAWING_MODULES: list[str] = [
     "rrmap.plot.export",
     "rrmap.plot.figures.layouts",
     "rrmap.plot.figures.summaries",
+    "pypdfium2",  # the PNGs: rasterized from the PDFs
 ]
 #: What the server is told to import: :mod:`rrmap.plot._server`, which imports
 #: :data:`DRAWING_MODULES` without collecting garbage, freezes them, and makes the

@@ -310,12 +310,33 @@ def figure_files(
             else:
                 fig = draw(points, **options)
         _freeze_layout(fig)
-        for fmt in formats:
-            buffer = io.BytesIO()
-            _render(fig, fmt.lower(), dpi, buffer)
-            files.append((f"{stem}.{fmt}", buffer.getvalue()))
+        written: dict[str, bytes] = {}
+        # the PDF first: the PNG is its page, rasterized (rrmap.plot._pdf_pixels)
+        for fmt in sorted(formats, key=lambda f: f.lower() != "pdf"):
+            data = _png_of_pdf(fig, written["pdf"], dpi) if _from_pdf(fig, fmt, written) else None
+            if data is None:
+                buffer = io.BytesIO()
+                _render(fig, fmt.lower(), dpi, buffer)
+                data = buffer.getvalue()
+            written[fmt.lower()] = data
+        files = [(f"{stem}.{fmt}", written[fmt.lower()]) for fmt in formats]
     seen = dict.fromkeys((str(w.message), w.category) for w in caught)
     return files, list(seen)
+
+
+def _from_pdf(fig: Figure, fmt: str, written: dict[str, bytes]) -> bool:
+    """Whether *fig*'s PNG is drawn from its PDF (written already; an opaque figure: a PNG
+    with transparency is matplotlib's)."""
+    return fmt.lower() == "png" and "pdf" in written and _opaque(fig)
+
+
+def _png_of_pdf(fig: Figure, pdf: bytes, dpi: int) -> bytes | None:
+    """The PNG of *fig* at *dpi*, from its *pdf*; None where PDFium cannot draw it."""
+    from rrmap.plot._pdf_pixels import page_pixels
+
+    width, height = fig.get_size_inches() * dpi
+    rgb = page_pixels(pdf, int(width), int(height), dpi)  # matplotlib's size: rounded down
+    return None if rgb is None else _png(rgb, dpi)
 
 
 @contextmanager

@@ -118,3 +118,56 @@ def test_every_format_reuses_one_layout(tmp_path, monkeypatch):
     # by rater alone lays out a few times; the four figures saved twice each must not add
     # a layout per file on top of their own fitting
     assert layouts_with_saving <= 4 * len(calls) + 2
+
+
+def _rgb(path):
+    with Image.open(path) as im:
+        return im.mode, np.asarray(im.convert("RGB")).astype(int), im.info.get("dpi")
+
+
+@pytest.mark.parametrize("width", ["85mm", "7in"])
+def test_a_png_beside_its_pdf_is_the_pdfs_page(tmp_path, width):
+    """With PDF and PNG, the figure is drawn once: its PNG is the PDF's page rasterized by
+    PDFium, at matplotlib's size and dpi, and looks as matplotlib's own PNG."""
+    pytest.importorskip("pypdfium2")
+    from rrmap.plot._pdf_pixels import page_pixels
+
+    both = save_analysis_figures(PTS, tmp_path / "both", formats=("png", "pdf"), width=width)
+    alone = save_analysis_figures(PTS, tmp_path / "alone", formats=("png",), width=width)
+    assert [p.name for p in both[::2]] == [p.name for p in alone]  # the order asked for
+    for png, agg in zip(both[::2], alone, strict=True):
+        mode, got, dpi = _rgb(png)
+        _, drawn, _ = _rgb(agg)
+        assert mode == "RGB" and tuple(round(v) for v in dpi) == (300, 300)
+        assert got.shape == drawn.shape, png.name  # the figure's inches × 300, rounded down
+        page = page_pixels(png.with_suffix(".pdf").read_bytes(), got.shape[1], got.shape[0], 300)
+        assert np.array_equal(got, page), png.name
+        # the same picture as matplotlib's rasterizer draws: edges differ by a fraction of
+        # a pixel (a mean of 4 to 8 levels of 255); a shifted, mirrored or recoloured page
+        # differs by far more
+        assert np.abs(got - drawn).mean() < 12, png.name
+        assert np.abs(got - np.roll(drawn, 6, axis=0)).mean() > 1.3 * np.abs(got - drawn).mean()
+
+
+def test_without_pdfium_the_png_is_matplotlibs(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pypdfium2", None)  # as if not installed
+    both = save_analysis_figures(PTS, tmp_path / "both", formats=("pdf", "png"), dpi=60)
+    alone = save_analysis_figures(PTS, tmp_path / "alone", formats=("png",), dpi=60)
+    for png, agg in zip(both[1::2], alone, strict=True):
+        assert np.array_equal(_rgb(png)[1], _rgb(agg)[1]), png.name
+
+
+def test_a_transparent_png_is_matplotlibs_with_its_alpha(tmp_path):
+    with plt.rc_context({"savefig.transparent": True}):
+        files = save_analysis_figures(PTS, tmp_path, formats=("pdf", "png"), dpi=60)
+    with Image.open(files[1]) as im:
+        assert im.mode == "RGBA" and im.getpixel((0, 0))[3] == 0
+
+
+def test_pdfium_refusing_a_page_leaves_it_to_matplotlib():
+    from rrmap.plot._pdf_pixels import page_pixels
+
+    pytest.importorskip("pypdfium2")
+    assert page_pixels(b"%PDF-1.4 not a document", 10, 10, 72) is None
