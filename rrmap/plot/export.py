@@ -219,7 +219,9 @@ def save_analysis_figures(
     its raters need; past 20 in it is left out). Existing files are replaced.
 
     Each figure is laid out once: its formats are all written from that
-    layout. With ``jobs`` other than 1 the figures are drawn in worker
+    layout, and with PDF and PNG it is drawn once (the PNG is the PDF's page,
+    rasterized by PDFium; matplotlib draws it without a PDF, for a transparent
+    figure, or without pypdfium2). With ``jobs`` other than 1 the figures are drawn in worker
     processes (:class:`rrmap.plot.analysis_figures.AnalysisFigures`, which
     ``rrmap analyze`` starts before its tests so that the figures are drawn
     while the tests run).
