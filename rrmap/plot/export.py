@@ -114,7 +114,7 @@ def save(
 def _render(fig: Figure, fmt: str, dpi: int, target: Path | BinaryIO) -> None:
     """Write *fig* as *fmt* (a format matplotlib knows, or "" for its default) to *target*:
     text as text, at the figure's own size."""
-    with text_as_text(**{"savefig.bbox": "standard"}):
+    with text_as_text({"savefig.bbox": "standard"}):
         if fmt == "png" and _opaque(fig):
             _save_png(fig, target, dpi)
         else:
@@ -221,9 +221,10 @@ def save_analysis_figures(
     Each figure is laid out once: its formats are all written from that
     layout, and with PDF and PNG it is drawn once (the PNG is the PDF's page,
     rasterized by PDFium; matplotlib draws it without a PDF, for a transparent
-    figure, or without pypdfium2). With ``jobs`` other than 1 the figures are drawn in worker
-    processes (:class:`rrmap.plot.analysis_figures.AnalysisFigures`, which
-    ``rrmap analyze`` starts before its tests so that the figures are drawn
+    figure, or without pypdfium2). With ``jobs`` other than 1 the figures are
+    drawn in worker processes
+    (:class:`rrmap.plot.analysis_figures.AnalysisFigures`, which ``rrmap
+    analyze`` starts before its tests so that the figures are drawn
     while the tests run).
 
     Parameters
@@ -301,7 +302,6 @@ def figure_files(
     module, name = _DRAW[kind]
     draw = getattr(importlib.import_module(module), name)
     options = dict(options)
-    files: list[tuple[str, bytes]] = []
     with warnings.catch_warnings(record=True) as caught, _without_cyclic_gc():
         warnings.simplefilter("always")
         with off_screen():  # only saved: never a pyplot figure
@@ -315,7 +315,7 @@ def figure_files(
         written: dict[str, bytes] = {}
         # the PDF first: the PNG is its page, rasterized (rrmap.plot._pdf_pixels)
         for fmt in sorted(formats, key=lambda f: f.lower() != "pdf"):
-            data = _png_of_pdf(fig, written["pdf"], dpi) if _from_pdf(fig, fmt, written) else None
+            data = _png_of_pdf(fig, written.get("pdf"), dpi) if fmt.lower() == "png" else None
             if data is None:
                 buffer = io.BytesIO()
                 _render(fig, fmt.lower(), dpi, buffer)
@@ -326,14 +326,11 @@ def figure_files(
     return files, list(seen)
 
 
-def _from_pdf(fig: Figure, fmt: str, written: dict[str, bytes]) -> bool:
-    """Whether *fig*'s PNG is drawn from its PDF (written already; an opaque figure: a PNG
-    with transparency is matplotlib's)."""
-    return fmt.lower() == "png" and "pdf" in written and _opaque(fig)
-
-
-def _png_of_pdf(fig: Figure, pdf: bytes, dpi: int) -> bytes | None:
-    """The PNG of *fig* at *dpi*, from its *pdf*; None where PDFium cannot draw it."""
+def _png_of_pdf(fig: Figure, pdf: bytes | None, dpi: int) -> bytes | None:
+    """The PNG of *fig* at *dpi*, from its *pdf* (written already); None without one, for a
+    figure with transparency (matplotlib's PNG keeps it), or where PDFium cannot draw it."""
+    if pdf is None or not _opaque(fig):
+        return None
     from rrmap.plot._pdf_pixels import page_pixels
 
     width, height = fig.get_size_inches() * dpi

@@ -33,11 +33,11 @@ TEXT_AS_TEXT: dict[str, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.font
 
 
 @contextmanager
-def text_as_text(**rc: Any) -> Iterator[None]:
+def text_as_text(rc: dict[str, Any] | None = None) -> Iterator[None]:
     """Within the block, figures are saved with text as text (:data:`TEXT_AS_TEXT`, and
-    *rc*), their fonts embedded without the tables only text shaping reads
+    the rcParams *rc*), their fonts embedded without the tables only text shaping reads
     (:func:`~rrmap.plot.base._subset.lean_font_subsets`)."""
-    with mpl.rc_context({**TEXT_AS_TEXT, **rc}), lean_font_subsets():
+    with mpl.rc_context({**TEXT_AS_TEXT, **(rc or {})}), lean_font_subsets():
         yield
 
 
