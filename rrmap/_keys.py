@@ -6,24 +6,23 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from rrmap._escape import message_text
 
-if TYPE_CHECKING:  # pragma: no cover
-    from rrmap.ratings import RatingsSchema
-
 __all__ = [
     "MAX_LISTED",
+    "SHOWN_KEYS",
+    "Pairing",
     "Rows",
     "key_codes",
     "merged_labels_text",
     "nfc_labels",
     "nfc_text",
-    "pairing_problems",
+    "pairing",
     "shown",
 ]
 
@@ -151,6 +150,9 @@ def merged_labels_text(merged: list[tuple[str, list[str]]]) -> str:
 
 # --- pairing -----------------------------------------------------------------------------
 
+#: Comparison keys a pairing problem lists before summarising (each with its lines).
+SHOWN_KEYS = 3
+
 
 def key_codes(columns: dict[str, pd.Series]) -> np.ndarray:
     """One group id per row for the combined key, numbered in order of first appearance
@@ -183,50 +185,157 @@ def _key_label(keys: dict[str, pd.Series], at: int) -> str:
     return ", ".join(parts)
 
 
-def pairing_problems(
-    keys: dict[str, pd.Series], ref: np.ndarray, qry: np.ndarray, sch: RatingsSchema, rows: Rows
-) -> list[str]:
-    """Every comparison key needs exactly one reference and one query interval.
+@dataclass
+class Pairing:
+    """How the reference and query intervals of a table pair up.
 
-    Group ids come from one hash grouping; labels are built only for the
-    keys that are shown, so a file with many bad keys fails fast.
+    ``problems`` lists keys with duplicated intervals (always an error) and, unless
+    unpaired rows are to be dropped, the keys without a partner; ``unpaired`` marks the
+    rows of keys without a partner (a query interval without a reference, or a reference
+    without any query interval) and ``listing`` describes those keys, for the report.
+    """
+
+    problems: list[str]
+    unpaired: np.ndarray
+    listing: list[str]
+
+
+def _corpora_text(reference: str, queries: list[str]) -> str:
+    if len(queries) == 1:
+        return f"one {shown(reference)} and one {shown(queries[0])} interval"
+    names = ", ".join(shown(q) for q in queries)
+    return f"one {shown(reference)} interval and one of each query corpus ({names})"
+
+
+def pairing(
+    keys: dict[str, pd.Series],
+    ref: np.ndarray,
+    corpus: np.ndarray,
+    queries: list[str],
+    reference: str,
+    rows: Rows,
+    *,
+    drop: bool = False,
+) -> Pairing:
+    """Pair every reference interval with the query intervals of the same key.
+
+    A key needs one reference interval and, in each query corpus that rated it, one query
+    interval; a query corpus may leave a key out. Duplicates are errors; a key without a
+    partner is an error too, unless *drop* (its rows are then marked ``unpaired``).
+    Group ids come from one hash grouping; labels are built only for the keys shown
+    (the first :data:`SHOWN_KEYS`), so a file with many bad keys fails fast.
+
+    Parameters
+    ----------
+    keys : dict of Series
+        The key columns (rater and categories) of every row.
+    ref : ndarray of bool
+        Rows holding a reference interval (usable ones only).
+    corpus : ndarray of int
+        For each row, the position of its query corpus in *queries*, or −1.
+    queries, reference : the origin values, for messages.
+    rows : Rows
+    drop : bool, default False
 
     Examples
     --------
-    >>> from rrmap.ratings import RatingsSchema
     >>> keys = {"expert": pd.Series(["E1", "E1"]), "item": pd.Series(["a", "b"])}
     >>> rows = Rows("r.csv", np.array([2, 3]), "line")
-    >>> pairing_problems(keys, np.array([True, True]), np.array([False, False]),
-    ...                  RatingsSchema(), rows)[0][:60]
-    "2 comparison key(s) without exactly one 'real' and one 'gene"
+    >>> res = pairing(keys, np.array([True, True]), np.array([-1, -1]), ["generated"], "real",
+    ...               rows)
+    >>> res.problems[0][:52]
+    "2 comparison key(s) without one 'real' and one 'gene"
+    >>> pairing(keys, np.array([True, True]), np.array([-1, -1]), ["generated"], "real",
+    ...         rows, drop=True).unpaired.tolist()
+    [True, True]
     """
-    sided = ref | qry
+    n_c = len(queries)
+    unpaired = np.zeros(len(ref), dtype=bool)
+    sided = ref | (corpus >= 0)
     if not sided.any():
-        return []
+        return Pairing([], unpaired, [])
     every = bool(sided.all())  # the usual case: no copy of the key columns
     gid = key_codes({k: v if every else v[sided] for k, v in keys.items()})
     n_groups = int(gid.max()) + 1
-    n_ref = np.bincount(gid[ref[sided]], minlength=n_groups)
-    n_qry = np.bincount(gid[qry[sided]], minlength=n_groups)
-    bad = np.flatnonzero((n_ref != 1) | (n_qry != 1))  # in order of first appearance
-    if not len(bad):
-        return []
+    r_s, c_s = ref[sided], corpus[sided]
+    n_ref = np.bincount(gid[r_s], minlength=n_groups)
+    n_qry = np.bincount(gid[c_s >= 0] * n_c + c_s[c_s >= 0], minlength=n_groups * n_c)
+    n_qry = n_qry.reshape(n_groups, n_c)
+    dup = (n_ref > 1) | (n_qry > 1).any(axis=1)
+    alone = ~dup & ((n_ref == 0) | (n_qry.sum(axis=1) == 0))
     positions = np.flatnonzero(sided)
-    listed = []
-    for g in bad[:MAX_LISTED]:
-        members = np.flatnonzero(gid == g)
-        at = positions[members[0]]
-        label = _key_label(keys, at)
-        r, q = int(n_ref[g]), int(n_qry[g])
-        if r == 0:
-            what = f"a query but no reference interval ({q} query)"
-        elif q == 0:
-            what = f"a reference but no query interval ({r} reference)"
-        else:
-            what = f"duplicated intervals ({r} reference, {q} query)"
-        listed.append(f"[{label}] has {what} on {rows.at(positions[members])}")
-    more = f" … and {len(bad) - MAX_LISTED} more keys" if len(bad) > MAX_LISTED else ""
-    return [
-        f"{len(bad)} comparison key(s) without exactly one {shown(sch.reference)} and one "
-        f"{shown(sch.query)} interval: " + "; ".join(listed) + more
+    problems = []
+    if dup.any():
+        problems.append(_duplicates(keys, gid, dup, n_ref, n_qry, queries, reference, positions,
+                                    rows))  # fmt: skip
+    listing = [
+        _unpaired_text(keys, gid, g, n_ref, n_qry, positions, rows)
+        for g in np.flatnonzero(alone)[:SHOWN_KEYS]
     ]
+    if alone.any():
+        unpaired[positions[alone[gid]]] = True
+        if not drop:
+            n_rows = int(unpaired.sum())
+            problems.append(
+                f"{int(alone.sum())} comparison key(s) without {_corpora_text(reference, queries)} "
+                f"({n_rows} row{'s' if n_rows != 1 else ''}): "
+                + "; ".join(listing)
+                + _more(int(alone.sum()))
+                + " — drop_incomplete=True (--drop-incomplete) drops them, counted and listed"
+            )
+    return Pairing(problems, unpaired, listing)
+
+
+def _more(n: int) -> str:
+    return f" … and {n - SHOWN_KEYS} more keys" if n > SHOWN_KEYS else ""
+
+
+def _unpaired_text(
+    keys: dict[str, pd.Series],
+    gid: np.ndarray,
+    g: int,
+    n_ref: np.ndarray,
+    n_qry: np.ndarray,
+    positions: np.ndarray,
+    rows: Rows,
+) -> str:
+    members = np.flatnonzero(gid == g)
+    label = _key_label(keys, positions[members[0]])
+    if n_ref[g] == 0:
+        q = int(n_qry[g].sum())
+        what = f"a query but no reference interval ({q} query)"
+    else:
+        what = "a reference but no query interval"
+    return f"[{label}] has {what} on {rows.at(positions[members])}"
+
+
+def _duplicates(
+    keys: dict[str, pd.Series],
+    gid: np.ndarray,
+    dup: np.ndarray,
+    n_ref: np.ndarray,
+    n_qry: np.ndarray,
+    queries: list[str],
+    reference: str,
+    positions: np.ndarray,
+    rows: Rows,
+) -> str:
+    bad = np.flatnonzero(dup)
+    listed = []
+    for g in bad[:SHOWN_KEYS]:
+        members = np.flatnonzero(gid == g)
+        counts = [f"{int(n_ref[g])} reference"] + [
+            f"{int(n)} {shown(q)}" if len(queries) > 1 else f"{int(n)} query"
+            for q, n in zip(queries, n_qry[g], strict=True)
+            if n or len(queries) == 1
+        ]
+        label = _key_label(keys, positions[members[0]])
+        listed.append(
+            f"[{label}] has duplicated intervals ({', '.join(counts)}) on "
+            f"{rows.at(positions[members])}"
+        )
+    return (
+        f"{len(bad)} comparison key(s) with more than {_corpora_text(reference, queries)}: "
+        + "; ".join(listed)
+        + _more(len(bad))
+    )

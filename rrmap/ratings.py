@@ -25,7 +25,7 @@ from rrmap._keys import Rows as _Rows
 from rrmap._keys import key_codes as _key_codes  # noqa: F401 - used by other modules
 from rrmap._keys import merged_labels_text, nfc_labels
 from rrmap._keys import nfc_text as _nfc_text
-from rrmap._keys import pairing_problems as _pairing_problems
+from rrmap._keys import pairing as _pairing
 from rrmap._keys import shown as _shown
 from rrmap._numbers import numeric, point_numbers
 from rrmap._tabular import Table, detect_decimal, read_table
@@ -71,8 +71,12 @@ class RatingsSchema:
         Column saying which corpus an interval is about.
     low, high : str, default "low rating", "high rating"
         Interval bounds.
-    reference, query : str, default "real", "generated"
-        Values of the origin column for the reference and the query corpus.
+    reference : str, default "real"
+        Value of the origin column for the reference corpus.
+    query : str, sequence of str or None, default None
+        Value(s) of the origin column for the query corpus or corpora (generators)
+        analysed against the reference. None: every value other than the reference (the
+        study's file: ``generated``). Rows of other query corpora are left out, counted.
     scale : (float, float) or None, default (0, 100)
         Bounds of the rating scale; intervals outside it are errors.
         ``None`` skips the check.
@@ -87,6 +91,8 @@ class RatingsSchema:
     --------
     >>> RatingsSchema(rater="annotator", reference="human", query="model", scale=(1, 7)).rater
     'annotator'
+    >>> RatingsSchema(query=["midjourney", "sdxl"]).queries
+    ('midjourney', 'sdxl')
     """
 
     rater: str = "expert"
@@ -94,14 +100,23 @@ class RatingsSchema:
     low: str = "low rating"
     high: str = "high rating"
     reference: str = "real"
-    query: str = "generated"
+    query: str | tuple[str, ...] | None = None
     scale: tuple[float, float] | None = (0.0, 100.0)
     categories: tuple[str, ...] | None = None
     derived: tuple[str, ...] = field(default=("mean", "sigma"))
 
+    @property
+    def queries(self) -> tuple[str, ...] | None:
+        """The query corpora named (None: every origin value but the reference)."""
+        if self.query is None:
+            return None
+        return (self.query,) if isinstance(self.query, str) else tuple(self.query)
+
     def to_dict(self) -> dict[str, Any]:
         """Return the schema as a plain dict (for result files)."""
         d = asdict(self)
+        if self.query is not None and not isinstance(self.query, str):
+            d["query"] = list(self.query)
         d["scale"] = list(self.scale) if self.scale is not None else None
         d["categories"] = list(self.categories) if self.categories is not None else None
         d["derived"] = list(self.derived)
@@ -136,18 +151,32 @@ def _schema(base: RatingsSchema, **given: Any) -> RatingsSchema:
         low=_nfc_text(fields.get("low") or base.low),
         high=_nfc_text(fields.get("high") or base.high),
         reference=_nfc_text(fields.get("reference", base.reference)),
-        query=_nfc_text(fields.get("query", base.query)),
+        query=_query_setting(fields.get("query", base.query)),
         scale=base.scale if isinstance(scale, str) else scale,
         categories=tuple(_nfc_text(c) for c in cats) if cats is not None else None,
         derived=base.derived,
     )
 
 
+def _query_setting(query: Any) -> str | tuple[str, ...] | None:
+    """``query=`` as the schema keeps it: None, one value, or a tuple of several (NFC)."""
+    if query is None or isinstance(query, str):
+        return _nfc_text(query)
+    values = tuple(_nfc_text(str(q)) for q in query)
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else values
+
+
 def _check_settings(sch: RatingsSchema, name: str, decimal: str | None) -> None:
-    if sch.reference == sch.query:
+    queries = sch.queries or ()
+    if sch.reference in queries:
         raise RatingsError(
             name, [f"reference and query origin values are both {_shown(sch.reference)}"]
         )
+    twice = sorted({q for q in queries if queries.count(q) > 1})
+    if twice:
+        raise RatingsError(name, [f"query corpus named twice: {quoted_list(twice)}"])
     if sch.scale is not None:
         lo_s, hi_s = sch.scale
         if not (np.isfinite(lo_s) and np.isfinite(hi_s) and lo_s < hi_s):
@@ -323,16 +352,19 @@ def _bounds(
     forced: bool,
     first: dict[str, tuple[np.ndarray, np.ndarray]],
     rows: _Rows,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """Interval bounds, the mask of rows with two usable numbers, and the problems."""
+    drop_blank: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """Interval bounds, the mask of rows with two usable numbers, the problems and the mask
+    of rows with a blank bound (a problem unless *drop_blank*)."""
     problems: list[str] = []
     parsed = {}
     for key, label in ((cols.low, sch.low), (cols.high, sch.high)):
         col = table.cells[cols.by_key[key]]
         vals, miss, bad = numeric(col, decimal, first.get(key))
         parsed[key] = (vals, miss, bad)
-        if miss.any():
-            problems.append(f"column {_shown(label)}: missing value on {rows.at(miss)}")
+        if miss.any() and not drop_blank:
+            hint = " (drop_incomplete=True, --drop-incomplete, drops such rows, counted)"
+            problems.append(f"column {_shown(label)}: missing value on {rows.at(miss)}{hint}")
         if bad.any():
             idx = np.flatnonzero(bad)
             examples = ", ".join(
@@ -350,7 +382,8 @@ def _bounds(
             f"columns {_shown(sch.low)}/{_shown(sch.high)}: infinite value on {rows.at(inf)}"
         )
     ok = ~(lo_miss | lo_bad | hi_miss | hi_bad | inf)
-    return lo, hi, ok, problems
+    blank = (lo_miss | hi_miss) & ~(lo_bad | hi_bad)
+    return lo, hi, ok, problems, blank
 
 
 def _interval_problems(
@@ -431,40 +464,81 @@ def _narrowest(
     return MIN_WIDTH_FRACTION * max(b - a, 0.0), f"the span of the bounds [{a:g}, {b:g}]"
 
 
-def _origins(
-    table: Table, cols: _Columns, sch: RatingsSchema, rows: _Rows
-) -> tuple[pd.Series, np.ndarray, np.ndarray, list[str]]:
-    """Origin values, the reference and query masks, and the problems."""
+@dataclass
+class _Origins:
+    """Which corpus each row is about.
+
+    ``ref`` marks reference rows; ``corpus[i]`` is the position of row i's query corpus in
+    ``queries`` (−1 for the reference, a corpus left out, or a missing value); ``left_out``
+    marks rows of query corpora not among those named, counted by value in ``excluded``.
+    """
+
+    values: pd.Series
+    ref: np.ndarray
+    corpus: np.ndarray
+    queries: list[str]
+    left_out: np.ndarray
+    excluded: dict[str, int]
+    problems: list[str]
+
+
+def _origins(table: Table, cols: _Columns, sch: RatingsSchema, rows: _Rows) -> _Origins:
+    """The reference and query corpora of every row, and the problems.
+
+    Every value other than the reference is a query corpus (a generator), unless
+    ``query`` names some: rows of the others are left out and counted.
+    """
     org = _key_text(table, cols.by_key[cols.origin])
-    ref = (org == sch.reference).to_numpy(dtype=bool, na_value=False)
-    qry = (org == sch.query).to_numpy(dtype=bool, na_value=False)
-    other = ~(ref | qry)
+    values = org.fillna("").to_numpy(dtype=object)
+    missing = values == ""
+    ref = values == sch.reference
+    found = sorted({str(v) for v in pd.unique(values[~missing & ~ref])})
+    named = sch.queries
     problems = []
-    if other.any():
-        values = org.fillna("").to_numpy(dtype=object)
-        counts = pd.Series(values[other]).value_counts()
-        listing = "; ".join(
-            f"{_shown(v)} on {rows.at(other & (values == v))}" for v in counts.index[:_MAX_LINES]
-        )
-        if len(counts) > _MAX_LINES:
-            listing += f" … and {len(counts) - _MAX_LINES} more values"
+    if missing.any():
+        problems.append(f"column {_shown(sch.origin)}: missing value on {rows.at(missing)}")
+    if not ref.any() and (~missing).any():
         problems.append(
-            f"column {_shown(sch.origin)}: value neither the reference {_shown(sch.reference)} "
-            f"nor the query {_shown(sch.query)}: {listing} (name them with reference=/query=, "
-            "or --reference/--query)"
+            f"column {_shown(sch.origin)}: no row of the reference corpus {_shown(sch.reference)}"
+            f"; values found: {quoted_list(found)} (name it with reference=, or --reference)"
         )
-    return org, ref, qry, problems
+    if named is None:
+        queries = found
+    else:
+        queries = list(named)
+        absent = [q for q in queries if q not in found]
+        if absent:
+            problems.append(
+                f"column {_shown(sch.origin)}: no row of the query corpus "
+                f"{', '.join(_shown(q) for q in absent)}; values found: "
+                f"{quoted_list([sch.reference, *found] if ref.any() else found)} "
+                "(name the query corpora with query=, or --query)"
+            )
+    if not found and ref.any():
+        problems.append(
+            f"column {_shown(sch.origin)}: every row is the reference {_shown(sch.reference)}: "
+            "no query corpus to compare with it"
+        )
+    position = {q: i for i, q in enumerate(queries)}
+    corpus = np.fromiter((position.get(v, -1) for v in values), dtype=np.intp, count=len(values))
+    left_out = ~missing & ~ref & (corpus < 0)
+    excluded = pd.Series(values[left_out]).value_counts(sort=False).to_dict()
+    excluded = {str(k): int(v) for k, v in sorted(excluded.items(), key=lambda kv: str(kv[0]))}
+    return _Origins(org, ref, corpus, queries, left_out, excluded, problems)
 
 
 def _key_values(
-    table: Table, cols: _Columns, rows: _Rows
+    table: Table, cols: _Columns, rows: _Rows, skip: np.ndarray | None = None
 ) -> tuple[dict[str, pd.Series], list[str]]:
-    """Rater and category values as stripped text; a missing one is a problem."""
+    """Rater and category values as stripped text; a missing one is a problem (except on
+    the rows *skip* marks: rows dropped anyway)."""
     values: dict[str, pd.Series] = {}
     problems = []
     for key in [cols.rater, *cols.categories]:
         text = _key_text(table, cols.by_key[key])
         miss = (text.isna() | (text == "")).to_numpy(dtype=bool)
+        if skip is not None:
+            miss = miss & ~skip
         if miss.any():
             problems.append(f"column {_shown(cols.names[key])}: missing value on {rows.at(miss)}")
         values[key] = text
@@ -574,11 +648,12 @@ def load_ratings(
     low: str | None = None,
     high: str | None = None,
     reference: str | None = None,
-    query: str | None = None,
+    query: str | Sequence[str] | None = None,
     scale: tuple[float, float] | str | None = "default",
     categories: Sequence[str] | None = None,
     schema: RatingsSchema | None = None,
     min_width: float | None = None,
+    drop_incomplete: bool = False,
     coverage: float = 0.95,
     z: float | None = None,
     sep: str | None = None,
@@ -603,9 +678,12 @@ def load_ratings(
     rater, origin, low, high : str, optional
         Column names of the roles, if they differ from the study's
         (``expert``, ``origin``, ``low rating``, ``high rating``).
-    reference, query : str, optional
-        Origin values of the reference and query corpus (study: ``real`` and
-        ``generated``).
+    reference : str, optional
+        Origin value of the reference corpus (study: ``real``).
+    query : str or sequence of str, optional
+        Origin value(s) of the query corpora (generators) to analyse. Default: every
+        value other than the reference (study: ``generated``). Rows of the other query
+        corpora are left out, counted in ``attrs["rrmap"]["excluded"]`` and warned about.
     scale : (float, float) or None, optional
         Rating scale bounds (default 0–100); ``None`` disables the check.
     categories : sequence of str, optional
@@ -618,6 +696,12 @@ def load_ratings(
         centre, kept inside the scale) instead of rejecting zero-width
         intervals. Off by default; the number of widened intervals is
         warned about and recorded in ``df.attrs["rrmap"]["widened"]``.
+    drop_incomplete : bool, default False
+        Drop rows with a blank interval bound and rows without a partner (a
+        query interval whose key has no reference interval, a reference interval
+        with no query interval), instead of refusing the file. They are counted,
+        warned about and listed in ``df.attrs["rrmap"]["dropped"]`` (and in the
+        report of :func:`rrmap.analyze`). Duplicated intervals stay an error.
     coverage, z : float, optional
         Only used to check ``mean``/``sigma`` columns against the interval.
     sep : str, optional
@@ -633,8 +717,9 @@ def load_ratings(
     -------
     pandas.DataFrame
         Columns ``expert``, ``origin``, the category columns (snake_case),
-        ``low``, ``high`` and ``line`` (where the row came from). The roles
-        and how the file was read are recorded in ``df.attrs["rrmap"]``.
+        ``low``, ``high`` and ``line`` (where the row came from). The roles,
+        the query corpora (``queries``), what was left out or dropped, and how
+        the file was read are recorded in ``df.attrs["rrmap"]``.
 
     Raises
     ------
@@ -647,8 +732,9 @@ def load_ratings(
     -----
     RatingsWarning
         If ``mean``/``sigma`` disagree with the interval, widths were floored,
-        a file that is not UTF-8 was read in a legacy encoding, or text looks
-        garbled by an encoding mix-up.
+        rows were left out or dropped, a query corpus is much smaller than the
+        others (a typo in the origin column?), a file that is not UTF-8 was read
+        in a legacy encoding, or text looks garbled by an encoding mix-up.
 
     Examples
     --------
@@ -673,27 +759,139 @@ def load_ratings(
     name = "<DataFrame>" if isinstance(source, pd.DataFrame) else str(source)
     _check_settings(sch, name, decimal)
     table = _read(source, sep, encoding, sheet)
-    rows = _Rows(table.source, table.lines, table.unit)
     cols = _match_headers(table, sch)
+    ori = _origins(table, cols, sch, _Rows(table.source, table.lines, table.unit))
+    if ori.left_out.any():  # rows of query corpora not named: not read further
+        table, ori = _leave_out(table, ori)
+        _warn_left_out(table.source, ori, sch)
+    rows = _Rows(table.source, table.lines, table.unit)
     derived = {snake(c) for c in sch.derived}
     first = _first_pass(table, cols, derived)
     mark, problems = _decimal_mark(table, cols, first, decimal, rows)
-    lo, hi, ok, found = _bounds(table, cols, sch, mark, decimal is not None, first, rows)
+    problems = ori.problems + problems
+    lo, hi, ok, found, blank = _bounds(
+        table, cols, sch, mark, decimal is not None, first, rows, drop_incomplete
+    )
     problems += found
     problems += _interval_problems(lo, hi, ok, sch, min_width, rows)
-    org, ref, qry, found = _origins(table, cols, sch, rows)
+    blank &= drop_incomplete
+    keys, found = _key_values(table, cols, rows, skip=blank)
     problems += found
-    keys, found = _key_values(table, cols, rows)
-    problems += found
-    if not found:
-        problems += _pairing_problems(keys, ref, qry, sch, rows)
+    paired = None
+    if not found and not ori.problems:
+        paired = _pairing(
+            keys,
+            ori.ref & ~blank,
+            np.where(blank, -1, ori.corpus),
+            ori.queries,
+            sch.reference,
+            rows,
+            drop=drop_incomplete,
+        )
+        problems += paired.problems
     if problems:
         raise RatingsError(table.source, problems)
     widened = 0
     if min_width is not None:
         lo, hi, widened = _floor_widths(lo, hi, min_width, sch, rows)
     _check_derived(table, cols, sch, lo, hi, mark, first, coverage, z, rows)
-    return _assemble(table, cols, sch, keys, org, lo, hi, widened, mark)
+    _warn_small_corpora(table.source, ori, sch)
+    out = _assemble(table, cols, sch, keys, ori, lo, hi, widened, mark)
+    if drop_incomplete:
+        out = _drop(out, blank, paired.unpaired if paired else blank & False, paired, rows)
+    return out
+
+
+def _leave_out(table: Table, ori: _Origins) -> tuple[Table, _Origins]:
+    """The table and origins without the rows of query corpora that were not named."""
+    keep = ~ori.left_out
+    cells = table.cells.loc[keep].reset_index(drop=True)
+    kept = Table(table.header, cells, table.lines[keep], table.source, table.unit, table.info)
+    values = ori.values[keep].reset_index(drop=True)
+    return kept, _Origins(
+        values,
+        ori.ref[keep],
+        ori.corpus[keep],
+        ori.queries,
+        ori.left_out[keep],
+        ori.excluded,
+        ori.problems,
+    )
+
+
+def _warn_left_out(source: str, ori: _Origins, sch: RatingsSchema) -> None:
+    listing = ", ".join(f"{_shown(v)} ({n} row{'s' if n != 1 else ''})" for v, n in
+                        ori.excluded.items())  # fmt: skip
+    warnings.warn(
+        f"{source}: rows of query corpora not among those named "
+        f"({', '.join(_shown(q) for q in ori.queries)}) are left out: {listing}",
+        RatingsWarning,
+        stacklevel=3,
+    )
+
+
+#: A query corpus with fewer rows than this share of the largest one is warned about.
+SMALL_CORPUS_SHARE = 0.1
+
+
+def _warn_small_corpora(source: str, ori: _Origins, sch: RatingsSchema) -> None:
+    """Warn about a query corpus far smaller than the largest (a typo in the origin
+    column makes a corpus of its own when every other value is a query corpus)."""
+    if len(ori.queries) < 2 or sch.queries is not None:
+        return
+    sizes = np.bincount(ori.corpus[ori.corpus >= 0], minlength=len(ori.queries))
+    small = [q for q, n in zip(ori.queries, sizes, strict=True) if n < SMALL_CORPUS_SHARE *
+             sizes.max()]  # fmt: skip
+    if small:
+        listing = ", ".join(f"{_shown(q)} ({int(sizes[ori.queries.index(q)])} rows)" for q in small)
+        warnings.warn(
+            f"{source}: column {_shown(sch.origin)}: query corpus {listing} is far smaller "
+            f"than the largest ({int(sizes.max())} rows): a typo? Every origin value but the "
+            f"reference {_shown(sch.reference)} is a query corpus; name them with query= "
+            "(--query) to leave others out",
+            RatingsWarning,
+            stacklevel=3,
+        )
+
+
+def _drop(
+    out: pd.DataFrame,
+    blank: np.ndarray,
+    unpaired: np.ndarray,
+    paired: Any,
+    rows: _Rows,
+) -> pd.DataFrame:
+    """*out* without the blank and unpaired rows, which are counted, listed in
+    ``attrs["rrmap"]["dropped"]`` and warned about."""
+    meta = out.attrs["rrmap"]
+    drop = blank | unpaired
+    meta["dropped"] = {
+        "rows": int(drop.sum()),
+        "blank": int(blank.sum()),
+        "unpaired": int((unpaired & ~blank).sum()),
+        "lines": [int(n) for n in rows.lines[drop]],
+        "blank_lines": [int(n) for n in rows.lines[blank]],
+        "unpaired_keys": list(paired.listing) if paired is not None else [],
+    }
+    if not drop.any():
+        return out
+    kept = out.loc[~drop].reset_index(drop=True)
+    kept.attrs = out.attrs
+    meta["n_rows"] = len(kept)
+    parts = []
+    if blank.any():
+        parts.append(f"{int(blank.sum())} with a blank interval bound ({rows.at(blank)})")
+    if (unpaired & ~blank).any():
+        parts.append(
+            f"{int((unpaired & ~blank).sum())} without a partner interval "
+            f"({rows.at(unpaired & ~blank)})"
+        )
+    warnings.warn(
+        f"{rows.source}: {int(drop.sum())} row(s) dropped (drop_incomplete): " + "; ".join(parts),
+        RatingsWarning,
+        stacklevel=3,
+    )
+    return kept
 
 
 def _assemble(
@@ -701,14 +899,14 @@ def _assemble(
     cols: _Columns,
     sch: RatingsSchema,
     keys: dict[str, pd.Series],
-    org: pd.Series,
+    ori: _Origins,
     lo: np.ndarray,
     hi: np.ndarray,
     widened: int,
     decimal: str,
 ) -> pd.DataFrame:
     # one frame from all its columns: inserting them one by one is quadratic in their number
-    columns = {"expert": keys[cols.rater], "origin": org}
+    columns = {"expert": keys[cols.rater], "origin": ori.values}
     columns.update({key: keys[key] for key in cols.categories})
     columns.update(low=lo, high=hi, line=table.lines)
     out = pd.DataFrame({k: pd.Series(v).reset_index(drop=True) for k, v in columns.items()})
@@ -716,15 +914,18 @@ def _assemble(
     if read.get("format") != "dataframe":
         read["decimal"] = decimal
     spelt = {"expert": cols.names[cols.rater], **{k: cols.names[k] for k in cols.categories}}
+    queries = list(ori.queries)
     out.attrs["rrmap"] = {
         "source": table.source,
         "headers": spelt,
         "schema": sch.to_dict(),
         "reference": sch.reference,
-        "query": sch.query,
+        "query": queries[0] if len(queries) == 1 else queries,
+        "queries": queries,
         "categories": list(cols.categories),
         "n_rows": len(out),
         "widened": widened,
+        "excluded": dict(ori.excluded),
         "read": read,
     }
     return out

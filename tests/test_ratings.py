@@ -122,7 +122,7 @@ def test_all_value_problems_are_reported_at_once_with_file_lines(write_csv):
         row(criterion="sharp-blurry", low="60", high="40"),  # 6 low > high
         row(criterion="sharp-blurry", origin="generated", low="40", high="40"),  # 7 zero width
         row(criterion="dense-sparse", low="-5", high="20"),  # 8 outside
-        row(criterion="dense-sparse", origin="synthetic"),  # 9 bad origin
+        row(criterion="dense-sparse", origin=""),  # 9 no origin
     ]
     with pytest.raises(RatingsError) as exc:
         load_ratings(write_csv(lines))
@@ -133,9 +133,7 @@ def test_all_value_problems_are_reported_at_once_with_file_lines(write_csv):
     assert "low > high ('low rating' above 'high rating'): [60, 40] (line 6)" in msg
     assert "zero-width interval" in msg and "[40, 40] (line 7)" in msg
     assert "interval outside the scale [0, 100]: [-5, 20] (line 8)" in msg
-    assert (
-        "value neither the reference 'real' nor the query 'generated': 'synthetic' on line 9" in msg
-    )
+    assert "column 'origin': missing value on line 9" in msg
     assert len(err.problems) >= 6
 
 
@@ -150,14 +148,22 @@ def test_unpaired_and_duplicated_keys_are_listed(write_csv):
     ]
     with pytest.raises(RatingsError) as exc:
         load_ratings(write_csv(lines))
-    msg = str(exc.value)
-    assert "3 comparison key(s) without exactly one 'real' and one 'generated'" in msg
-    assert (
-        "criterion=top-bottom" in msg
-        and "a reference but no query interval (1 reference) on line 4" in msg
+    duplicated, unpaired = exc.value.problems
+    assert duplicated.startswith(
+        "1 comparison key(s) with more than one 'real' and one 'generated' interval: ["
     )
-    assert "a query but no reference interval (1 query) on line 5" in msg
-    assert "duplicated intervals (2 reference, 1 query) on lines 6, 7, 8" in msg
+    assert "duplicated intervals (2 reference, 1 query) on lines 6, 7, 8" in duplicated
+    assert unpaired.startswith(
+        "2 comparison key(s) without one 'real' and one 'generated' interval (2 rows): ["
+    )
+    assert (
+        "criterion=top-bottom" in unpaired
+        and "a reference but no query interval on line 4" in unpaired
+    )
+    assert "a query but no reference interval (1 query) on line 5" in unpaired
+    assert unpaired.endswith(
+        " — drop_incomplete=True (--drop-incomplete) drops them, counted and listed"
+    )
 
 
 def test_missing_category_value_is_reported(write_csv):
@@ -289,7 +295,7 @@ def test_the_steps_of_load_ratings_work_on_their_own():
         _key_values,
         _match_headers,
         _origins,
-        _pairing_problems,
+        _pairing,
         _Rows,
     )
 
@@ -318,18 +324,19 @@ def test_the_steps_of_load_ratings_work_on_their_own():
         ["item"],
     )
     first = _first_pass(table, cols, {"mean", "sigma"})
-    lo, hi, ok, problems = _bounds(table, cols, sch, ",", False, first, rows)
+    lo, hi, ok, problems, blank = _bounds(table, cols, sch, ",", False, first, rows)
     assert hi[0] == 20.0
     assert lo.tolist()[:2] == [10.0, 12.5] and ok.tolist() == [True, True, False]
     assert problems == ["column 'high rating': not a number with decimal mark ',': 'x' (line 5)"]
-    org, ref, qry, problems = _origins(table, cols, sch, rows)
-    assert org.tolist() == ["real", "generated", "real"]
-    assert ref.tolist() == [True, False, True] and not problems
+    assert not blank.any()
+    ori = _origins(table, cols, sch, rows)
+    assert ori.values.tolist() == ["real", "generated", "real"]
+    assert ori.ref.tolist() == [True, False, True] and not ori.problems
+    assert ori.queries == ["generated"] and ori.corpus.tolist() == [-1, 0, -1]
     keys, problems = _key_values(table, cols, rows)
     assert list(keys) == ["rater", "item"] and not problems
-    (pairing,) = _pairing_problems(keys, ref, qry, sch, rows)
-    assert pairing.endswith("[rater=E1, item=b] has a reference but no query interval "
-                            "(1 reference) on line 5")  # fmt: skip
+    (pairing,) = _pairing(keys, ori.ref, ori.corpus, ori.queries, "real", rows).problems
+    assert "[rater=E1, item=b] has a reference but no query interval on line 5" in pairing
 
 
 # --- labels in Unicode NFC ---------------------------------------------------------------
@@ -426,11 +433,18 @@ def test_long_labels_are_cut_and_direction_overrides_escaped_in_messages(write_c
         row(low="x" * 300, criterion="sharp-blurry"),  # line 6
     ]
     with pytest.raises(RatingsError) as exc:
-        load_ratings(write_csv(lines))
+        load_ratings(write_csv(lines), query="generated")  # the long origin is left out
     msg = str(exc.value)
     assert len(msg) < 3000
     assert "\u202e" not in msg
-    assert f"'{'o' * 100}… (500000 characters)' on line 4" in msg
+    with pytest.warns(RatingsWarning, match=r"left out: 'o{100}… \(500000 characters\)' \(1 row\)"):
+        with pytest.raises(RatingsError):
+            load_ratings(write_csv(lines), query="generated")
+    with pytest.raises(RatingsError) as exc:  # every other value is a query corpus
+        load_ratings(write_csv(lines))
+    msg = str(exc.value)
+    assert len(msg) < 3000
+    assert f"'{'o' * 100}… (500000 characters)'" in msg
     assert "expert=E1\\u202egnp.exe" in msg
     assert f"not a number: '{'x' * 100}… (300 characters)' (line 6)" in msg
 
