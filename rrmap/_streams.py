@@ -52,8 +52,23 @@ class Streams:
     True
     """
 
-    def __init__(self, root: int) -> None:
+    def __init__(self, root: int, prefix: tuple[str, ...] = ()) -> None:
         self.root = int(root)
+        self.prefix = tuple(str(p) for p in prefix)
+
+    def within(self, *prefix: object) -> Streams:
+        """The same root with every identity prefixed by *prefix*: the streams of one part
+        of a study (the tests of one query corpus), independent of the other parts'.
+
+        Examples
+        --------
+        >>> s = Streams(0)
+        >>> a = s.within("query", "sdxl").generator("energy").integers(1000)
+        >>> b = s.generator("query", "sdxl", "energy").integers(1000)
+        >>> bool(a == b), bool(a == s.generator("energy").integers(1000))
+        (True, False)
+        """
+        return Streams(self.root, (*self.prefix, *map(str, prefix)))
 
     @classmethod
     def of(cls, rng: int | np.random.Generator | Streams | None) -> Streams:
@@ -71,5 +86,5 @@ class Streams:
 
     def generator(self, *identity: object) -> np.random.Generator:
         """The generator of *identity* (any parts; compared as text)."""
-        seq = np.random.SeedSequence(self.root, spawn_key=_words(identity))
+        seq = np.random.SeedSequence(self.root, spawn_key=_words((*self.prefix, *identity)))
         return np.random.default_rng(seq)

@@ -1,21 +1,22 @@
 """One family of tests: a k-sample test and its pairs, energy and zones (docs/tests.md).
 
-A family compares the groups of one column (the raters, or the options of a
-category) within one subset of the points. For each set of compared groups
-it first chooses the design:
+A family compares the groups of one column (the raters, the query corpora, or the
+options of a category) within one subset of the points. For each set of compared
+groups it first chooses the design:
 
-- **matched** (expert effect only, when the points carry comparison keys):
-  every rater of the test rated every key once. The energy test permutes the
-  rater labels within each key; the zones are compared by a Stuart–Maxwell
-  test (two raters) or a within-key permutation test of the rater × zone χ²
-  statistic (more raters);
-- **independent**: the labels are permuted over all points (the study's
-  tests), and the zones compared by Pearson's χ² test, with a Monte Carlo
-  p-value where Cochran's rule fails.
+- **matched** (the raters, or the query corpora, when the points carry comparison
+  keys): the groups rated the same keys (a query corpus's points are matched on the
+  rater and the key). The energy test permutes the group labels within each key —
+  among the groups present on it when some key lacks one (an incomplete design); the
+  zones are compared by a Stuart–Maxwell test (two groups, on the keys both rated)
+  or a within-key permutation test of the group × zone χ² statistic (more);
+- **independent**: the labels are permuted over all points (the study's tests, and
+  always for the options of a category), and the zones compared by Pearson's χ²
+  test, with a Monte Carlo p-value where Cochran's rule fails.
 
-``design="auto"`` takes matched wherever every rater of a test rated every
-key of it, and says in ``note`` why a test fell back to independent;
-``design="matched"`` leaves out the keys a rater lacks (counted in ``note``).
+``design="auto"`` takes matched wherever the groups of a test are linked by keys they
+share, and says in ``note`` why a test fell back to independent (no shared key);
+``design="matched"`` never falls back (a test without shared keys is not run).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from rrmap._streams import Streams
 from rrmap.errors import InputError
 from rrmap.ratings import _key_codes
 from rrmap.stats import _permutation as _engine
-from rrmap.stats._relabellings import enumeration_size
+from rrmap.stats._relabellings import enumeration_size, strata_enumeration_size
 from rrmap.stats.chi2 import chi2_test
 from rrmap.stats.energy import DEFAULT_STOP_HITS, _energy_streams, _group_sets, _skip_reason
 from rrmap.stats.matched import marginal_homogeneity_test, stuart_maxwell_test
@@ -39,6 +40,13 @@ from rrmap.zones import QUALITY_LEVELS
 
 #: Values of ``design``.
 DESIGNS: tuple[str, ...] = ("auto", "matched", "independent")
+
+#: Columns whose groups rated the same comparison keys, and can be matched: the raters,
+#: and the query corpora (generators), matched on the rater and the key.
+MATCHED_GROUPS: tuple[str, ...] = ("expert", "query")
+
+#: How a note names the groups of a matched column.
+_NOUNS = {"expert": "rater", "query": "query corpus"}
 
 _N_Q = len(QUALITY_LEVELS)
 
@@ -49,20 +57,22 @@ class Columns:
 
     ``codes[col][i]`` is the position of point i's label (as text) in
     ``names[col]`` (sorted); ``quality[i]`` is its position in
-    :data:`~rrmap.zones.QUALITY_LEVELS`; ``keys[i]`` numbers its comparison key
-    (every category but the rater), None when the points carry no keys.
+    :data:`~rrmap.zones.QUALITY_LEVELS`; ``keys[col][i]`` numbers the comparison key
+    point i is matched on when the groups of *col* are compared (every category but
+    the rater for ``expert``; the rater and every category for ``query``), for the
+    matched columns the points carry keys for.
     """
 
     xy: np.ndarray
     quality: np.ndarray
     codes: dict[str, np.ndarray]
     names: dict[str, list[str]]
-    keys: np.ndarray | None = None
+    keys: dict[str, np.ndarray]
 
     def take(self, index: np.ndarray | None, group: str) -> Columns:
         """The points *index* (None: all) with the column *group* only: what one family
         reads, and all a job is sent (a process or a cluster worker gets no more)."""
-        keys = self.keys if group == "expert" else None
+        keys = {group: self.keys[group]} if group in self.keys else {}
         if index is None:
             return Columns(
                 self.xy, self.quality, {group: self.codes[group]}, {group: self.names[group]}, keys
@@ -72,12 +82,13 @@ class Columns:
             self.quality[index],
             {group: self.codes[group][index]},
             {group: self.names[group]},
-            None if keys is None else keys[index],
+            {g: k[index] for g, k in keys.items()},
         )
 
 
 def columns(points: pd.DataFrame, groups: Iterable[str], keys: list[str] | None) -> Columns:
-    """Code *points* for the tests: the *groups* columns, the quality, the key columns."""
+    """Code *points* for the tests: the *groups* columns, the quality, and the keys each
+    matched group is matched on (*keys*: the columns of a comparison but the rater)."""
     quality = pd.Index(list(QUALITY_LEVELS)).get_indexer(points["quality"].astype(str))
     if (quality < 0).any():
         bad = points["quality"].astype(str).to_numpy()[quality < 0]
@@ -88,9 +99,15 @@ def columns(points: pd.DataFrame, groups: Iterable[str], keys: list[str] | None)
         names[col] = sorted(set(labels))
         codes[col] = pd.Index(names[col]).get_indexer(labels)
     # one number per comparison key, as the ratings' pairing numbers them
-    key_codes = _key_codes({c: points[c] for c in keys}) if keys else None
+    matched: dict[str, np.ndarray] = {}
+    if keys:
+        if "expert" in codes:
+            matched["expert"] = _key_codes({c: points[c] for c in keys})
+        if "query" in codes:
+            on = ["expert", *(c for c in keys if c != "query")]
+            matched["query"] = _key_codes({c: points[c] for c in on})
     xy = points[["delta", "r"]].to_numpy(dtype=float)
-    return Columns(xy, quality.astype(np.intp), codes, names, key_codes)
+    return Columns(xy, quality.astype(np.intp), codes, names, matched)
 
 
 @dataclass(frozen=True)
@@ -111,8 +128,9 @@ class _Plan:
     """One test of a family: its groups, its points and its design.
 
     ``index`` holds the positions of its points and ``local`` their group
-    (0 … k − 1); for a matched test they are sorted by group, then by key, so
-    that every group lists the same ``blocks`` keys in the same order.
+    (0 … k − 1); for a complete matched test they are sorted by group, then by
+    key, so that every group lists the same ``blocks`` keys in the same order;
+    an incomplete one has ``strata``, the key of each point.
     """
 
     labels: list
@@ -122,6 +140,7 @@ class _Plan:
     blocks: int = 0
     note: str = ""
     skip: bool = False
+    strata: np.ndarray | None = None
 
     @property
     def k(self) -> int:
@@ -147,7 +166,13 @@ class _Plan:
 
 
 def _plan(
-    codes: np.ndarray, counts: np.ndarray, grp: tuple[int, ...], names: list, keys, design: str
+    codes: np.ndarray,
+    counts: np.ndarray,
+    grp: tuple[int, ...],
+    names: list,
+    keys: np.ndarray | None,
+    design: str,
+    noun: str = "rater",
 ) -> _Plan:
     """The points and design of the test of groups *grp* (positions in *names*)."""
     labels = [names[i] for i in grp]
@@ -160,37 +185,64 @@ def _plan(
         return _Plan(labels, idx, mapped[idx], "", note=reason, skip=True)
     if keys is None or design == "independent":
         return _Plan(labels, idx, mapped[idx], "independent")
-    return _match(labels, idx, mapped[idx], keys[idx], design)
+    return _match(labels, idx, mapped[idx], keys[idx], design, noun)
 
 
-def _match(labels: list, idx: np.ndarray, lc: np.ndarray, kk: np.ndarray, design: str) -> _Plan:
-    """A matched plan on the keys every group rated exactly once (or, with ``auto`` and
-    a key missing, an independent one that says why)."""
+def _match(
+    labels: list, idx: np.ndarray, lc: np.ndarray, kk: np.ndarray, design: str, noun: str
+) -> _Plan:
+    """A matched plan: complete (every group rated every key once: blocks), or
+    incomplete (labels permuted within each key among the groups present), or — when the
+    groups are not linked by shared keys — independent (``auto``) or not run."""
     k = len(labels)
     uk, inv = np.unique(kk, return_inverse=True)
     per_key = np.bincount(inv * k + lc, minlength=len(uk) * k).reshape(len(uk), k)
-    complete = (per_key == 1).all(axis=1)
-    n_keys, n_complete = len(uk), int(complete.sum())
-    missing = n_keys - n_complete
-    if design == "auto" and missing:
-        note = (
-            f"independent design: {missing} of {n_keys} keys not rated exactly once by "
-            "every rater of the test"
+    n_keys = len(uk)
+    if (per_key == 1).all():
+        order = np.lexsort((inv, lc))
+        return _Plan(labels, idx[order], lc[order], "matched", blocks=n_keys)
+    alone = _unlinked(per_key > 0)
+    if alone:
+        what = (
+            f"the {noun}s of the test share no key"
+            if len(alone) == k
+            else f"{', '.join(map(str, (labels[g] for g in alone)))} share(s) no key with "
+            "the others"
         )
-        return _Plan(labels, idx, lc, "independent", note=note)
-    if n_complete == 0:
-        note = "no key rated exactly once by every rater of the test: no matched test"
-        return _Plan(labels, idx, lc, "matched", note=note, skip=True)
-    keep = complete[inv]
-    idx, lc, inv = idx[keep], lc[keep], inv[keep]
-    order = np.lexsort((inv, lc))
+        if design == "auto":
+            return _Plan(labels, idx, lc, "independent", note=f"independent design: {what}")
+        return _Plan(labels, idx, lc, "matched", note=f"no matched test: {what}", skip=True)
+    incomplete = int((per_key != 1).any(axis=1).sum())
     note = (
-        f"matched on {n_complete} of {n_keys} keys ({missing} not rated exactly once by "
-        "every rater left out)"
-        if missing
-        else ""
+        f"matched within keys: {incomplete} of {n_keys} keys not rated once by every {noun} "
+        f"of the test (labels permuted among the {noun}s present)"
     )
-    return _Plan(labels, idx[order], lc[order], "matched", blocks=n_complete, note=note)
+    return _Plan(labels, idx, lc, "matched", note=note, strata=inv)
+
+
+def _unlinked(present: np.ndarray) -> list[int]:
+    """Groups not linked to the first group by a chain of shared keys (all of them when no
+    key is shared): *present* is keys × groups.
+
+    Examples
+    --------
+    >>> _unlinked(np.array([[1, 1, 0], [0, 1, 1]], dtype=bool)), _unlinked(np.eye(2, dtype=bool))
+    ([], [0, 1])
+    """
+    k = present.shape[1]
+    shared = present[present.sum(axis=1) >= 2].astype(np.int64)
+    if not len(shared):
+        return list(range(k))
+    link = (shared.T @ shared) > 0
+    seen = {0}
+    todo = [0]
+    while todo:
+        g = todo.pop()
+        for h in np.flatnonzero(link[g]):
+            if int(h) not in seen:
+                seen.add(int(h))
+                todo.append(int(h))
+    return [g for g in range(k) if g not in seen]
 
 
 def energy_rows(
@@ -209,9 +261,10 @@ def energy_rows(
         rows.append(row)
         if plan.skip:
             continue
-        exact = bool(plan.blocks) and settings.n_perm > 0
-        exact = exact and enumeration_size(plan.k, plan.blocks, settings.n_perm) is not None
-        specs.append(_engine.PlannedTest(plan.index, plan.local, plan.k, plan.blocks, exact))
+        exact = _exact(plan, settings.n_perm)
+        specs.append(
+            _engine.PlannedTest(plan.index, plan.local, plan.k, plan.blocks, exact, plan.strata)
+        )
         runs.append(row)
         row["p_method"] = "exact" if exact else "permutation"
         if settings.n_perm == 0:
@@ -231,6 +284,15 @@ def energy_rows(
     return rows
 
 
+def _exact(plan: _Plan, n_perm: int) -> bool:
+    """Whether a matched test has at most *n_perm* relabellings (enumerated, exact p)."""
+    if n_perm <= 0:
+        return False
+    if plan.strata is not None:
+        return strata_enumeration_size(plan.local, plan.strata, n_perm) is not None
+    return bool(plan.blocks) and enumeration_size(plan.k, plan.blocks, n_perm) is not None
+
+
 def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
@@ -246,7 +308,14 @@ def zone_row(
     row = plan.row(test)
     if plan.skip:
         return row
-    zones = cols.quality[plan.index].reshape(plan.k, plan.blocks).T  # keys × raters
+    zones = _zone_matrix(cols, plan)  # keys × groups; −1 where a group did not rate a key
+    if plan.k == 2 and (zones < 0).any():  # Stuart–Maxwell: the keys both groups rated
+        both = (zones >= 0).all(axis=1)
+        row["note"] = _join(row["note"], f"zone test on the {int(both.sum())} keys rated by both")
+        zones = zones[both]
+        if not len(zones):
+            row["note"] = _join(row["note"], "no key rated by both: no test")
+            return row
     gen = streams.generator(test, by, within, "matched", *plan.labels)
     try:
         if plan.k == 2:
@@ -283,6 +352,17 @@ def zone_row(
     if not res.p_method:
         row["note"] = _join(row["note"], "statistic only: no permutations (chi2_n_perm = 0)")
     return row
+
+
+def _zone_matrix(cols: Columns, plan: _Plan) -> np.ndarray:
+    """The zones of a matched plan as a keys × groups matrix (−1: the group did not rate
+    the key)."""
+    quality = cols.quality[plan.index]
+    if plan.strata is None:
+        return quality.reshape(plan.k, plan.blocks).T
+    zones = np.full((int(plan.strata.max()) + 1, plan.k), -1, dtype=np.intp)
+    zones[plan.strata, plan.local] = quality
+    return zones
 
 
 def _chi2_row(
@@ -333,9 +413,10 @@ def run_family(
     codes = cols.codes[group]
     names = cols.names[group]
     counts = np.bincount(codes, minlength=len(names))
-    keys = cols.keys if group == "expert" else None
+    keys = cols.keys.get(group)
+    noun = _NOUNS.get(group, "group")
     plans = [
-        _plan(codes, counts, grp, names, keys, settings.design)
+        _plan(codes, counts, grp, names, keys, settings.design, noun)
         for grp in _group_sets(len(names), settings.pairwise)
     ]
     out: list[dict] = []

@@ -51,6 +51,8 @@ from rrmap.stats._relabellings import (
     BlockEnumeration,
     BlockShuffles,
     Shuffles,
+    StrataEnumeration,
+    StrataShuffles,
 )
 from rrmap.stats._ties import settle, tie_tolerance
 
@@ -596,10 +598,11 @@ def run_batch(
 class PlannedTest:
     """One test: positions of its points in the pooled array, and their group codes.
 
-    ``blocks`` > 0 marks a matched test: every group has ``blocks`` points,
-    listed in the same block (comparison key) order, and relabellings permute
-    the labels within blocks; with ``exact`` every such relabelling is
-    enumerated instead of drawn.
+    ``blocks`` > 0 marks a complete matched test: every group has ``blocks`` points,
+    listed in the same block (comparison key) order, and relabellings permute the
+    labels within blocks. ``strata`` marks an incomplete one: the stratum (comparison
+    key) of each point, the labels permuted within each stratum among the points on it.
+    With ``exact`` every such relabelling is enumerated instead of drawn.
     """
 
     index: np.ndarray
@@ -607,19 +610,34 @@ class PlannedTest:
     k: int
     blocks: int = 0
     exact: bool = False
+    strata: np.ndarray | None = None
+
+
+def _strata_key(spec: PlannedTest) -> bytes | None:
+    """The structure of an incomplete matched test as the engine orders its points (group by
+    group, the largest last): tests share relabellings only when it is the same."""
+    if spec.strata is None:
+        return None
+    order, _ = order_groups(spec.codes, spec.k)
+    _, dense = np.unique(spec.strata[order], return_inverse=True)
+    return dense.astype(np.int64).tobytes()
 
 
 def _batches(specs: Sequence[PlannedTest]) -> dict[tuple, list[int]]:
     """Tests grouped by sorted group sizes and relabelling scheme, in order of first
-    appearance: ``(sizes, blocks, exact)``."""
+    appearance: ``(sizes, blocks, exact, strata)``."""
     out: dict[tuple, list[int]] = {}
     for i, spec in enumerate(specs):
         sizes = tuple(sorted(np.bincount(spec.codes, minlength=spec.k).tolist()))
-        out.setdefault((sizes, spec.blocks, spec.exact), []).append(i)
+        out.setdefault((sizes, spec.blocks, spec.exact, _strata_key(spec)), []).append(i)
     return out
 
 
-def _source(sizes: tuple[int, ...], blocks: int, exact: bool):
+def _source(sizes: tuple[int, ...], blocks: int, exact: bool, strata: bytes | None = None):
+    if strata is not None:
+        base = np.repeat(np.arange(len(sizes)), sizes)
+        layout = np.frombuffer(strata, dtype=np.int64)
+        return StrataEnumeration(base, layout) if exact else StrataShuffles(base, layout)
     if not blocks:
         return Shuffles(np.array(sizes))
     return BlockEnumeration(len(sizes), blocks) if exact else BlockShuffles(len(sizes), blocks)
@@ -636,7 +654,7 @@ def run_tests(
 ) -> list[Outcome]:
     """Every test of *specs* on *points*, batched by group sizes and relabelling scheme.
 
-    Each batch draws from ``streams(key)``, ``key = (sizes, blocks, exact)``
+    Each batch draws from ``streams(key)``, ``key = (sizes, blocks, exact, strata)``
     (the caller makes it depend on the family's identity, never on which
     other batches run). Tests whose distances do not fit *memory_bytes*
     together are split into several products that each replay the batch's
@@ -644,7 +662,7 @@ def run_tests(
     """
     out: list[Outcome | None] = [None] * len(specs)
     for key, members in _batches(specs).items():
-        sizes, blocks, exact = key
+        sizes, blocks, exact, strata = key
         gen = None if exact else streams(key)
         m = sum(sizes)
         seed = None if gen is None else gen.bit_generator.state
@@ -677,7 +695,7 @@ def run_tests(
                 stop_hits,
                 chunk_size,
                 cb,
-                _source(sizes, blocks, exact),
+                _source(sizes, blocks, exact, strata),
             )
             for i, r in zip(part, res, strict=True):
                 out[i] = r

@@ -30,6 +30,7 @@ with ``p = h / L``.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -351,8 +352,10 @@ def _energy_streams(
     is the family and the batch's group sizes and relabelling scheme, nothing else."""
 
     def stream(key: tuple) -> np.random.Generator:
-        sizes, blocks, _exact = key
+        sizes, blocks, _exact, strata = key
         design = f"matched:{blocks}" if blocks else "independent"
+        if strata is not None:  # within keys of unequal sizes: the layout is the identity
+            design = "matched-strata:" + hashlib.sha256(strata).hexdigest()[:16]
         return streams.generator("energy", by, within, design, *sizes)
 
     return stream

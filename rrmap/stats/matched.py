@@ -90,8 +90,8 @@ def _zone_matrix(zones: ArrayLike, n_levels: int | None) -> tuple[np.ndarray, in
     z = np.asarray(zones)
     if z.ndim != 2 or z.shape[1] < 2:
         raise InputError(f"zones must be a (keys × raters) matrix with ≥ 2 raters, got {z.shape}")
-    if not np.issubdtype(z.dtype, np.integer) or (z < 0).any():
-        raise InputError("zones must be non-negative integer level codes")
+    if not np.issubdtype(z.dtype, np.integer) or (z < -1).any():
+        raise InputError("zones must be non-negative integer level codes (−1: not rated)")
     levels = int(z.max(initial=-1)) + 1 if n_levels is None else int(n_levels)
     if (z >= levels).any():
         raise InputError(f"zone codes must be below n_levels = {levels}")
@@ -99,9 +99,10 @@ def _zone_matrix(zones: ArrayLike, n_levels: int | None) -> tuple[np.ndarray, in
 
 
 def _rater_table(z: np.ndarray, levels: int) -> np.ndarray:
-    """Counts of each zone per rater, shape (raters, levels)."""
+    """Counts of each zone per rater, shape (raters, levels); −1 (not rated) counts nowhere."""
     k = z.shape[1]
-    return np.bincount((np.arange(k) * levels + z).ravel(), minlength=k * levels).reshape(k, levels)
+    cells = (np.arange(k) * levels + z)[z >= 0]
+    return np.bincount(cells.ravel(), minlength=k * levels).reshape(k, levels)
 
 
 def _components(weights: np.ndarray) -> list[list[int]]:
@@ -290,12 +291,13 @@ def marginal_homogeneity_test(
 ) -> MatchedTestResult:
     """Within-key permutation test of the rater × zone χ² statistic (matched raters).
 
-    ``zones[j, g]`` is the zone (a code) rater g gave key j. The statistic is
-    Pearson's X² of the raters × zones table; under H0 (the raters are
-    exchangeable on every key) the zones of each key are shuffled among its
-    raters. Keys on which all raters agree never change and are kept as they
-    are. The p-value is exact (every relabelling enumerated) when there are at
-    most *n_perm* relabellings, else from *n_perm* random ones.
+    ``zones[j, g]`` is the zone (a code) rater g gave key j, −1 when g did not rate
+    j (an incomplete design). The statistic is Pearson's X² of the raters × zones
+    table; under H0 (the raters are exchangeable on every key) the zones of each
+    key are shuffled among the raters who rated it. Keys on which those raters
+    agree, or rated by one only, never change and are kept as they are. The
+    p-value is exact (every relabelling enumerated) when there are at most
+    *n_perm* relabellings, else from *n_perm* random ones.
 
     Parameters
     ----------
@@ -333,6 +335,10 @@ def marginal_homogeneity_test(
         raise InputError("every key in one zone: no marginal homogeneity test")
     obs = table[:, present]
     stat, _, _, expected = _pearson(obs.astype(float))
+    if (z < 0).any():
+        if not (z >= 0).any(axis=0).all():
+            raise InputError("a rater (a column of zones) rated no key")
+        return _incomplete_mh(z, levels, present, stat, expected, n_perm, rng, stop_hits)
     informative = np.flatnonzero((z != z[:, :1]).any(axis=1))
     fixed = _rater_table(z[np.setdiff1d(np.arange(n_keys), informative)], levels)[:, present]
     zi = np.searchsorted(np.flatnonzero(present), z[informative])  # codes among present levels
@@ -359,3 +365,92 @@ def marginal_homogeneity_test(
         return MatchedTestResult(stat, None, hits / total, "exact", n_keys, n_inf, total, v, vc)
     p, drawn = sequential_pvalue(simulate, stat, n_perm, stop_hits)
     return MatchedTestResult(stat, None, p, "permutation", n_keys, n_inf, drawn, v, vc)
+
+
+def _incomplete_mh(
+    z: np.ndarray,
+    levels: int,
+    present: np.ndarray,
+    stat: float,
+    expected: np.ndarray,
+    n_perm: int,
+    rng: int | np.random.Generator | None,
+    stop_hits: int | None,
+) -> MatchedTestResult:
+    """:func:`marginal_homogeneity_test` of a design with keys some raters did not rate:
+    each key's zones are shuffled among the raters who rated it."""
+    n_keys, k = z.shape
+    rated = z >= 0
+    codes = np.where(rated, np.searchsorted(np.flatnonzero(present), np.maximum(z, 0)), -1)
+    highest = np.where(rated, codes, -1).max(axis=1)
+    lowest = np.where(rated, codes, levels).min(axis=1)
+    informative = np.flatnonzero((rated.sum(axis=1) >= 2) & (highest != lowest))
+    fixed_rows = np.setdiff1d(np.arange(n_keys), informative)
+    n_lv = int(present.sum())
+    fixed = _rater_table(codes[fixed_rows], n_lv) if len(fixed_rows) else np.zeros((k, n_lv))
+    zi, ri = codes[informative], rated[informative]
+    # the raters of each informative key in order, and how many
+    who = np.argsort(~ri, axis=1, kind="stable")
+    count = ri.sum(axis=1)
+    slot_ok = np.arange(k)[None, :] < count[:, None]
+    n_inf = len(informative)
+    obs_tab = _rater_table(codes, n_lv)
+    v, vc = _cramers_v_of(stat, obs_tab.sum(), *obs_tab.shape)
+    if n_perm <= 0:
+        return MatchedTestResult(stat, None, np.nan, "", n_keys, n_inf, 0, v, vc)
+
+    def tables(order: np.ndarray) -> np.ndarray:
+        """Statistics of relabellings *order* (c, keys, k): slot i of key j (its i-th
+        rater) gets the zone of rater order[b, j, i]."""
+        c = len(order)
+        zones = np.take_along_axis(np.broadcast_to(zi, (c, *zi.shape)), order, axis=2)
+        cell = np.arange(c)[:, None, None] * (k * n_lv) + who[None] * n_lv + zones
+        counts = np.bincount(cell[:, slot_ok].ravel(), minlength=c * k * n_lv)
+        tabs = counts.reshape(c, k, n_lv) + fixed
+        return (((tabs - expected) ** 2) / expected).sum(axis=(1, 2))
+
+    total = _permutation_count(count, n_perm)
+    if total is not None:
+        sims = tables(_every_order(who, count, k))
+        hits = int((sims >= stat - REL_TOL * abs(stat)).sum())
+        return MatchedTestResult(stat, None, hits / total, "exact", n_keys, n_inf, total, v, vc)
+    gen = np.random.default_rng(rng)
+
+    def simulate(c: int) -> np.ndarray:
+        u = gen.random((c, n_inf, k))
+        u[:, ~ri] = np.inf  # raters who did not rate a key come last, never chosen
+        return tables(np.argsort(u, axis=2, kind="stable"))
+
+    p, drawn = sequential_pvalue(simulate, stat, n_perm, stop_hits)
+    return MatchedTestResult(stat, None, p, "permutation", n_keys, n_inf, drawn, v, vc)
+
+
+def _permutation_count(count: np.ndarray, limit: int) -> int | None:
+    """Π n_j! over the keys (n_j raters each) if at most *limit*, else None."""
+    from math import factorial
+
+    n = 1
+    for c in count:
+        n *= factorial(int(c))
+        if n > limit:
+            return None
+    return n
+
+
+def _every_order(who: np.ndarray, count: np.ndarray, k: int) -> np.ndarray:
+    """Every combination of one ordering of each key's raters: (Π n_j!, keys, k)."""
+    from itertools import permutations
+
+    per_key = []
+    for j, n in enumerate(count):
+        raters = who[j, :n]
+        rest = who[j, n:]
+        per_key.append(np.array([[*p, *rest] for p in permutations(raters)], dtype=np.intp))
+    sizes = [len(p) for p in per_key]
+    total = int(np.prod(sizes, dtype=np.int64)) if sizes else 1
+    index = np.arange(total, dtype=np.int64)
+    out = np.empty((total, len(per_key), k), dtype=np.intp)
+    for j, options in enumerate(per_key):
+        index, digit = np.divmod(index, len(options))
+        out[:, j] = options[digit]
+    return out

@@ -248,31 +248,60 @@ def test_marginal_homogeneity_exact_and_monte_carlo():
         marginal_homogeneity_test([[1, 1, 1], [1, 1, 1]])
 
 
-def test_auto_design_falls_back_and_matched_drops_keys():
+def test_incomplete_keys_are_matched_within_keys_among_the_raters_present():
     pts = rrmap.points(rrmap.datasets.load_example_ratings())
     cubism = pts[pts.movement == "cubism"]
     drop = cubism[(cubism.expert == "E3")].index[:2]
     sub = pts.drop(index=drop)
     auto = compare_groups(sub, "expert", n_perm=99, rng=0).set_index(["test", "groups"])
-    note = "independent design: 2 of 135 keys not rated exactly once by every rater of the test"
-    assert auto.loc[("energy", "E1|E2|E3"), "design"] == "independent"
-    assert auto.loc[("energy", "E1|E2|E3"), "note"] == note
-    assert auto.loc[("chi2", "E1|E3"), "design"] == "independent"
-    # E1 and E2 still rated every key: their pair stays matched
-    assert auto.loc[("energy", "E1|E2"), "design"] == "matched"
-    assert auto.loc[("stuart_maxwell", "E1|E2"), "note"] == ""
-    forced = compare_groups(sub, "expert", n_perm=99, rng=0, design="matched")
-    forced = forced.set_index(["test", "groups"])
-    row = forced.loc[("energy", "E1|E3")]
-    assert (row.design, row.n) == ("matched", 2 * 133)
-    assert row.note == (
-        "matched on 133 of 135 keys (2 not rated exactly once by every rater left out)"
+    note = (
+        "matched within keys: 2 of 135 keys not rated once by every rater of the test "
+        "(labels permuted among the raters present)"
     )
-    assert forced.loc[("stuart_maxwell", "E1|E3"), "n"] == 266
-    # without comparison keys nothing can be matched
+    row = auto.loc[("energy", "E1|E2|E3")]
+    assert (row.design, row.n, row.note) == ("matched", 403, note)
+    assert auto.loc[("marginal_homogeneity", "E1|E2|E3"), "design"] == "matched"
+    # E1 and E2 still rated every key: their pair is complete, with no note
+    assert auto.loc[("energy", "E1|E2"), ["design", "note"]].tolist() == ["matched", ""]
+    assert auto.loc[("stuart_maxwell", "E1|E2"), "note"] == ""
+    # Stuart–Maxwell compares the keys both rated
+    sm = auto.loc[("stuart_maxwell", "E1|E3")]
+    assert sm.note.endswith("zone test on the 133 keys rated by both")
+    # "matched" is the same design; "independent" permutes over all points
+    forced = compare_groups(sub, "expert", n_perm=99, rng=0, design="matched")
+    pd.testing.assert_frame_equal(forced, auto.reset_index()[forced.columns])
+    free = compare_groups(sub, "expert", n_perm=99, rng=0, design="independent")
+    assert set(free.design) == {"independent"} and set(free.test) == {"energy", "chi2"}
+    # without comparison keys nothing can be matched, and asking for it is an error
     bare = sub[["expert", "delta", "r", "quality"]].copy()
     bare.attrs = {}
     assert set(compare_groups(bare, "expert", n_perm=9, rng=0).design) == {"independent"}
+    with pytest.raises(InputError, match="carry no comparison keys"):
+        compare_groups(bare, "expert", n_perm=9, rng=0, design="matched")
+
+
+def test_raters_that_share_no_key_fall_back_or_are_not_matched():
+    pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    # E3 rated only cubism, E1 and E2 everything but cubism: E3 shares no key
+    keep = ((pts.expert == "E3") & (pts.movement == "cubism")) | (
+        (pts.expert != "E3") & (pts.movement != "cubism")
+    )
+    sub = pts[keep]
+    auto = compare_groups(sub, "expert", n_perm=99, rng=0).set_index(["test", "groups"])
+    assert auto.loc[("energy", "E1|E2|E3"), ["design", "note"]].tolist() == [
+        "independent",
+        "independent design: E3 share(s) no key with the others",
+    ]
+    assert auto.loc[("energy", "E1|E3"), "note"] == (
+        "independent design: the raters of the test share no key"
+    )
+    assert auto.loc[("energy", "E1|E2"), "design"] == "matched"
+    forced = compare_groups(sub, "expert", n_perm=99, rng=0, design="matched")
+    forced = forced.set_index(["test", "groups"])
+    row = forced.loc[("energy", "E1|E3")]
+    assert np.isnan(row.pvalue) and row.note == (
+        "no matched test: the raters of the test share no key"
+    )
 
 
 def test_zone_tests_of_matched_raters_use_the_paired_zones():
@@ -318,6 +347,8 @@ def test_bad_inputs_name_what_is_wrong():
     ):
         marginal_homogeneity_test([0, 1, 2])
     with pytest.raises(InputError, match="zones must be non-negative integer level codes"):
-        marginal_homogeneity_test([[0, -1], [1, 1]])
+        marginal_homogeneity_test([[0, -2], [1, 1]])
+    with pytest.raises(InputError, match=r"a rater \(a column of zones\) rated no key"):
+        marginal_homogeneity_test([[0, -1, 1], [1, -1, 0]])
     with pytest.raises(InputError, match="zone codes must be below n_levels = 2"):
         marginal_homogeneity_test([[0, 2], [1, 1]], n_levels=2)
