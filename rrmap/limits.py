@@ -70,14 +70,18 @@ def check_count(name: str, value: object, maximum: int) -> int:
     return as_int
 
 
-def planned_tests(n_raters: int, options: Iterable[int]) -> int:
-    """How many tests an analysis plans, from the number of raters and of each category's
-    options (energy and zone test of every k-sample comparison and every pair).
+def planned_tests(n_raters: int, options: Iterable[int], corpora: int = 1) -> int:
+    """How many tests an analysis plans, from the number of raters, of each category's
+    options and of query corpora (energy and zone test of every k-sample comparison and
+    every pair: the three designs per corpus, and with several the generator effect on
+    all points, per rater and per option).
 
     Examples
     --------
     >>> planned_tests(3, [5])  # overall 4, per option 5 × 4, per rater 3 × 11: × 2 tests
     114
+    >>> planned_tests(3, [5], corpora=2)  # twice that, and 2 × (1 + 3 + 5) × 2
+    264
     """
 
     def family(k: int) -> int:
@@ -86,7 +90,8 @@ def planned_tests(n_raters: int, options: Iterable[int]) -> int:
     options = list(options)
     expert = family(n_raters) * (1 + sum(options))
     per_rater = n_raters * sum(family(o) for o in options)
-    return 2 * (expert + per_rater)
+    generators = family(corpora) * (1 + n_raters + sum(options)) if corpora > 1 else 0
+    return 2 * (corpora * (expert + per_rater) + generators)
 
 
 def __dir__() -> list[str]:

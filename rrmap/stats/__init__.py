@@ -6,8 +6,10 @@
   Cramér's V (:func:`cramers_v`);
 - :mod:`rrmap.stats.matched`: zone tests of matched raters (:func:`stuart_maxwell_test`,
   :func:`marginal_homogeneity_test`);
-- :mod:`rrmap.stats.designs`: the paper's three designs, run for both tests into one tidy
-  table (:func:`run_designs` and its parts), matched where the raters rated the same keys;
+- :mod:`rrmap.stats.designs`: the paper's three designs, and the generator effect of a
+  study with several query corpora, run for both tests into one tidy table
+  (:func:`run_designs` and its parts, :func:`generator_effect`), matched where the raters
+  (or the corpora) rated the same keys;
 - :mod:`rrmap.stats.adjust`: p-values adjusted within each family (:func:`adjust_pvalues`).
 
 Examples

@@ -12,6 +12,7 @@ from .designs import (
     default_categories,
     expert_effect,
     expert_effect_per_option,
+    generator_effect,
     run_designs,
     split_within,
     within_label,

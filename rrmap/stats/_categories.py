@@ -40,7 +40,7 @@ def default_categories(points: pd.DataFrame) -> list[str]:
     ['movement', 'criterion', 'criterion_group', 'modality']
     """
     keys = points.attrs.get("rrmap", {}).get("keys")
-    cats = [k for k in keys if k != "expert"] if keys else []
+    cats = [k for k in keys if k not in ("expert", "query")] if keys else []
     if not cats:
         raise InputError(
             "no category columns recorded in the points table; pass by=[...] explicitly"

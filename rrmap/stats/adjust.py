@@ -92,7 +92,8 @@ def adjust_pvalues(tests: pd.DataFrame, method: str = "holm") -> pd.DataFrame:
     """Add ``pvalue_<method>``: p-values adjusted within each family of tests.
 
     A family is one k-sample test and its pairwise follow-ups: the rows
-    sharing the kind of test (:func:`test_kind`), ``by`` and ``within``.
+    sharing the kind of test (:func:`test_kind`), ``by`` and ``within`` (and
+    ``query``, the query corpus, in a study of several).
     Skipped tests (empty p) are left out. Raw p-values are kept; an existing
     ``pvalue_<method>`` column is computed again.
 
@@ -124,7 +125,10 @@ def adjust_pvalues(tests: pd.DataFrame, method: str = "holm") -> pd.DataFrame:
     out = tests.drop(columns=[col]) if col in tests.columns else tests.copy()
     adj = pd.Series(np.nan, index=out.index)
     kind = out["test"].map(test_kind)
-    for _, fam in out.groupby([kind, out["by"], out["within"]], sort=False):
+    family = [kind, out["by"], out["within"]]
+    if "query" in out.columns:
+        family.append(out["query"].fillna("").astype(str))
+    for _, fam in out.groupby(family, sort=False):
         ok = fam["pvalue"].notna()
         if ok.any():
             adj.loc[fam.index[ok]] = adjusted(fam.loc[ok, "pvalue"].to_numpy(), method)

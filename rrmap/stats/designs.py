@@ -1,16 +1,22 @@
-"""The test designs of the paper (§2.2.5, §2.2.7; docs/tests.md), for both test kinds.
+"""The test designs of the paper (§2.2.5, §2.2.7) and of studies beyond it (docs/tests.md).
 
 - **Expert effect, overall**: all raters (k-sample), then every rater pair.
 - **Expert effect per option**: for each category and each of its options,
   the same on that option's points.
 - **Category effect per expert**: for each rater and each category, all
   options (k-sample), then every option pair.
+- **Generator effect** (several query corpora): are the query corpora equally
+  close to the reference? All corpora, then every pair, on all points, for each
+  rater, and for each option of each category. With several query corpora the
+  three designs above run for each corpus (column ``query``).
 
 Each design runs the energy test on the (Δ, R) points and a zone test on
-the quality levels. Expert-effect tests are *matched* where every rater of a
-test rated every comparison key of it (rater labels permuted within keys;
-Stuart–Maxwell or within-key permutation tests of the zones), *independent*
-otherwise (the study's tests: labels permuted over all points, Pearson's χ²).
+the quality levels. Expert- and generator-effect tests are *matched* where the
+groups of a test rated the same comparison keys (a corpus's points are matched on
+the rater and the key): labels permuted within keys, among the groups present on a
+key when some key lacks one; Stuart–Maxwell or within-key permutation tests of the
+zones. They are *independent* where the groups share no key, or when asked for
+(the study's tests: labels permuted over all points, Pearson's χ²).
 The results are one tidy table, one row per test, in the tests-table format
 of docs/tests.md (see :data:`TESTS_COLUMNS`); a test that cannot be run (a
 single group, a group with fewer than 2 points, a zone table with a single
@@ -34,7 +40,7 @@ from rrmap.errors import InputError
 from rrmap.limits import MAX_MONTE_CARLO
 from rrmap.points import key_columns
 from rrmap.stats._categories import default_categories
-from rrmap.stats._family import DESIGNS, Settings, columns, run_family
+from rrmap.stats._family import DESIGNS, MATCHED_GROUPS, Settings, columns, run_family
 from rrmap.stats._labels import split_within, within_label
 from rrmap.stats._permutation import blas_threads
 from rrmap.stats.adjust import P_ADJUST_METHODS, adjust_pvalues
@@ -49,6 +55,7 @@ __all__ = [
     "default_categories",
     "expert_effect",
     "expert_effect_per_option",
+    "generator_effect",
     "run_designs",
     "split_within",
     "within_label",
@@ -123,13 +130,23 @@ def _check_tests(tests: Sequence[str]) -> tuple[str, ...]:
 
 
 def _keys(points: pd.DataFrame) -> list[str]:
-    """The category columns that identify a comparison (every key column but the rater)."""
+    """The columns that identify a comparison but the rater (the query corpus, when there
+    are several, and every category)."""
     return [c for c in key_columns(points) if c != "expert" and c in points.columns]
 
 
-def _frame(rows: list[dict]) -> pd.DataFrame:
+def _several(points: pd.DataFrame) -> bool:
+    """Whether the points hold several query corpora (a ``query`` column)."""
+    return "query" in points.columns
+
+
+def _frame(rows: list[dict], query: bool = False) -> pd.DataFrame:
     cols = [*TESTS_COLUMNS, *EXTRA_COLUMNS]
+    if query:
+        cols.insert(1, "query")
     df = pd.DataFrame(rows, columns=cols)
+    if query:
+        df["query"] = df["query"].fillna("").astype(str)
     df["n"] = df["n"].astype("int64")
     for col in ("dof", "n_perm"):
         df[col] = pd.array(df[col].tolist(), dtype="Int64")
@@ -167,10 +184,14 @@ def compare_groups(
     points : DataFrame
         Output of :func:`rrmap.points` (or a subset of it).
     group : str
-        Column whose values are the compared groups (``"expert"``, a category).
+        Column whose values are the compared groups (``"expert"``, ``"query"``
+        for the query corpora of a study of several, a category).
     within : str, default "all"
-        Label of the subset, written to the ``within`` column; with *group*,
-        the identity of the family that its random streams are made from.
+        The points compared: ``"all"``, or ``"<column>=<value>"`` (e.g.
+        ``"expert=E1"``, ``"movement=cubism"``) for those with that value;
+        written to the ``within`` column and, with *group*, the identity of the
+        family that its random streams are made from. Anything else is an error
+        (never a label for all points).
     tests : sequence of {"energy", "chi2"}
         Which tests to run (``"chi2"``: the zone tests).
     n_perm : int, default 5000
@@ -185,12 +206,16 @@ def compare_groups(
         Monte Carlo (or exact) p-values for every zone test, not only where
         the asymptotic one is unreliable.
     design : {"auto", "matched", "independent"}, default "auto"
-        Expert-effect tests only (``group == "expert"``): ``"matched"`` permutes
-        the rater labels within each comparison key (every category but the
-        rater), leaving out keys a rater lacks; ``"independent"`` permutes them
-        over all points (the study's tests); ``"auto"`` is matched wherever every
-        rater of the test rated every key of it, else independent (``note``
-        says why). Other groups are always independent.
+        For the raters (``group="expert"``) and the query corpora
+        (``group="query"``), whose groups rated the same comparison keys:
+        ``"matched"`` permutes the labels within each key (every category but
+        the rater; for query corpora the rater and every category), among the
+        groups present on it where some key lacks one (``note`` counts those
+        keys); ``"independent"`` permutes them over all points (the study's
+        tests); ``"auto"`` is matched wherever the groups of a test are linked by
+        keys they share, else independent (``note`` says why). The options of a
+        category are different keys: always independent, and ``"matched"`` is
+        an error.
     rng : int, Generator or None
         Seed or generator (one root seed is drawn from a generator).
     pairwise : bool, default True
@@ -217,11 +242,75 @@ def compare_groups(
     (['marginal_homogeneity', 'stuart_maxwell', 'stuart_maxwell', 'stuart_maxwell'], ['matched'])
     """
     settings = _settings(tests, n_perm, chi2_n_perm, stop_hits, design, chi2_mc_all, pairwise)
+    _check_group(points, group, design)
+    points, within = _subset(points, within)
     _check_points(points, [group])
-    cols = columns(points, [group], _keys(points) if group == "expert" else None)
+    cols = columns(points, [group], _keys(points) if group in MATCHED_GROUPS else None)
     with blas_threads(len(points)):
-        rows = run_family(cols, group, within, settings, Streams.of(rng))
-    return _frame(rows)
+        streams = _streams_of(Streams.of(rng), points, group)
+        rows = run_family(cols, group, within, settings, streams)
+    several = _several(points)
+    if several:
+        corpus = "" if group == "query" else str(points["query"].iloc[0]) if len(points) else ""
+        for row in rows:
+            row["query"] = corpus
+    return _frame(rows, several)
+
+
+def _check_group(points: pd.DataFrame, group: str, design: str) -> None:
+    """A design that can be run on the groups of *group*, or an error that says why not."""
+    if group == "query" and not _several(points):
+        raise InputError(
+            "group 'query': the points hold one query corpus; the generator effect compares "
+            "several (a ratings file whose origin column names several query corpora)"
+        )
+    if design != "matched":
+        return
+    if group not in MATCHED_GROUPS:
+        raise InputError(
+            f"design='matched' compares groups that rated the same comparison keys — the raters "
+            f"('expert') or the query corpora ('query'); the options of {group!r} are different "
+            "keys: use design='auto' or 'independent'"
+        )
+    if group == "expert" and not [k for k in _keys(points) if k != "query"]:
+        raise InputError(
+            "design='matched': the points carry no comparison keys (category columns) to "
+            "match the raters on; use design='independent'"
+        )
+
+
+def _subset(points: pd.DataFrame, within: str) -> tuple[pd.DataFrame, str]:
+    """The points *within* selects (``all``, or ``<column>=<value>``) and its label."""
+    if not isinstance(within, str) or (within != "all" and "=" not in within):
+        raise InputError(
+            f"within must be 'all' or '<column>=<value>' (e.g. 'expert=E1', "
+            f"'movement=cubism'), got {within!r}"
+        )
+    if within == "all":
+        return points, within
+    col, value = split_within(within)
+    if col not in points.columns:
+        raise InputError(
+            f"within={within!r}: no column {col!r} in the points; columns: "
+            f"{', '.join(map(str, points.columns))}"
+        )
+    mask = (points[col].astype(str) == value).to_numpy()
+    if not mask.any():
+        found = sorted(set(points[col].astype(str)))
+        shown = ", ".join(found[:20]) + (" …" if len(found) > 20 else "")
+        raise InputError(f"within={within!r}: no point has {col} = {value!r}; values: {shown}")
+    sub = points.loc[mask]
+    sub.attrs = points.attrs
+    return sub, within_label(col, value)
+
+
+def _streams_of(streams: Streams, points: pd.DataFrame, group: str) -> Streams:
+    """The streams of tests on *points*: those of its query corpus when the points hold
+    one corpus of several (the tests of each corpus draw from their own streams)."""
+    if group == "query" or not _several(points) or not len(points):
+        return streams
+    corpora = points["query"].astype(str).unique()
+    return streams.within("query", corpora[0]) if len(corpora) == 1 else streams
 
 
 def _settings(
@@ -269,7 +358,8 @@ def expert_effect(
     Returns
     -------
     DataFrame
-        Tests table with ``by = "expert"`` and ``within = "all"``.
+        Tests table with ``by = "expert"`` and ``within = "all"`` (one family per
+        query corpus, column ``query``, in a study of several).
 
     Examples
     --------
@@ -279,16 +369,12 @@ def expert_effect(
     >>> res.groupby("test").size().to_dict()
     {'energy': 4, 'marginal_homogeneity': 1, 'stuart_maxwell': 3}
     """
-    return compare_groups(
+    return _run(
         points,
-        "expert",
-        tests=tests,
-        n_perm=n_perm,
-        chi2_n_perm=chi2_n_perm,
-        rng=rng,
-        stop_hits=stop_hits,
-        design=design,
-        chi2_mc_all=chi2_mc_all,
+        [f for f in _plan(points, []) if f.group == "expert" and f.within == "all"],
+        _settings(tests, n_perm, chi2_n_perm, stop_hits, design, chi2_mc_all),
+        rng,
+        False,
     )
 
 
@@ -296,26 +382,132 @@ def expert_effect(
 class _Family:
     """One family of tests: the groups of *group* compared within one subset of the points.
 
-    *index* holds the positions of the subset's points (None: all points).
+    *index* holds the positions of the subset's points (None: all points); *query* is
+    the query corpus whose points they are, in a study of several (None: all corpora,
+    or a study of one).
     """
 
     group: str
     within: str
     index: np.ndarray | None
+    query: str | None = None
 
 
 def _plan(points: pd.DataFrame, by: Sequence[str]) -> list[_Family]:
-    """Every family of tests, in table order."""
-    plan = [_Family("expert", "all", None)]
+    """Every family of tests, in table order: with several query corpora, the generator
+    effect first, then the designs of each corpus."""
+    if not _several(points):
+        return _corpus_plan(points, by, None, None)
+    from rrmap.points import query_corpora
+
+    plan = _generator_plan(points, by)
+    corpus = points["query"].astype(str).to_numpy(dtype=object)
+    for q in query_corpora(points):
+        plan += _corpus_plan(points, by, np.flatnonzero(corpus == q), q)
+    return plan
+
+
+def _corpus_plan(
+    points: pd.DataFrame, by: Sequence[str], sub: np.ndarray | None, query: str | None
+) -> list[_Family]:
+    """The paper's three designs on the points *sub* (None: all)."""
+    part = points if sub is None else points.iloc[sub]
+    at = np.arange(len(points)) if sub is None else sub
+    plan = [_Family("expert", "all", sub, query)]
+    for cat in by:
+        codes, options = pd.factorize(part[cat], sort=True)
+        for j, opt in enumerate(options):
+            index = at[codes == j]
+            plan.append(_Family("expert", within_label(cat, opt), index, query))
+    experts = part["expert"].astype(str).to_numpy(dtype=object)
+    for e in sorted(set(experts)):
+        index = at[experts == e]
+        plan += [_Family(cat, within_label("expert", e), index, query) for cat in by]
+    return plan
+
+
+def _generator_plan(points: pd.DataFrame, by: Sequence[str]) -> list[_Family]:
+    """The generator effect: all points, each rater's, each option's of each category."""
+    plan = [_Family("query", "all", None)]
+    experts = points["expert"].astype(str).to_numpy(dtype=object)
+    for e in sorted(set(experts)):
+        plan.append(_Family("query", within_label("expert", e), np.flatnonzero(experts == e)))
     for cat in by:
         codes, options = pd.factorize(points[cat], sort=True)
         for j, opt in enumerate(options):
-            plan.append(_Family("expert", within_label(cat, opt), np.flatnonzero(codes == j)))
-    experts = points["expert"].astype(str).to_numpy(dtype=object)
-    for e in sorted(set(experts)):
-        sub = np.flatnonzero(experts == e)
-        plan += [_Family(cat, within_label("expert", e), sub) for cat in by]
+            plan.append(_Family("query", within_label(cat, opt), np.flatnonzero(codes == j)))
     return plan
+
+
+def generator_effect(
+    points: pd.DataFrame,
+    by: str | Sequence[str] | None = None,
+    *,
+    tests: Sequence[TestKind] = _KINDS,
+    n_perm: int = 5000,
+    chi2_n_perm: int = DEFAULT_CHI2_N_PERM,
+    rng: int | np.random.Generator | None = None,
+    stop_hits: int | None = DEFAULT_STOP_HITS,
+    design: Design = "auto",
+    chi2_mc_all: bool = False,
+    n_jobs: int | None = None,
+) -> pd.DataFrame:
+    """The generator effect: are the query corpora equally close to the reference?
+
+    The points of two query corpora (generators) on the same rater and comparison key
+    share that rater and the key's reference interval: they are matched. The energy test
+    permutes the corpus labels within each (rater, key) — among the corpora present
+    where a corpus lacks a key — and the zone test is Stuart–Maxwell for two corpora, a
+    within-key permutation test of the corpus × zone χ² statistic for more. Tested on
+    all points (``within = "all"``), for each rater (``expert=E1``) and for each option
+    of each category of *by* (``movement=cubism``): all corpora, then every pair.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points` on ratings with several query corpora (column
+        ``query``).
+    by : str or sequence of str, optional
+        Categories whose options are tested one by one (default:
+        :func:`default_categories`; ``[]``: all points and each rater only).
+    tests, n_perm, chi2_n_perm, rng, stop_hits, design, chi2_mc_all
+        As in :func:`compare_groups` (``design="matched"`` is what ``"auto"`` does where
+        the corpora share keys; ``"independent"`` treats them as independent samples).
+    n_jobs : int, optional
+        As in :func:`run_designs`.
+
+    Returns
+    -------
+    DataFrame
+        Tests table with ``by = "query"``, ``groups`` the corpora joined by ``|``
+        and ``query`` empty (the row compares corpora); not adjusted
+        (:func:`rrmap.stats.adjust_pvalues`).
+
+    Raises
+    ------
+    InputError
+        If the points hold a single query corpus.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings(generators=2))
+    >>> res = generator_effect(pts, by="modality", n_perm=99, rng=0)
+    >>> res.within.tolist()[:4]
+    ['all', 'all', 'expert=E1', 'expert=E1']
+    >>> res.groupby("test").size().to_dict()
+    {'energy': 7, 'stuart_maxwell': 7}
+    """
+    _check_group(points, "query", design)
+    by = _check_by(points, by)
+    return _run(
+        points,
+        [f for f in _plan(points, by) if f.group == "query"],
+        _settings(tests, n_perm, chi2_n_perm, stop_hits, design, chi2_mc_all),
+        rng,
+        False,
+        n_jobs,
+    )
 
 
 def expert_effect_per_option(
@@ -410,7 +602,7 @@ def category_effect_per_expert(
     by = _check_by(points, by)
     return _run(
         points,
-        [f for f in _plan(points, by) if f.group != "expert"],
+        [f for f in _plan(points, by) if f.group not in MATCHED_GROUPS],
         _settings(tests, n_perm, chi2_n_perm, stop_hits, design, chi2_mc_all),
         rng,
         False,
@@ -424,9 +616,15 @@ def _check_by(points: pd.DataFrame, by: str | Sequence[str] | None) -> list[str]
     by = [by] if isinstance(by, str) else list(by)
     keys = points.attrs.get("rrmap", {}).get("keys")
     known = [k for k in keys if k != "expert"] if keys else None
+    if "query" in by:
+        raise InputError(
+            "by 'query': the query corpora are not a category; they are compared by the "
+            "generator effect, which runs whenever the points hold several"
+        )
     bad = [b for b in by if b not in points.columns or b == "expert"]
     if bad:
         choices = known if known is not None else [c for c in points.columns if c != "expert"]
+        choices = [c for c in choices if c != "query"]
         import difflib
 
         hints = [difflib.get_close_matches(str(b), [str(c) for c in choices], n=1) for b in bad]
@@ -463,8 +661,9 @@ def _run(
     """Every family of *plan*, in parallel through joblib, rows in plan order.
 
     Every random stream is made from the seed and the identity of the test
-    that draws from it, so the table is the same whatever the number of jobs,
-    the joblib backend, or the other families of the plan.
+    that draws from it (and of its query corpus, in a study of several), so the
+    table is the same whatever the number of jobs, the joblib backend, or the
+    other families of the plan.
     """
     groups = ["expert", *dict.fromkeys(f.group for f in plan if f.group != "expert")]
     _check_points(points, groups[1:])
@@ -475,7 +674,13 @@ def _run(
 
     jobs = (
         delayed(_numbered)(
-            i, run_family, cols.take(f.index, f.group), f.group, f.within, settings, streams
+            i,
+            run_family,
+            cols.take(f.index, f.group),
+            f.group,
+            f.within,
+            settings,
+            streams if f.query is None else streams.within("query", f.query),
         )
         for i, f in enumerate(plan)
     )
@@ -486,9 +691,11 @@ def _run(
     parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
     with _progress_bar(len(plan), progress) as bar, blas_threads(len(points)):
         for i, family_rows in parallel(jobs):
+            for row in family_rows:
+                row["query"] = plan[i].query or ""
             done[i] = family_rows
             bar.update(1)
-    return _frame([row for i in range(len(plan)) for row in done[i]])
+    return _frame([row for i in range(len(plan)) for row in done[i]], _several(points))
 
 
 def _numbered(i: int, fn: Callable[..., list[dict]], *args: object) -> tuple[int, list[dict]]:
@@ -553,7 +760,10 @@ def run_designs(
     Order: the expert effect overall; the expert effect per option of each
     category in *by*; the effect of each category per rater. Within each
     family the k-sample test comes first, then the pairs; energy rows
-    before zone rows.
+    before zone rows. With several query corpora (a ``query`` column) the
+    generator effect comes first (:func:`generator_effect`), then the three
+    designs of each corpus in turn, and the table gains a ``query`` column
+    (the corpus of the row; empty on generator-effect rows).
 
     Parameters
     ----------
