@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rrmap.interrater import reliability
     from rrmap.points import points
     from rrmap.ratings import RatingsSchema, RatingsWarning, load_ratings
-    from rrmap.tables import agreement, agreement_summary, proportions
+    from rrmap.tables import agreement, agreement_summary, match_shares, proportions
     from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
 
 __all__ = [
@@ -61,6 +61,7 @@ __all__ = [
     "datasets",
     "interval_to_gaussian",
     "load_ratings",
+    "match_shares",
     "points",
     "proportions",
     "reliability",
@@ -72,7 +73,7 @@ __all__ = [
 # workers) before its own imports
 __getattr__, _lazy_dir, _ = _lazy.attach(
     __name__,
-    submodules=["cli", "datasets", "judge", "plot", "rank", "stats"],
+    submodules=["cli", "datasets", "judge", "plot", "rank", "stats", "tables"],
     submod_attrs={
         "analysis": ["AnalysisResult", "analyze"],
         "comparison": ["bhattacharyya", "compare", "compare_bounds", "compare_intervals"],
@@ -80,7 +81,7 @@ __getattr__, _lazy_dir, _ = _lazy.attach(
         "points": ["points"],
         "interrater": ["reliability"],
         "ratings": ["RatingsSchema", "RatingsWarning", "load_ratings"],
-        "tables": ["agreement", "agreement_summary", "proportions"],
+        "tables": ["agreement", "agreement_summary", "match_shares", "proportions"],
         "zones": ["QUALITY_LEVELS", "Thresholds", "classify"],
     },
 )

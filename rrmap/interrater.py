@@ -187,7 +187,9 @@ def reliability(
     Returns
     -------
     DataFrame
-        One row per measure, variable and rater set: ``measure``
+        One row per measure, variable and rater set (and query corpus, column
+        ``query`` first, when the points hold several; each corpus's keys are its
+        units, resampled from its own stream): ``measure``
         (``krippendorff_alpha``, ``fleiss_kappa``, ``cohens_kappa``),
         ``variable`` (``zone``, ``delta``, ``r``), ``raters`` (joined with
         ``|``), ``value``, ``ci_low``, ``ci_high``, ``n_units`` (keys used:
@@ -213,8 +215,27 @@ def reliability(
     raters = sorted(points["expert"].astype(str).unique())
     if len(raters) < 2:
         raise InputError(f"reliability needs at least two raters, found {raters}")
+    streams = Streams.of(rng)
+    if "query" not in points.columns:
+        return _reliability(points, raters, n_boot, streams.generator("reliability"), level)
+    from rrmap.points import query_corpora
+
+    parts = []
+    corpus = points["query"].astype(str)
+    for q in query_corpora(points):
+        part = points.loc[(corpus == q).to_numpy()]
+        gen = streams.within("query", q).generator("reliability")
+        rows = _reliability(part, raters, n_boot, gen, level)
+        rows.insert(0, "query", q)
+        parts.append(rows)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _reliability(
+    points: pd.DataFrame, raters: list[str], n_boot: int, gen: np.random.Generator, level: float
+) -> pd.DataFrame:
+    """The rows of :func:`reliability` for one set of comparisons (one query corpus)."""
     zone, delta, r = _wide(points, raters)
-    gen = Streams.of(rng).generator("reliability")
     n_units = len(zone)
     weights = np.ones((1, n_units))
     if n_boot:

@@ -13,7 +13,11 @@ from rrmap.gaussian import z_value
 from rrmap.points import key_columns
 from rrmap.zones import QUALITY_DTYPE, QUALITY_LEVELS
 
-__all__ = ["agreement", "agreement_summary", "proportions", "wilson_interval"]
+__all__ = ["agreement", "agreement_summary", "match_shares", "proportions", "wilson_interval"]
+
+#: The quality levels that count as a match of the reference (the paper's excellent and
+#: fair matches).
+MATCH_LEVELS = ("excellent", "fair")
 
 
 def proportions(points: pd.DataFrame, by: str | None = None, *, wide: bool = False) -> pd.DataFrame:
@@ -25,6 +29,7 @@ def proportions(points: pd.DataFrame, by: str | None = None, *, wide: bool = Fal
         Output of :func:`rrmap.points`.
     by : str, optional
         A category column (e.g. ``"movement"``): shares per rater × option.
+        With several query corpora (column ``query``), every share is per corpus too.
     wide : bool, default False
         Return one row per group with ``n`` and one share column per level,
         in the order excellent, fair, stereotype, bad (the paper's layout).
@@ -32,7 +37,7 @@ def proportions(points: pd.DataFrame, by: str | None = None, *, wide: bool = Fal
     Returns
     -------
     DataFrame
-        Tidy: ``expert`` [, ``by``], ``quality``, ``count``, ``n``, ``share``,
+        Tidy: [``query``,] ``expert`` [, ``by``], ``quality``, ``count``, ``n``, ``share``,
         ``ci_low``, ``ci_high`` (the Wilson 95 % interval of the share,
         :func:`wilson_interval`); all four levels always present (zero counts
         included).
@@ -48,6 +53,8 @@ def proportions(points: pd.DataFrame, by: str | None = None, *, wide: bool = Fal
     ['expert', 'n', 'excellent', 'fair', 'stereotype', 'bad']
     """
     groups = ["expert"] if by is None else ["expert", by]
+    if "query" in points.columns and by != "query":  # several query corpora: each its own
+        groups.insert(0, "query")
     for col in [*groups, "quality"]:
         if col not in points.columns:
             raise KeyError(
@@ -98,6 +105,71 @@ def _level_counts(points: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
         table["count"].to_numpy(), table["n"].to_numpy()
     )
     return table
+
+
+def match_shares(points: pd.DataFrame, by: str | list[str] | None = None) -> pd.DataFrame:
+    """The share of points that match the reference (excellent or fair), per query corpus:
+    on all points, per rater and per option of each category of *by*.
+
+    The headline number of a comparison of generators: which one puts more of its
+    comparisons in the excellent or fair zone, with the Wilson 95 % interval of that
+    share (:func:`wilson_interval`). The subsets are labelled as the ``within`` column
+    of the tests table (``all``, ``expert=E1``, ``movement=cubism``), so a row lines up
+    with the generator-effect test of the same subset.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Output of :func:`rrmap.points` (with a ``query`` column when there are several
+        query corpora; one corpus otherwise).
+    by : str or list of str, optional
+        Categories whose options get a row each.
+
+    Returns
+    -------
+    DataFrame
+        ``query``, ``within``, ``matches`` (excellent + fair points), ``n``, ``share``,
+        ``ci_low``, ``ci_high``; subsets in the order all, raters, options, and the
+        corpora in their order within each.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings(generators=2))
+    >>> tab = match_shares(pts, by="modality")
+    >>> tab[["query", "within", "matches", "n"]].head(3).values.tolist()
+    [['gen-A', 'all', 206, 405], ['gen-B', 'all', 219, 405], ['gen-A', 'expert=E1', 88, 135]]
+    """
+    from rrmap.points import query_corpora
+    from rrmap.stats._labels import within_label
+
+    by = [by] if isinstance(by, str) else list(by or [])
+    for col in ["expert", "quality", *by]:
+        if col not in points.columns:
+            raise InputError(f"column {col!r} not in the points table")
+    corpora = query_corpora(points)
+    corpus = (
+        points["query"].astype(str).to_numpy(dtype=object)
+        if "query" in points.columns
+        else np.full(len(points), corpora[0], dtype=object)
+    )
+    match = points["quality"].astype(str).isin(MATCH_LEVELS).to_numpy()
+    subsets = [("all", np.ones(len(points), dtype=bool))]
+    experts = points["expert"].astype(str).to_numpy(dtype=object)
+    subsets += [(within_label("expert", e), experts == e) for e in sorted(set(experts))]
+    for cat in by:
+        values = points[cat].astype(str).to_numpy(dtype=object)
+        subsets += [(within_label(cat, v), values == v) for v in sorted(set(values))]
+    rows = [
+        (q, label, int((match & mask & (corpus == q)).sum()), int((mask & (corpus == q)).sum()))
+        for label, mask in subsets
+        for q in corpora
+    ]
+    out = pd.DataFrame(rows, columns=["query", "within", "matches", "n"])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["share"] = out["matches"] / out["n"].where(out["n"] > 0)
+    out["ci_low"], out["ci_high"] = wilson_interval(out["matches"].to_numpy(), out["n"].to_numpy())
+    return out
 
 
 def wilson_interval(
@@ -152,7 +224,8 @@ def agreement(points: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per comparison key (categories without the rater): one
+        One row per comparison key (categories without the rater; and query
+        corpus, column ``query``, when there are several): one
         column per rater holding its zone, ``n_raters`` (how many rated the
         key), ``n_zones`` (distinct zones), ``pattern`` (``all agree``,
         ``all different``, ``partial`` or ``incomplete`` when a rater has no
@@ -234,7 +307,8 @@ def agreement_summary(agreement_table: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns ``pattern``, ``detail``, ``count``, ``share``.
+        Columns ``pattern``, ``detail``, ``count``, ``share`` (after ``query``, one
+        summary per query corpus, when the table holds several).
 
     Examples
     --------
@@ -243,6 +317,15 @@ def agreement_summary(agreement_table: pd.DataFrame) -> pd.DataFrame:
     >>> int(s.loc[s.detail == "", "count"].sum())
     135
     """
+    if "query" in agreement_table.columns:  # several query corpora: one summary each
+        parts = []
+        corpus = agreement_table["query"].astype(str)
+        for q in dict.fromkeys(corpus):
+            part = agreement_summary(agreement_table.loc[(corpus == q).to_numpy()].drop(
+                columns="query"))  # fmt: skip
+            part.insert(0, "query", q)
+            parts.append(part)
+        return pd.concat(parts, ignore_index=True)
     ag = agreement_table
     total = len(ag)
     rows: list[tuple[str, str, int]] = []
