@@ -27,6 +27,7 @@ from rrmap._version import __version__
 from rrmap.errors import InputError, PermutationWarning
 from rrmap.interrater import RELIABILITY_COLUMNS, reliability
 from rrmap.points import points as compute_points
+from rrmap.points import query_corpora
 from rrmap.ratings import load_ratings
 from rrmap.stats.adjust import P_ADJUST_METHODS, smallest_rejectable
 from rrmap.stats.designs import DEFAULT_CHI2_N_PERM, DESIGNS, _check_by, run_designs
@@ -497,16 +498,20 @@ def _seed(rng: int | np.random.Generator | None) -> tuple[int, str]:
 def _proportion_table(pts: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     parts = []
     overall = proportions(pts)
-    overall.insert(1, "category", "all")
-    overall.insert(2, "option", "all")
+    at = list(overall.columns).index("expert") + 1
+    overall.insert(at, "category", "all")
+    overall.insert(at + 1, "option", "all")
     parts.append(overall)
     for cat in by:
         tab = proportions(pts, by=cat).rename(columns={cat: "option"})
-        tab.insert(1, "category", cat)
+        tab.insert(at, "category", cat)
         tab["option"] = tab["option"].astype(str)
         parts.append(tab)
     out = pd.concat(parts, ignore_index=True)
     cols = ["expert", "category", "option", "quality", "count", "n", "share", "ci_low", "ci_high"]
+    if "query" in out.columns:  # several query corpora: each corpus's shares
+        out["query"] = out["query"].astype(str)
+        cols.insert(0, "query")
     return out[cols]
 
 
@@ -556,6 +561,8 @@ def analyze(
     coverage: float = 0.95,
     z: float | None = None,
     thresholds: Thresholds | None = None,
+    query: str | Sequence[str] | None = None,
+    drop_incomplete: bool = False,
     progress: bool = False,
     stop_hits: int | None = DEFAULT_STOP_HITS,
     n_jobs: int | None = None,
@@ -607,6 +614,15 @@ def analyze(
         Bootstrap resamples of the reliability intervals (:func:`rrmap.reliability`).
     coverage, z, thresholds
         Passed to :func:`rrmap.points` when *ratings* are ratings.
+    query : str or sequence of str, optional
+        The query corpora (generators) to analyse against the reference (default:
+        every one in the ratings). With several, the generator effect is tested
+        too (:func:`rrmap.stats.generator_effect`) and every other design runs
+        per corpus; the tables gain a ``query`` column.
+    drop_incomplete : bool, default False
+        When *ratings* is a path: drop blank and unpaired intervals instead of
+        refusing the file (:func:`rrmap.load_ratings`); they are counted in
+        ``settings["dropped"]`` and listed in the report.
     progress : bool, default False
         Progress bar on stderr.
     stop_hits : int or None, default 100
@@ -641,7 +657,9 @@ def analyze(
         raise InputError(f"p_adjust must be one of {list(P_ADJUST_METHODS)}, got {p_adjust!r}")
     if design not in DESIGNS:
         raise InputError(f"design must be one of {list(DESIGNS)}, got {design!r}")
-    pts, meta, source_df, from_path = _points_of(ratings, coverage, z, thresholds)
+    pts, meta, source_df, from_path = _points_of(
+        ratings, coverage, z, thresholds, query, drop_incomplete
+    )
     by_list = _check_by(pts, by)
     _check_size(pts, by_list, n_boot)
     if figures is not None:  # drawn by its workers while the tests run
@@ -695,7 +713,11 @@ def analyze(
         "coverage": meta.get("coverage"),
         "reference": meta.get("reference"),
         "query": meta.get("query"),
+        "queries": query_corpora(pts),
     }
+    for key in ("excluded", "dropped"):
+        if meta.get(key):
+            settings[key] = meta[key]
     if pts["expert"].nunique() < 2:
         settings["agreement"] = "not computed: pointwise agreement needs at least two raters"
     props = _proportion_table(pts, by_list)
@@ -716,15 +738,19 @@ def _points_of(
     coverage: float,
     z: float | None,
     thresholds: Thresholds | None,
+    query: str | Sequence[str] | None = None,
+    drop_incomplete: bool = False,
 ) -> tuple[pd.DataFrame, dict, pd.DataFrame | None, bool]:
     """The points of *ratings* (a path, ratings or points), their metadata, the ratings
     table they came from (None when points were given) and whether it was read here."""
     if isinstance(ratings, pd.DataFrame) and {"delta", "r", "quality"} <= set(ratings.columns):
+        if query is not None:
+            raise InputError("query= selects query corpora of ratings, not of points")
         return ratings, ratings.attrs.get("rrmap", {}), None, False
     from_path = not isinstance(ratings, pd.DataFrame)
     if not isinstance(ratings, pd.DataFrame) or "rrmap" not in ratings.attrs:
-        ratings = load_ratings(ratings)
-    pts = compute_points(ratings, coverage=coverage, z=z, thresholds=thresholds)
+        ratings = load_ratings(ratings, query=query, drop_incomplete=drop_incomplete)
+    pts = compute_points(ratings, coverage=coverage, z=z, thresholds=thresholds, query=query)
     return pts, pts.attrs.get("rrmap", {}), ratings, from_path
 
 
@@ -735,7 +761,8 @@ def _check_size(pts: pd.DataFrame, by: Sequence[str], n_boot: int) -> None:
     check_count("n_boot", n_boot, MAX_BOOTSTRAP)
     n_raters = int(pts["expert"].nunique())
     options = [int(pts[c].nunique()) for c in by]
-    planned = planned_tests(n_raters, options)
+    corpora = int(pts["query"].nunique()) if "query" in pts.columns else 1
+    planned = planned_tests(n_raters, options, corpora)
     if planned > MAX_TESTS:
         sizes = ", ".join(f"{c}: {o} options" for c, o in zip(by, options, strict=True))
         raise InputError(

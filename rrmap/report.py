@@ -18,8 +18,22 @@ import pandas as pd
 
 from rrmap._escape import markdown_text, message_text, split_groups
 from rrmap._markdown import markdown_table
+from rrmap._report_format import (
+    _ALPHA,
+    LEGEND,
+    ZONE_TESTS,
+    _label,
+    _method_suffix,
+    format_pvalue,
+    is_pvalue_column,
+)
+from rrmap._report_sections import (
+    agreement_section,
+    proportions_section,
+    reliability_section,
+    settings_section,
+)
 from rrmap.stats.designs import split_within
-from rrmap.zones import QUALITY_LEVELS
 
 if TYPE_CHECKING:  # pragma: no cover
     from rrmap.analysis import AnalysisResult
@@ -40,40 +54,6 @@ __all__ = [
     "summary_lines",
 ]
 
-_ALPHA = 0.05
-
-
-def format_pvalue(p: float, alpha: float = _ALPHA) -> str:
-    """Format a p-value for the report: 3 significant digits, bold when p < alpha.
-
-    Parameters
-    ----------
-    p : float
-        A p-value (NaN gives an empty string).
-    alpha : float, default 0.05
-        Marking threshold.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> format_pvalue(0.0312), format_pvalue(0.2), format_pvalue(1.2e-9)
-    ('**0.0312**', '0.2', '**1.2e-09**')
-    """
-    if p is None or (isinstance(p, float) and np.isnan(p)) or pd.isna(p):
-        return ""
-    text = f"{p:.3g}"
-    return f"**{text}**" if p < alpha else text
-
-
-#: Short names of the zone tests in the report's tables.
-ZONE_TESTS = {"chi2": "χ²", "stuart_maxwell": "SM", "marginal_homogeneity": "MH"}
-
-#: How a p-value was obtained, as a suffix in the report (asymptotic ones have none).
-P_METHODS = {"monte_carlo": "MC", "exact": "exact", "permutation": "perm."}
-
 
 def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
     """The energy test and the zone test of the same comparison on one row.
@@ -86,7 +66,7 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        ``by``, ``within``, ``groups``, ``design``, ``n``; then ``energy``
+        [``query``,] ``by``, ``within``, ``groups``, ``design``, ``n``; then ``energy``
         (E), ``energy_p``, ``energy_p_<method>`` (adjusted, if any),
         ``energy_effect`` (between-sample share of the energy dispersion),
         ``energy_method``; then ``zones_test`` (``chi2``, ``stuart_maxwell``
@@ -104,8 +84,10 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
     ['by', 'within', 'groups', 'design', 'n', 'energy', 'energy_p']
     """
     keys = ["by", "within", "groups"]
+    if "query" in tests.columns:  # several query corpora: the same test of each corpus
+        keys.insert(0, "query")
     adj = [c for c in tests.columns if c.startswith("pvalue_")]
-    joined = tests["by"].astype(str)
+    joined = tests[keys[0]].astype(str)
     for k in keys[1:]:
         joined = joined + "\x1f" + tests[k].astype(str)
     codes, uniques = pd.factorize(joined.to_numpy())
@@ -204,17 +186,6 @@ def _design_frame_of(wide: pd.DataFrame, first: str) -> pd.DataFrame:
     return out
 
 
-def is_pvalue_column(col: str) -> bool:
-    """Whether a :func:`design_frame` column holds p-values (raw or adjusted).
-
-    Examples
-    --------
-    >>> is_pvalue_column("energy_p"), is_pvalue_column("zones_p_holm"), is_pvalue_column("zones")
-    (True, True, False)
-    """
-    return col.endswith("_p") or "_p_" in col
-
-
 def _design_table(frame: pd.DataFrame, first: str) -> str:
     """A markdown table of one design's :func:`design_frame` (:func:`_display_frame`)."""
     if frame.empty:
@@ -258,14 +229,6 @@ def _display_frame(
                 "" if np.isnan(v) else f"{v:.3g}" for v in frame[col].to_numpy(dtype=float)
             ]
     return pd.DataFrame(columns)
-
-
-def _method_suffix(method: str, p: float, usual: str) -> str:
-    """`` (MC)``, `` (exact)`` or `` (perm.)`` after a p-value obtained otherwise than
-    *usual* (permutation for energy tests, asymptotic for zone tests)."""
-    if pd.isna(p) or not method or method == usual:
-        return ""
-    return f" ({P_METHODS.get(method, method)})"
 
 
 def design_frames(result: AnalysisResult) -> list[tuple[str, str, pd.DataFrame, str]]:
@@ -319,6 +282,8 @@ def _design_masks(tests: pd.DataFrame, by: Sequence[str]) -> list[tuple[str, str
     *tests* is a tests table or its :func:`side_by_side` form (both have
     ``by`` and ``within``).
     """
+    if "query" in tests.columns:
+        return _corpora_masks(tests, by)
     within = tests["within"].to_numpy(dtype=object)
     of = tests["by"].to_numpy(dtype=object)
     out = [
@@ -351,20 +316,42 @@ def _design_masks(tests: pd.DataFrame, by: Sequence[str]) -> list[tuple[str, str
     return out
 
 
-def _label(col: str) -> str:
-    names = {
-        "energy": "E",
-        "energy_p": "p (energy)",
-        "energy_effect": "E share",
-        "zones": "statistic",
-        "zones_p": "p (zones)",
-        "zones_effect": "V",
-    }
-    if col in names:
-        return names[col]
-    kind, _, method = col.partition("_p_")
-    method = {"holm": "Holm", "fdr_bh": "BH"}.get(method, method)
-    return f"p {method} ({'energy' if kind == 'energy' else 'zones'})"
+def _corpora_masks(
+    tests: pd.DataFrame, by: Sequence[str]
+) -> list[tuple[str, str, np.ndarray, str]]:
+    """:func:`_design_masks` of a study of several query corpora: the generator effect,
+    then the designs of each corpus, titled with its name."""
+    within = tests["within"].to_numpy(dtype=object)
+    of = tests["by"].to_numpy(dtype=object)
+    within_column = np.array([split_within(w)[0] for w in within], dtype=object)
+    generator = of == "query"
+    out = [
+        (
+            "Generator effect, overall and per rater",
+            "Are the query corpora equally close to the reference? Their points are matched "
+            "on the rater and the comparison key (labels permuted within each).",
+            generator & np.isin(within_column, ["all", "expert"]),
+            "rater",
+        )
+    ]
+    for cat in by:
+        out.append(
+            (
+                f"Generator effect per {cat}",
+                f"The query corpora compared on the points of one {cat} at a time.",
+                generator & (within_column == cat),
+                cat,
+            )
+        )
+    corpus = tests["query"].astype(str).to_numpy(dtype=object)
+    for q in dict.fromkeys(c for c in corpus if c):
+        part = tests.loc[corpus == q].drop(columns="query")
+        at = np.flatnonzero(corpus == q)
+        for head, intro, mask, first in _design_masks(part, by):
+            full = np.zeros(len(tests), dtype=bool)
+            full[at[mask]] = True
+            out.append((f"{head} — {q}", f"Query corpus {q}. {intro}", full, first))
+    return out
 
 
 def overall_markdown(tests: pd.DataFrame) -> str:
@@ -499,151 +486,6 @@ def overall_html(tests: pd.DataFrame) -> str:
     )
 
 
-#: What the columns of the design tables mean (report and terminal summary).
-LEGEND = (
-    "E: energy statistic of the (Δ, R) points; E share: between-group share of their energy "
-    "dispersion (0 = alike). Zone tests on the quality levels: χ² (independent samples), "
-    "SM = Stuart–Maxwell (two matched raters), MH = within-key permutation test of "
-    "marginal homogeneity (more matched raters); V: Cramér's V of the groups × zones table. "
-    "p-values are permutation p-values for energy and asymptotic for zones unless marked "
-    "(MC = Monte Carlo, exact, perm. = permutation)."
-)
-
-
-def _proportions_section(result: AnalysisResult) -> str:
-    props = result.proportions
-    overall = props[props["category"] == "all"]
-    table = pd.DataFrame({"rater": overall["expert"].astype(str).unique()})
-    by_rater = overall.groupby(overall["expert"].astype(str), sort=False)
-    table["n"] = [int(g["n"].iloc[0]) for _, g in by_rater]
-    has_ci = "ci_low" in overall.columns
-    for lv in QUALITY_LEVELS:
-        cells = []
-        for _, g in by_rater:
-            row = g[g["quality"].astype(str) == lv]
-            if row.empty:
-                cells.append("")
-                continue
-            text = f"{100 * row['share'].iloc[0]:.0f} %"
-            if has_ci and pd.notna(row["ci_low"].iloc[0]):
-                text += f" [{100 * row['ci_low'].iloc[0]:.0f}, {100 * row['ci_high'].iloc[0]:.0f}]"
-            cells.append(text)
-        table[lv] = cells
-    return (
-        "## Quality proportions per rater\n\n"
-        "Share of each rater's points in each quality zone, with its Wilson 95 % interval "
-        "(per category option: `proportions.csv`).\n\n" + markdown_table(table)
-    )
-
-
-def _reliability_section(result: AnalysisResult) -> str:
-    rel = getattr(result, "reliability", None)
-    head = "## Reliability\n\n"
-    if rel is None or rel.empty:
-        return head + "Not computed: reliability needs at least two raters."
-    names = {
-        "krippendorff_alpha": "Krippendorff's α",
-        "fleiss_kappa": "Fleiss' κ",
-        "cohens_kappa": "Cohen's κ",
-    }
-    table = pd.DataFrame(
-        {
-            "raters": rel["raters"].to_numpy(),
-            "measure": [names.get(m, m) for m in rel["measure"]],
-            "variable": rel["variable"].to_numpy(),
-            "value": [_num(v) for v in rel["value"]],
-            "95 % interval": [
-                "" if pd.isna(lo) else f"[{_num(lo)}, {_num(hi)}]"
-                for lo, hi in zip(rel["ci_low"], rel["ci_high"], strict=True)
-            ],
-            "keys": rel["n_units"].astype(int).to_numpy(),
-        }
-    )
-    boot = result.settings.get("bootstrap")
-    return head + (
-        "Agreement beyond chance between the raters on the same comparison keys: "
-        "Krippendorff's α on the zones (nominal) and on Δ and R (interval), Fleiss' κ "
-        "(all raters) and Cohen's κ (pairs) on the zones; 1 is perfect agreement, 0 what "
-        "chance alone gives, below 0 systematic disagreement. Intervals: percentile "
-        f"bootstrap over keys ({boot} resamples). Per rater set: `reliability.csv`.\n\n"
-        + markdown_table(table)
-    )
-
-
-def _num(v: float) -> str:
-    return "" if pd.isna(v) else f"{v:.3f}"
-
-
-def _agreement_section(result: AnalysisResult) -> str:
-    if result.agreement.empty:
-        note = result.settings.get("agreement", "no pointwise agreement table")
-        return f"## Pointwise agreement\n\n{markdown_text(note)}."
-    s = result.agreement_summary.copy()
-    s = s[(s["count"] > 0) | (s["detail"] == "")]
-    table = pd.DataFrame(
-        {
-            "pattern": s["pattern"],
-            "detail": s["detail"].replace("", "(total)"),
-            "count": s["count"].astype(int),
-            "share": [f"{100 * v:.0f} %" for v in s["share"]],
-        }
-    )
-    n = len(result.agreement)
-    return (
-        "## Pointwise agreement\n\n"
-        f"For each of the {n} comparisons rated by the raters, the zones they put it in: "
-        "all in the same zone (and which), all in different zones, or partial agreement "
-        "(the rater pair that agrees). Per comparison: `agreement.csv`.\n\n" + markdown_table(table)
-    )
-
-
-def _settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
-    s = result.settings
-    th = s.get("thresholds") or {}
-    mc = s.get("chi2_monte_carlo")
-    lines = [
-        "## Settings",
-        "",
-        f"- input: {markdown_text(s.get('input'))}"
-        + (
-            f" (SHA-256 of the {s['input_hashed']}: `{s['input_sha256']}`)"
-            if s.get("input_sha256")
-            else ""
-        ),
-        f"- seed: {s['seed']}"
-        + (f" ({s['seed_source']})" if s.get("seed_source", "given") != "given" else ""),
-        f"- design of the expert-effect tests: {s.get('design', 'independent')}",
-        f"- permutations per energy test: at most {s['permutations']}"
-        + (
-            f" (sequential: a test stops once {s['stop_hits']} of them reached its statistic)"
-            if s.get("stop_hits")
-            else ""
-        ),
-        "- zone p-values: "
-        + (
-            f"Monte Carlo (fixed margins) or permutation, {mc} draws at most, "
-            + (
-                "for every test"
-                if s.get("chi2_monte_carlo_all")
-                else "where the asymptotic χ² is unreliable (Cochran's rule)"
-            )
-            if mc
-            else "asymptotic χ² distribution, no continuity correction"
-        ),
-        f"- p-value adjustment: {s['p_adjust']}"
-        + (
-            " (within each family: a k-sample test and its pairs)"
-            if s["p_adjust"] != "none"
-            else ""
-        ),
-        f"- categories tested: {', '.join(markdown_text(c) for c in s['by']) or '(none)'}",
-        f"- z: {s.get('z')}, coverage: {s.get('coverage')}",
-        "- zone thresholds: " + ", ".join(f"{k} = {v:.6g}" for k, v in th.items()),
-        f"- rrmap {s['rrmap_version']}",
-    ]
-    return "\n".join(lines)
-
-
 def summary_lines(result: AnalysisResult, text: Callable[[Any], str] = str) -> list[str]:
     """What ran and what passed, in sentences: the head of the report (rater names
     through *text*, an escaping for the output format).
@@ -755,8 +597,8 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
         parts += [f"## {markdown_text(head)}", "", markdown_text(intro), ""]
         parts += [_design_table(frame, first), ""]
     parts.pop()
-    parts += ["", _proportions_section(result), "", _agreement_section(result)]
-    parts += ["", _reliability_section(result)]
+    parts += ["", proportions_section(result), "", agreement_section(result)]
+    parts += ["", reliability_section(result)]
     if figures:
         names = [os.fspath(f) for f in figures]
         parts += ["", "## Figures", ""]
@@ -764,7 +606,7 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
         for name in names:
             if name.lower().endswith((".png", ".svg")):
                 parts += ["", f"![{name}]({name})"]
-    parts += ["", _settings_section(result, figures), ""]
+    parts += ["", settings_section(result, figures), ""]
     return "\n".join(parts)
 
 

@@ -1,0 +1,89 @@
+"""How the reports write p-values and name tests and columns (report.md, report.html,
+the terminal summary): shared by the report and its sections."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["LEGEND", "P_METHODS", "ZONE_TESTS", "format_pvalue", "is_pvalue_column"]
+
+_ALPHA = 0.05
+
+
+def format_pvalue(p: float, alpha: float = _ALPHA) -> str:
+    """Format a p-value for the report: 3 significant digits, bold when p < alpha.
+
+    Parameters
+    ----------
+    p : float
+        A p-value (NaN gives an empty string).
+    alpha : float, default 0.05
+        Marking threshold.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_pvalue(0.0312), format_pvalue(0.2), format_pvalue(1.2e-9)
+    ('**0.0312**', '0.2', '**1.2e-09**')
+    """
+    if p is None or (isinstance(p, float) and np.isnan(p)) or pd.isna(p):
+        return ""
+    text = f"{p:.3g}"
+    return f"**{text}**" if p < alpha else text
+
+
+#: Short names of the zone tests in the report's tables.
+ZONE_TESTS = {"chi2": "χ²", "stuart_maxwell": "SM", "marginal_homogeneity": "MH"}
+
+#: How a p-value was obtained, as a suffix in the report (asymptotic ones have none).
+P_METHODS = {"monte_carlo": "MC", "exact": "exact", "permutation": "perm."}
+
+
+def is_pvalue_column(col: str) -> bool:
+    """Whether a :func:`design_frame` column holds p-values (raw or adjusted).
+
+    Examples
+    --------
+    >>> is_pvalue_column("energy_p"), is_pvalue_column("zones_p_holm"), is_pvalue_column("zones")
+    (True, True, False)
+    """
+    return col.endswith("_p") or "_p_" in col
+
+
+def _method_suffix(method: str, p: float, usual: str) -> str:
+    """`` (MC)``, `` (exact)`` or `` (perm.)`` after a p-value obtained otherwise than
+    *usual* (permutation for energy tests, asymptotic for zone tests)."""
+    if pd.isna(p) or not method or method == usual:
+        return ""
+    return f" ({P_METHODS.get(method, method)})"
+
+
+def _label(col: str) -> str:
+    names = {
+        "energy": "E",
+        "energy_p": "p (energy)",
+        "energy_effect": "E share",
+        "zones": "statistic",
+        "zones_p": "p (zones)",
+        "zones_effect": "V",
+    }
+    if col in names:
+        return names[col]
+    kind, _, method = col.partition("_p_")
+    method = {"holm": "Holm", "fdr_bh": "BH"}.get(method, method)
+    return f"p {method} ({'energy' if kind == 'energy' else 'zones'})"
+
+
+#: What the columns of the design tables mean (report and terminal summary).
+LEGEND = (
+    "E: energy statistic of the (Δ, R) points; E share: between-group share of their energy "
+    "dispersion (0 = alike). Zone tests on the quality levels: χ² (independent samples), "
+    "SM = Stuart–Maxwell (two matched raters), MH = within-key permutation test of "
+    "marginal homogeneity (more matched raters); V: Cramér's V of the groups × zones table. "
+    "p-values are permutation p-values for energy and asymptotic for zones unless marked "
+    "(MC = Monte Carlo, exact, perm. = permutation)."
+)
