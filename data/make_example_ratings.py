@@ -13,6 +13,14 @@ criterion-group and modality effects are built in for some raters so that the
 tests of ``rrmap analyze`` have something to find.
 
 Run ``python data/make_example_ratings.py`` to regenerate the file (seed 2025).
+
+``--generators 2`` writes ``example_two_generators.csv``: the same reference intervals
+and the same first query corpus (``gen-A``, the rows of ``generated`` above), and a
+second simulated generator (``gen-B``) rated by the same raters on the same keys, drawn
+from a stream of its own. gen-B is built to match the reference better than gen-A for
+abstract art and cubism (more excellent- and fair-like points), to stereotype the
+chromatic criteria (narrower intervals), and to behave like gen-A elsewhere, so that the
+generator effect has something to find and something it should not find.
 """
 
 from __future__ import annotations
@@ -62,9 +70,43 @@ def _relative_point(kind: int, rng: np.random.Generator) -> tuple[float, float]:
     return rng.uniform(-1.5, 1.5), rng.uniform(1.7, 3.0)
 
 
-def simulate(seed: int = 2025) -> pd.DataFrame:
-    """Return the simulated 810-row ratings table (see the module docstring)."""
+#: The second generator of ``--generators 2``: where it differs from the first.
+GEN_B_BETTER = {"abstract art", "cubism"}  # more excellent- and fair-like matches
+GEN_B_STEREOTYPED = {"chromatic"}  # narrower intervals: stereotypes
+GEN_NAMES = ("gen-A", "gen-B")
+
+
+def _second_query(
+    expert: str, movement: str, group: str, lo1: float, hi1: float, rng: np.random.Generator
+) -> tuple[float, float]:
+    """gen-B's interval for one key, against the reference interval [lo1, hi1]."""
+    mix = np.array(RATER_MIX[expert])
+    if movement in GEN_B_BETTER:
+        mix = mix * np.array([5.0, 2.0, 0.3, 0.1])
+    if group in GEN_B_STEREOTYPED:
+        mix = mix * np.array([0.3, 0.3, 6.0, 0.5])
+    kind = rng.choice(4, p=mix / mix.sum())
+    d, r = _relative_point(kind, rng)
+    s1 = (hi1 - lo1) / (2 * Z_PAPER)
+    return _query_interval(lo1, hi1, s1, d, r)
+
+
+def _query_interval(lo1: float, hi1: float, s1: float, d: float, r: float) -> tuple[float, float]:
+    """The query interval at (Δ, R) = (d, r) of the reference [lo1, hi1], on the scale."""
+    m2 = (lo1 + hi1) / 2 + d * s1
+    half2 = max(r * s1 * Z_PAPER, 1.0)
+    lo2, hi2 = np.clip(m2 - half2, 0, 100), np.clip(m2 + half2, 0, 100)
+    if hi2 - lo2 < 2:  # keep intervals non-degenerate after clipping
+        lo2, hi2 = (lo2, lo2 + 2) if lo2 < 50 else (hi2 - 2, hi2)
+    return float(lo2), float(hi2)
+
+
+def simulate(seed: int = 2025, generators: int = 1) -> pd.DataFrame:
+    """Return the simulated ratings table (see the module docstring): 810 rows with one
+    query corpus (``generated``), 1215 with two (``gen-A``, ``gen-B``)."""
     rng = np.random.default_rng(seed)
+    rng_b = np.random.default_rng([seed, 2])  # the second generator's own stream
+    corpora = ("generated",) if generators == 1 else GEN_NAMES[:generators]
     rows = []
     for movement in MOVEMENTS:
         names = dict(zip(MODALITIES, MOVEMENTS[movement], strict=True))
@@ -85,12 +127,14 @@ def simulate(seed: int = 2025) -> pd.DataFrame:
                         r *= GROUP_SPREAD[group]
                     if modality == "female painter":
                         d += FEMALE_SHIFT[expert] * (1 if kind != 0 else 0)
-                    m2 = (lo1 + hi1) / 2 + d * s1
-                    half2 = max(r * s1 * Z_PAPER, 1.0)
-                    lo2, hi2 = np.clip(m2 - half2, 0, 100), np.clip(m2 + half2, 0, 100)
-                    if hi2 - lo2 < 2:  # keep intervals non-degenerate after clipping
-                        lo2, hi2 = (lo2, lo2 + 2) if lo2 < 50 else (hi2 - 2, hi2)
-                    for origin, (lo, hi) in (("real", (lo1, hi1)), ("generated", (lo2, hi2))):
+                    intervals = [
+                        ("real", (lo1, hi1)),
+                        (corpora[0], _query_interval(lo1, hi1, s1, d, r)),
+                    ]
+                    if generators > 1:
+                        second = _second_query(expert, movement, group, lo1, hi1, rng_b)
+                        intervals.append((corpora[1], second))
+                    for origin, (lo, hi) in intervals:
                         lo, hi = round(float(lo), 1), round(float(hi), 1)
                         rows.append(
                             {
@@ -118,12 +162,13 @@ def simulate(seed: int = 2025) -> pd.DataFrame:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=2025)
-    parser.add_argument(
-        "-o", "--out", type=Path, default=Path(__file__).with_name("example_ratings.csv")
-    )
+    parser.add_argument("--generators", type=int, choices=(1, 2), default=1)
+    parser.add_argument("-o", "--out", type=Path, default=None)
     args = parser.parse_args()
-    simulate(args.seed).to_csv(args.out, index=False)
-    print(f"wrote {args.out} (seed {args.seed})")
+    name = "example_ratings.csv" if args.generators == 1 else "example_two_generators.csv"
+    out = args.out or Path(__file__).with_name(name)
+    simulate(args.seed, args.generators).to_csv(out, index=False)
+    print(f"wrote {out} (seed {args.seed})")
 
 
 if __name__ == "__main__":
