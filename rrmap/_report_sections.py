@@ -4,7 +4,7 @@ pointwise agreement, reliability, what was left out of the ratings, and the sett
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -19,8 +19,12 @@ if TYPE_CHECKING:  # pragma: no cover
 def proportions_section(result: AnalysisResult) -> str:
     props = result.proportions
     overall = props[props["category"] == "all"]
-    table = pd.DataFrame({"rater": overall["expert"].astype(str).unique()})
-    by_rater = overall.groupby(overall["expert"].astype(str), sort=False)
+    keys = ["query", "expert"] if "query" in overall.columns else ["expert"]
+    by_rater = overall.groupby([overall[k].astype(str) for k in keys], sort=False)
+    table = pd.DataFrame(
+        [name if isinstance(name, tuple) else (name,) for name, _ in by_rater],
+        columns=["query corpus", "rater"] if len(keys) == 2 else ["rater"],
+    )
     table["n"] = [int(g["n"].iloc[0]) for _, g in by_rater]
     has_ci = "ci_low" in overall.columns
     for lv in QUALITY_LEVELS:
@@ -35,8 +39,9 @@ def proportions_section(result: AnalysisResult) -> str:
                 text += f" [{100 * row['ci_low'].iloc[0]:.0f}, {100 * row['ci_high'].iloc[0]:.0f}]"
             cells.append(text)
         table[lv] = cells
+    head = "per query corpus and rater" if len(keys) == 2 else "per rater"
     return (
-        "## Quality proportions per rater\n\n"
+        f"## Quality proportions {head}\n\n"
         "Share of each rater's points in each quality zone, with its Wilson 95 % interval "
         "(per category option: `proportions.csv`).\n\n" + markdown_table(table)
     )
@@ -54,6 +59,7 @@ def reliability_section(result: AnalysisResult) -> str:
     }
     table = pd.DataFrame(
         {
+            **({"query corpus": rel["query"].to_numpy()} if "query" in rel.columns else {}),
             "raters": rel["raters"].to_numpy(),
             "measure": [names.get(m, m) for m in rel["measure"]],
             "variable": rel["variable"].to_numpy(),
@@ -88,6 +94,7 @@ def agreement_section(result: AnalysisResult) -> str:
     s = s[(s["count"] > 0) | (s["detail"] == "")]
     table = pd.DataFrame(
         {
+            **({"query corpus": s["query"]} if "query" in s.columns else {}),
             "pattern": s["pattern"],
             "detail": s["detail"].replace("", "(total)"),
             "count": s["count"].astype(int),
@@ -143,8 +150,187 @@ def settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
             else ""
         ),
         f"- categories tested: {', '.join(markdown_text(c) for c in s['by']) or '(none)'}",
+        f"- reference corpus: {markdown_text(s.get('reference'))}; query corpora: "
+        + ", ".join(markdown_text(q) for q in s.get("queries") or [s.get("query")]),
         f"- z: {s.get('z')}, coverage: {s.get('coverage')}",
         "- zone thresholds: " + ", ".join(f"{k} = {v:.6g}" for k, v in th.items()),
         f"- rrmap {s['rrmap_version']}",
     ]
     return "\n".join(lines)
+
+
+# --- several query corpora ------------------------------------------------------------
+
+
+def _subset_name(within: str) -> str:
+    """``all points``, ``rater E1``, ``movement: cubism`` for a ``within`` label."""
+    from rrmap.stats._labels import split_within
+
+    if within == "all":
+        return "all points"
+    col, value = split_within(within)
+    return f"rater {value}" if col == "expert" else f"{col}: {value}"
+
+
+def generator_comparison(result: AnalysisResult) -> pd.DataFrame:
+    """One row per subset of a study of several query corpora (all points, each rater,
+    each option of each tested category): each corpus's match share (excellent or fair)
+    with its Wilson interval, the corpus with the largest share, and the p-values of the
+    generator-effect tests of that subset (adjusted, when the run adjusts).
+
+    Returns an empty frame for a study of one query corpus.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(generators=2), by=["movement"],
+    ...                     n_perm=999, rng=0)
+    >>> tab = generator_comparison(res)
+    >>> tab[["subset", "closer"]].head(2).values.tolist()
+    [['all points', 'gen-B'], ['rater E1', 'gen-A']]
+    """
+    from rrmap._escape import join_groups
+    from rrmap.points import query_corpora
+    from rrmap.tables import match_shares
+
+    pts = result.points
+    if "query" not in pts.columns:
+        return pd.DataFrame()
+    corpora = query_corpora(pts)
+    shares = match_shares(pts, by=list(result.settings.get("by", [])))
+    tests = result.tests[result.tests["by"] == "query"]
+    tests = tests[tests["groups"] == join_groups(sorted(corpora))]
+    method = result.settings.get("p_adjust", "none")
+    pcol = f"pvalue_{method}" if f"pvalue_{method}" in tests.columns else "pvalue"
+    rows = []
+    for within, part in shares.groupby("within", sort=False):
+        part = part.set_index("query").reindex(corpora)
+        row = {"within": within, "subset": _subset_name(within)}
+        for q in corpora:
+            row[q] = part.loc[q, "share"]
+            row[f"{q}_low"], row[f"{q}_high"] = part.loc[q, "ci_low"], part.loc[q, "ci_high"]
+            row[f"{q}_n"] = int(part.loc[q, "n"])
+        best = part["share"].max()
+        leaders = [q for q in corpora if part.loc[q, "share"] == best]
+        row["closer"] = leaders[0] if len(leaders) == 1 else "tie"
+        for kind, mask in (
+            ("energy", tests["test"] == "energy"),
+            ("zones", tests["test"] != "energy"),
+        ):
+            found = tests[mask & (tests["within"] == within)]
+            row[f"{kind}_p"] = float(found[pcol].iloc[0]) if len(found) else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def generator_display(
+    frame: pd.DataFrame, corpora: Sequence[str], bold: Any, text: Any = str
+) -> pd.DataFrame:
+    """:func:`generator_comparison` as the reports show it: shares as ``54 % [49, 59]``,
+    p-values with 3 digits, those below 0.05 through *bold*, names through *text*."""
+    from rrmap._report_format import _ALPHA
+
+    out = pd.DataFrame({"subset": [text(s) for s in frame["subset"]]})
+    for q in corpora:
+        out[text(q)] = [
+            "" if pd.isna(v) else f"{100 * v:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]"
+            for v, lo, hi in zip(frame[q], frame[f"{q}_low"], frame[f"{q}_high"], strict=True)
+        ]
+    out["closer"] = [text(c) for c in frame["closer"]]
+    for kind in ("energy", "zones"):
+        out[f"p ({kind})"] = [
+            "" if pd.isna(p) else (bold(f"{p:.3g}") if p < _ALPHA else f"{p:.3g}")
+            for p in frame[f"{kind}_p"]
+        ]
+    return out
+
+
+def generator_sentences(result: AnalysisResult, text: Any = str) -> list[str]:
+    """The generator comparison in sentences: each corpus's match share overall, and
+    where the generator effect passes 0.05 (names through *text*)."""
+    frame = generator_comparison(result)
+    if frame.empty:
+        return []
+    from rrmap.points import query_corpora
+
+    corpora = query_corpora(result.points)
+    first = frame.iloc[0]
+    shares = ", ".join(
+        f"{text(q)} on {100 * first[q]:.0f} % [{100 * first[f'{q}_low']:.0f}, "
+        f"{100 * first[f'{q}_high']:.0f}] of its points"
+        for q in corpora
+    )
+    passing = frame[(frame["energy_p"] < 0.05) | (frame["zones_p"] < 0.05)]
+    where = [
+        f"{text(s)} ({text(c)} closer)"
+        for s, c in zip(passing["subset"], passing["closer"], strict=True)
+        if s != "all points"
+    ]
+    overall = (
+        "passes"
+        if len(passing) and passing["subset"].iloc[0] == "all points"
+        else ("does not pass")
+    )
+    adjusted = result.settings.get("p_adjust", "none") != "none"
+    return [
+        f"{len(corpora)} query corpora ({', '.join(text(q) for q in corpora)}) against the "
+        f"reference {text(result.settings.get('reference'))}: each matches it (excellent or "
+        f"fair) — {shares}.",
+        f"The generator effect (matched on rater and key) {overall} p < 0.05"
+        + (" (adjusted)" if adjusted else "")
+        + " on all points"
+        + (
+            f", and passes in {len(where)} of {len(frame) - 1} subsets: " + "; ".join(where)
+            if where
+            else f", and in none of the {len(frame) - 1} subsets"
+        )
+        + ".",
+    ]
+
+
+def generator_section(result: AnalysisResult) -> str:
+    """The report's opening section in a study of several query corpora."""
+    from rrmap.points import query_corpora
+
+    frame = generator_comparison(result)
+    if frame.empty:
+        return ""
+    corpora = query_corpora(result.points)
+    shown = generator_display(frame, corpora, lambda t: f"**{t}**", markdown_text)
+    shown.columns = [markdown_text(c) for c in shown.columns]
+    return (
+        "## Generator comparison\n\n"
+        + "\n\n".join(generator_sentences(result, markdown_text))
+        + "\n\nShare of each corpus's points that match the reference (excellent or fair), "
+        "with its Wilson 95 % interval; *closer*: the corpus with the larger share; p: the "
+        "generator-effect tests of the subset (energy on the points, zones by "
+        + ("Stuart–Maxwell" if len(corpora) == 2 else "the within-key permutation test")
+        + "), p < 0.05 in **bold**. The tests compare the whole distributions of the "
+        "points, so a subset can pass with similar match shares.\n\n"
+        + markdown_table(shown, escape=False)
+    )
+
+
+def left_out_section(result: AnalysisResult) -> str:
+    """What the ratings file held that the analysis left out: rows of query corpora not
+    named, and rows dropped as blank or unpaired (``drop_incomplete``)."""
+    s = result.settings
+    lines = []
+    for value, n in (s.get("excluded") or {}).items():
+        lines.append(
+            f"- {n} row{'s' if n != 1 else ''} of the query corpus {markdown_text(value)}: "
+            "not among the corpora named (query=, --query)"
+        )
+    dropped = s.get("dropped") or {}
+    if dropped.get("rows"):
+        shown = dropped.get("lines", [])
+        listed = ", ".join(str(n) for n in shown[:100]) + (" …" if len(shown) > 100 else "")
+        lines.append(
+            f"- {dropped['rows']} row{'s' if dropped['rows'] != 1 else ''} dropped "
+            f"(--drop-incomplete): {dropped.get('blank', 0)} with a blank interval bound, "
+            f"{dropped.get('unpaired', 0)} without a partner interval; lines {listed}"
+        )
+        lines += [f"  - {markdown_text(k)}" for k in dropped.get("unpaired_keys", [])]
+    if not lines:
+        return ""
+    return "## Left out of the ratings\n\n" + "\n".join(lines)

@@ -178,7 +178,12 @@ class AnalysisResult:
     def __repr__(self) -> str:
         from rrmap.report import overall_text
 
-        return f"{self._headline()}\n\nExpert effect, overall:\n{overall_text(self.tests)}"
+        return f"{self._headline()}\n\n{self._overall_title()}:\n{overall_text(self.tests)}"
+
+    def _overall_title(self) -> str:
+        if "query" in self.tests.columns:
+            return "Generator effect and each corpus's expert effect, overall"
+        return "Expert effect, overall"
 
     def summary(self, color: bool = False, width: int = 100) -> str:
         """What ran and what passed, as plain text for a terminal: the report's opening
@@ -205,14 +210,16 @@ class AnalysisResult:
         import textwrap
 
         from rrmap._escape import message_text
+        from rrmap._report_sections import generator_sentences
         from rrmap.report import overall_text, summary_lines
 
-        lines = [
-            textwrap.fill(s, width=width)
-            for s in summary_lines(self, lambda r: message_text(r, 60))
-        ]
+        def text(r: object) -> str:
+            return message_text(r, 60)
+
+        sentences = [*summary_lines(self, text), *generator_sentences(self, text)]
+        lines = [textwrap.fill(s, width=width) for s in sentences]
         return "\n".join(
-            [*lines, "", "Expert effect, overall:", overall_text(self.tests, color=color)]
+            [*lines, "", f"{self._overall_title()}:", overall_text(self.tests, color=color)]
         )
 
     def _repr_markdown_(self) -> str:

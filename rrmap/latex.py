@@ -149,7 +149,30 @@ def _slug(text: str) -> str:
 
 def _titles(head: str, by: list[str], headers: Mapping[str, str] | None) -> tuple[str, str, str]:
     """(title, intro, what its groups are) of a design in the file's category names
-    (escaped)."""
+    (escaped); a design of one query corpus of several (``… — gen-A``) says which."""
+    base, dash, corpus = head.partition(" — ")
+    if dash:
+        title, intro, compared = _titles(base, by, headers)
+        return (
+            f"{title} — {latex_text(corpus)}",
+            f"Query corpus {latex_text(corpus)}. {intro}",
+            compared,
+        )
+    if head == "Generator effect, overall and per rater":
+        return (
+            latex_text(head),
+            "Are the query corpora equally close to the reference? Their points are matched "
+            "on the rater and the comparison key.",
+            "corpora",
+        )
+    for cat in by:
+        if head == f"Generator effect per {cat}":
+            name = _name(cat, headers)
+            return (
+                f"Generator effect per {name}",
+                f"The query corpora compared on the points of one {name} at a time.",
+                "corpora",
+            )
     for cat in by:
         name = _name(cat, headers)
         if head == f"Expert effect per {cat}":
@@ -236,7 +259,8 @@ def tests_latex(
     for (head, _, frame, first), (_, _, mask, _) in zip(design_frames(result), masks, strict=True):
         if frame.empty:
             continue
-        keys = side.loc[mask, ["by", "within", "groups"]].itertuples(index=False, name=None)
+        keys = side.loc[mask, _KEYS[1:] if "query" not in side else _KEYS]
+        keys = keys.itertuples(index=False, name=None)
         info = _design_info(frame, [extra.get(tuple(map(str, k)), {}) for k in keys], adjust)
         title, intro, compared = _titles(head, by, headers)
         label = "tab:rrmap-" + "-".join(_slug(head).split())
@@ -268,16 +292,21 @@ def _runs(settings: Mapping[str, Any], adjust: str) -> str:
     )
 
 
-def _test_extras(tests: pd.DataFrame) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """(by, within, groups) → the draws and raw p-values of its energy and zone tests and
-    whether its zone table fails Cochran's rule."""
-    out: dict[tuple[str, str, str], dict[str, Any]] = {}
-    cols = ["by", "within", "groups", "test", "pvalue"]
+#: What identifies a comparison of the tests table (``query`` only with several corpora).
+_KEYS = ["query", "by", "within", "groups"]
+
+
+def _test_extras(tests: pd.DataFrame) -> dict[tuple[str, ...], dict[str, Any]]:
+    """([query,] by, within, groups) → the draws and raw p-values of its energy and zone
+    tests and whether its zone table fails Cochran's rule."""
+    out: dict[tuple[str, ...], dict[str, Any]] = {}
+    keys = _KEYS if "query" in tests.columns else _KEYS[1:]
+    cols = [*keys, "test", "pvalue"]
     more = [c for c in ("n_perm", "min_expected", "share_expected_below_5") if c in tests]
     for row in tests[cols + more].itertuples(index=False):
         rec = row._asdict()
         kind = "energy" if rec["test"] == "energy" else "zones"
-        key = (str(rec["by"]), str(rec["within"]), str(rec["groups"]))
+        key = tuple(str(rec[k]) for k in keys)
         entry = out.setdefault(key, {})
         entry[f"{kind}_raw"] = rec["pvalue"]
         entry[f"{kind}_draws"] = rec.get("n_perm")
@@ -504,7 +533,10 @@ def proportions_latex(
         if th
         else ""
     )
-    for category, part in proportions.groupby("category", sort=False):
+    several = "query" in proportions.columns
+    groups = ["query", "category"] if several else ["category"]
+    for name, part in proportions.groupby(groups, sort=False):
+        corpus, category = name if several else (None, name[0] if isinstance(name, tuple) else name)
         keys = ["expert"] if category == "all" else ["expert", "option"]
         table = (
             part.groupby([*keys, "n", "quality"], sort=True, observed=True)["count"]
@@ -528,13 +560,16 @@ def proportions_latex(
             rater = f"rater: {latex_text(rec['expert'])}" if heading else ""
             rows.append(Row(cells, block=rec["expert"], item=len(rows), heading=rater))
         what = "per rater" if category == "all" else f"per rater and {_name(category, headers)}"
+        of = f" of the query corpus {latex_text(corpus)}" if several else ""
         caption = (
-            f"Share of the RRMap points in each quality zone {what}: percent, the count "
+            f"Share of the RRMap points{of} in each quality zone {what}: percent, the count "
             f"in brackets.{zones}"
         )
         label = "tab:rrmap-proportions" + (
             "" if category == "all" else f"-{_slug(str(category)).replace(' ', '-')}"
         )
+        if several:
+            label += "-" + "-".join(_slug(str(corpus)).split())
         parts.append(
             render_floats(columns, rows, caption=caption, label=label, wide=wide, limit=_LONG)
         )
@@ -558,6 +593,22 @@ def agreement_latex(
     \\raggedright\\hspace{0pt}all agree & \\raggedright\\hspace{0pt}(total) & 5 & 4\\,\\% \\\\
     """
     wide = _check_width(width)
+    if "query" in summary.columns:  # several query corpora: one table each
+        head = "% rrmap pointwise agreement; needs \\usepackage{booktabs}\n"
+        corpus = summary["query"].astype(str)
+        return head + "\n".join(
+            _agreement_float(summary[corpus == q].drop(columns="query"), None, wide, q)
+            for q in dict.fromkeys(corpus)
+        )
+    return "% rrmap pointwise agreement; needs \\usepackage{booktabs}\n" + _agreement_float(
+        summary, n_comparisons, wide, None
+    )
+
+
+def _agreement_float(
+    summary: pd.DataFrame, n_comparisons: int | None, wide: bool, corpus: str | None
+) -> str:
+    """The table of :func:`agreement_latex` (of one query corpus of several)."""
     s = summary[(summary["count"] > 0) | (summary["detail"] == "")]
     columns = [
         Column("pattern", "wrap", once="block"),
@@ -577,16 +628,17 @@ def agreement_latex(
         if n_comparisons is not None
         else int(summary.loc[summary["detail"] == "", "count"].sum())
     )
+    of = f" of the query corpus {latex_text(corpus)}" if corpus is not None else ""
     caption = (
-        f"Pointwise agreement across raters over {total} comparisons: all raters in the "
+        f"Pointwise agreement across raters over {total} comparisons{of}: all raters in the "
         "same zone (and which), all in different zones, or two raters agreeing (the pair)."
     )
-    head = "% rrmap pointwise agreement; needs \\usepackage{booktabs}\n"
     for i, row in enumerate(rows):
         row.item = i
-    return head + render_floats(
-        columns, rows, caption=caption, label="tab:rrmap-agreement", wide=wide, limit=_LONG
-    )
+    label = "tab:rrmap-agreement"
+    if corpus is not None:
+        label += "-" + "-".join(_slug(corpus).split())
+    return render_floats(columns, rows, caption=caption, label=label, wide=wide, limit=_LONG)
 
 
 def result_latex(result: Any, table: str, *, width: str = "column") -> str:

@@ -29,6 +29,8 @@ from rrmap._report_format import (
 )
 from rrmap._report_sections import (
     agreement_section,
+    generator_section,
+    left_out_section,
     proportions_section,
     reliability_section,
     settings_section,
@@ -179,7 +181,7 @@ def _design_frame_of(wide: pd.DataFrame, first: str) -> pd.DataFrame:
     if not wide["design"].isin(["independent", ""]).all():
         out["design"] = wide["design"]
     for col in wide.columns:
-        if col not in ("by", "within", "groups", "design", "n", "note"):
+        if col not in ("query", "by", "within", "groups", "design", "n", "note"):
             out[col] = wide[col]
     if wide["note"].str.len().gt(0).any():
         out["note"] = wide["note"]
@@ -205,7 +207,7 @@ def _display_frame(
     adjusted = any("_p_" in c for c in frame.columns)
     columns: dict[str, Any] = {}  # built whole, then one DataFrame
     for col in frame.columns:
-        if col in (first, "groups", "design", "note"):
+        if col in (first, "query corpus", "groups", "design", "note"):
             columns[col] = [text(v) for v in frame[col]]
         elif col in ("energy_method", "zones_method"):
             continue
@@ -354,6 +356,24 @@ def _corpora_masks(
     return out
 
 
+def _overall_frame(part: pd.DataFrame) -> pd.DataFrame:
+    """The overall tests (``within == "all"``) as a design frame; in a study of several
+    query corpora, the generator effect and each corpus's expert effect, the corpus (or
+    ``all corpora``) in a leading column."""
+    frame = design_frame(part, "groups")
+    if "query" in part.columns and not frame.empty:
+        wide = side_by_side(part)
+        corpus = [q if q else "all corpora" for q in wide["query"].astype(str)]
+        frame.insert(0, "query corpus", corpus)
+    return frame
+
+
+def _overall_name(tests: pd.DataFrame) -> str:
+    if "query" in tests.columns:
+        return "Generator effect and each corpus's expert effect, overall"
+    return "Expert effect, overall"
+
+
 def overall_markdown(tests: pd.DataFrame) -> str:
     """The expert effect overall (design 1) as a markdown table with a legend.
 
@@ -378,9 +398,9 @@ def overall_markdown(tests: pd.DataFrame) -> str:
     adjusted = any(c.startswith("pvalue_") for c in tests.columns)
     which = "adjusted p < 0.05" if adjusted else "p < 0.05"
     return (
-        f"Expert effect, overall ({which} in **bold**: evidence against identical "
+        f"{_overall_name(tests)} ({which} in **bold**: evidence against identical "
         "distributions, not a verdict)\n\n"
-        + _design_table(design_frame(part, "groups"), "groups")
+        + _design_table(_overall_frame(part), "groups")
         + "\n\n"
         + LEGEND
     )
@@ -405,14 +425,14 @@ def overall_text(tests: pd.DataFrame, color: bool = False) -> str:
     >>> print(overall_text(expert_effect(pts, n_perm=99, rng=0)).splitlines()[0].split()[:4])
     ['groups', 'n', 'design', 'E']
     """
-    frame = design_frame(tests[tests["within"] == "all"], "groups")
+    frame = _overall_frame(tests[tests["within"] == "all"])
     if frame.empty:
         return "(no tests)"
     adjusted = any(c.startswith("pvalue_") for c in tests.columns)
     which = "adjusted p" if adjusted else "p"
     bold = (lambda t: f"\x1b[1m{t}*\x1b[0m") if color else (lambda t: f"{t}*")
     shown = _display_frame(frame, "groups", bold, message_text)
-    left = {"groups", "design", "zone test", "note"}
+    left = {"query corpus", "groups", "design", "zone test", "note"}
     return aligned_text(shown, left) + f"\n* {which} < 0.05"
 
 
@@ -472,14 +492,14 @@ def overall_html(tests: pd.DataFrame) -> str:
     import html
 
     part = tests[tests["within"] == "all"]
-    frame = design_frame(part, "groups")
+    frame = _overall_frame(part)
     if frame.empty:
         return "<p>No tests.</p>"
     shown = _display_frame(frame, "groups", lambda t: f"<b>{t}</b>", html.escape)
     adjusted = any(c.startswith("pvalue_") for c in tests.columns)
     which = "adjusted p &lt; 0.05" if adjusted else "p &lt; 0.05"
     return (
-        f"<p>Expert effect, overall ({which} in <b>bold</b>: evidence against identical "
+        f"<p>{_overall_name(tests)} ({which} in <b>bold</b>: evidence against identical "
         "distributions, not a verdict)</p>"
         + shown.to_html(index=False, escape=False)
         + f"<p><small>{html.escape(LEGEND)}</small></p>"
@@ -508,17 +528,30 @@ def summary_lines(result: AnalysisResult, text: Callable[[Any], str] = str) -> l
         if sig["adjustment"] != "none"
         else f"{sig['significant']} have p < 0.05 (not adjusted for multiplicity)"
     )
+    corpora = s.get("queries") or []
+    of_corpora = (
+        f" and {len(corpora)} query corpora ({', '.join(text(q) for q in corpora)})"
+        if len(corpora) > 1
+        else ""
+    )
     out = [
         f"{s['n_points']} RRMap points from {len(raters)} rater{'s' if len(raters) != 1 else ''}"
-        f" ({', '.join(text(r) for r in raters)}). {ran}; {passing}."
+        f" ({', '.join(text(r) for r in raters)}){of_corpora}. {ran}; {passing}."
     ]
     expert = tests[(tests["by"] == "expert") & tests["pvalue"].notna()]
     if "design" in tests.columns and len(expert):
         matched = int((expert["design"] == "matched").sum())
+        incomplete = int(expert["note"].str.startswith("matched within keys").sum())
         out.append(
             f"Expert-effect tests: {matched} of {len(expert)} matched (the raters rated the "
             "same comparison keys: labels permuted within keys; zones by Stuart–Maxwell or a "
-            f"within-key permutation test), {len(expert) - matched} independent"
+            "within-key permutation test"
+            + (
+                f"; {incomplete} on keys not every rater rated, permuted among those present"
+                if incomplete
+                else ""
+            )
+            + f"), {len(expert) - matched} independent"
             + (
                 f" (design '{s.get('design')}'"
                 + (
@@ -577,6 +610,9 @@ def render_report(result: AnalysisResult, figures: Sequence[str | os.PathLike[st
     s = result.settings
     adjusted = s.get("p_adjust", "none") != "none"
     parts = ["# RRMap analysis report", "", *summary_lines(result, markdown_text), ""]
+    for section in (left_out_section(result), generator_section(result)):
+        if section:
+            parts += [section, ""]
     parts += [
         "**How to read the tests.** Energy tests compare the distributions of the "
         "(Δ, R) points (location, spread and shape); zone tests compare the proportions of "

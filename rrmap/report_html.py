@@ -92,10 +92,15 @@ def _category_findings(tests: pd.DataFrame, col: str, by: Sequence[str]) -> list
     return out
 
 
-def _rater_shares(result: AnalysisResult, sep: str) -> list[tuple[str, int, dict[str, str]]]:
-    """(rater, n, quality → "31 %" with its Wilson interval "[24<sep>39]") per rater."""
+def _rater_shares(
+    result: AnalysisResult, sep: str, corpus: str | None = None
+) -> list[tuple[str, int, dict[str, str]]]:
+    """(rater, n, quality → "31 %" with its Wilson interval "[24<sep>39]") per rater (of
+    the query corpus *corpus*, in a study of several)."""
     props = result.proportions
     overall = props[props["category"] == "all"]
+    if corpus is not None:
+        overall = overall[overall["query"].astype(str) == corpus]
     out = []
     for rater, g in overall.groupby(overall["expert"].astype(str), sort=False):
         shares = {}
@@ -108,23 +113,31 @@ def _rater_shares(result: AnalysisResult, sep: str) -> list[tuple[str, int, dict
     return out
 
 
-def _zone_findings(result: AnalysisResult) -> list[str]:
+def _zone_findings(result: AnalysisResult, corpus: str | None = None) -> list[str]:
     return [
         f"{rater}: " + ", ".join(t.replace(" %", f" % {q}", 1) for q, t in shares.items()) + "."
-        for rater, _, shares in _rater_shares(result, "–")
+        for rater, _, shares in _rater_shares(result, "–", corpus)
     ]
 
 
-def _agreement_finding(result: AnalysisResult) -> str | None:
-    s = result.agreement_summary
-    if s.empty or not len(result.agreement):
+def _of_corpus(frame: pd.DataFrame, corpus: str | None) -> pd.DataFrame:
+    """The rows of *frame* about query corpus *corpus* (all of them when None)."""
+    if corpus is None or "query" not in frame.columns:
+        return frame
+    return frame[frame["query"].astype(str) == corpus].drop(columns="query")
+
+
+def _agreement_finding(result: AnalysisResult, corpus: str | None = None) -> str | None:
+    s = _of_corpus(result.agreement_summary, corpus)
+    agreement = _of_corpus(result.agreement, corpus)
+    if s.empty or not len(agreement):
         return None
     total = s[s["detail"] == ""].set_index("pattern")["share"]
-    rel = result.reliability
+    rel = _of_corpus(result.reliability, corpus)
     alpha = rel[(rel["measure"] == "krippendorff_alpha") & (rel["variable"] == "zone")]
     text = (
         f"All raters put a comparison in the same zone for {100 * total.get('all agree', 0):.0f} %"
-        f" of the {len(result.agreement)} comparisons, and in all different zones for "
+        f" of the {len(agreement)} comparisons, and in all different zones for "
         f"{100 * total.get('all different', 0):.0f} %."
     )
     if len(alpha):
@@ -156,10 +169,26 @@ def key_findings(result: AnalysisResult) -> list[str]:
     'Expert effect overall: on the (Δ, R) points the rate'
     """
     col = _pcol(result.tests, result.settings.get("p_adjust", "none"))
-    out = [f for f in [_overall_finding(result.tests, col)] if f]
-    out += _category_findings(result.tests, col, result.settings.get("by", []))
-    out += ["Quality zones of " + line for line in _zone_findings(result)]
-    agreement = _agreement_finding(result)
+    if "query" not in result.tests.columns:
+        return _findings_of(result, result.tests, col, None)
+    from rrmap._report_sections import generator_sentences
+    from rrmap.points import query_corpora
+
+    out = generator_sentences(result)
+    for q in query_corpora(result.points):
+        tests = _of_corpus(result.tests, q)
+        out += [f"{q} — {line}" for line in _findings_of(result, tests, col, q)]
+    return out
+
+
+def _findings_of(
+    result: AnalysisResult, tests: pd.DataFrame, col: str, corpus: str | None
+) -> list[str]:
+    """:func:`key_findings` of one query corpus (*tests*: its rows)."""
+    out = [f for f in [_overall_finding(tests, col)] if f]
+    out += _category_findings(tests, col, result.settings.get("by", []))
+    out += ["Quality zones of " + line for line in _zone_findings(result, corpus)]
+    agreement = _agreement_finding(result, corpus)
     if agreement:
         out.append(agreement)
     return out
@@ -198,8 +227,34 @@ def _table(frame: pd.DataFrame, escaped: bool = False) -> dict[str, Any]:
 
 
 def _proportions_table(result: AnalysisResult) -> dict[str, Any]:
-    rows = [{"rater": rater, "n": n, **shares} for rater, n, shares in _rater_shares(result, ", ")]
+    if "query" not in result.proportions.columns:
+        rows = [
+            {"rater": rater, "n": n, **shares} for rater, n, shares in _rater_shares(result, ", ")
+        ]
+        return _table(pd.DataFrame(rows))
+    from rrmap.points import query_corpora
+
+    rows = [
+        {"query corpus": q, "rater": rater, "n": n, **shares}
+        for q in query_corpora(result.points)
+        for rater, n, shares in _rater_shares(result, ", ", q)
+    ]
     return _table(pd.DataFrame(rows))
+
+
+def _generators_table(result: AnalysisResult) -> dict[str, Any] | None:
+    """The generator comparison of a study of several query corpora (None with one)."""
+    import html
+
+    from rrmap._report_sections import generator_comparison, generator_display
+    from rrmap.points import query_corpora
+
+    frame = generator_comparison(result)
+    if frame.empty:
+        return None
+    corpora = query_corpora(result.points)
+    shown = generator_display(frame, corpora, lambda t: f"<b>{t}</b>", html.escape)
+    return _table(shown, escaped=True)
 
 
 def _reliability_table(result: AnalysisResult) -> dict[str, Any] | None:
@@ -208,6 +263,7 @@ def _reliability_table(result: AnalysisResult) -> dict[str, Any] | None:
         return None
     frame = pd.DataFrame(
         {
+            **({"query corpus": rel["query"].astype(str)} if "query" in rel.columns else {}),
             "raters": rel["raters"].astype(str),
             "measure": [_MEASURES.get(m, m) for m in rel["measure"]],
             "variable": rel["variable"],
@@ -294,6 +350,7 @@ def _page_context(result: AnalysisResult) -> dict[str, Any]:
         "title": f"RRMap analysis of {Path(str(s.get('input', 'ratings'))).name}",
         "summary": summary_lines(result),
         "findings": key_findings(result),
+        "generators": _generators_table(result),
         "designs": _design_tables(result),
         "legend": LEGEND,
         "proportions": _proportions_table(result),
@@ -331,6 +388,10 @@ def _settings_rows(s: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("p_adjust", "p-value adjustment"),
         ("bootstrap", "bootstrap resamples (reliability)"),
         ("by", "categories tested"),
+        ("reference", "reference corpus"),
+        ("queries", "query corpora"),
+        ("excluded", "rows of query corpora left out"),
+        ("dropped", "rows dropped (blank or unpaired)"),
         ("thresholds", "zone thresholds"),
         ("rrmap_version", "rrmap version"),
     ]
@@ -339,7 +400,12 @@ def _settings_rows(s: Mapping[str, Any]) -> list[tuple[str, str]]:
         if key not in s:
             continue
         v = s[key]
-        if isinstance(v, Mapping):
+        if key == "dropped" and isinstance(v, Mapping):
+            lines = v.get("lines", [])
+            v = f"{v.get('rows', 0)} (lines {', '.join(map(str, lines[:100]))}" + (
+                " …)" if len(lines) > 100 else ")"
+            )
+        elif isinstance(v, Mapping):
             v = ", ".join(
                 f"{k} = {x:.6g}" if isinstance(x, float) else f"{k} = {x}" for k, x in v.items()
             )
