@@ -258,6 +258,8 @@ def points(
     out["quality"] = _classify_compared(bounds, zz, th, compared)
     out["line_ref"] = merged["line_ref"].to_numpy()
     out["line_query"] = merged["line_query"].to_numpy()
+    if "query" in out.columns:  # how figures and tables name the column
+        meta["headers"] = {**meta.get("headers", {}), "query": "query corpus"}
     meta.update(
         {
             "z": zz,

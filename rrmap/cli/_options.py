@@ -25,7 +25,6 @@ _ROLE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("--low", "low", "Column of lower bounds [study: low rating]."),
     ("--high", "high", "Column of upper bounds [study: high rating]."),
     ("--reference", "reference", "Origin value of the reference corpus [study: real]."),
-    ("--query", "query", "Origin value of the query corpus [study: generated]."),
 ]
 
 
@@ -46,6 +45,21 @@ def ratings_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option(flag, dest, default=None, help=help_) for flag, dest, help_ in _ROLE_OPTIONS
     ]
     opts += [
+        click.option(
+            "--query",
+            "query",
+            multiple=True,
+            help="Origin value of a query corpus (a generator) to compare with the reference "
+            "(repeatable). Default: every value but the reference (study: generated); rows "
+            "of the others are left out, counted.",
+        ),
+        click.option(
+            "--drop-incomplete",
+            is_flag=True,
+            help="Drop rows with a blank interval bound and intervals without a partner "
+            "(a query without its reference, a reference without any query) instead of "
+            "refusing the file; they are counted and listed in the report.",
+        ),
         click.option(
             "--category",
             "categories",
@@ -104,6 +118,7 @@ _OPTION_KEYS = [
     "high",
     "reference",
     "query",
+    "drop_incomplete",
     "categories",
     "scale",
     "no_scale_check",
@@ -133,6 +148,20 @@ def _plain(info: dict[str, Any]) -> bool:
         and info.get("decimal", ".") == "."
         and not info.get("empty_lines")
         and not info.get("dropped_columns")
+    )
+
+
+def _corpora_line(df: pd.DataFrame) -> str:
+    """``Corpora: reference 'real' (405 rows); query 'gen-A' (405), 'gen-B' (405).``"""
+    from rrmap._escape import message_text
+
+    meta = df.attrs["rrmap"]
+    counts = df["origin"].value_counts()
+    queries = ", ".join(f"{message_text(q)!r} ({int(counts.get(q, 0))})" for q in meta["queries"])
+    ref = meta["reference"]
+    return (
+        f"Corpora: reference {message_text(ref)!r} ({int(counts.get(ref, 0))} rows); "
+        f"{len(meta['queries'])} query corpora {queries}"
     )
 
 
@@ -174,7 +203,8 @@ def ratings_from_options(
             low=o["low"],
             high=o["high"],
             reference=o["reference"],
-            query=o["query"],
+            query=list(o["query"]) or None,
+            drop_incomplete=o["drop_incomplete"],
             categories=list(o["categories"]) or None,
             scale=None if o["no_scale_check"] else tuple(o["scale"]),
             min_width=o["min_width"],
@@ -188,6 +218,8 @@ def ratings_from_options(
     meta = df.attrs["rrmap"]
     if not quiet and not _plain(meta["read"]):
         click.echo(describe_reading(meta["read"], meta["source"], len(df)), err=True)
+    if not quiet and len(meta.get("queries", [])) > 1:
+        click.echo(_corpora_line(df), err=True)
     for w in caught:
         if issubclass(w.category, RatingsWarning):
             click.echo(f"Warning: {' '.join(str(w.message).split())}", err=True)

@@ -16,14 +16,16 @@ from rrmap.errors import InputError
 @ratings_options
 @click.option(
     "--facet",
-    type=click.Choice(["expert", "grid", "none"]),
+    type=click.Choice(["expert", "query", "grid", "none"]),
     default="expert",
-    help="One panel per rater (paper Fig. 4), raters × categories (Fig. 5), or one panel.",
+    help="One panel per rater (paper Fig. 4), one per query corpus (generator: ratings "
+    "with several), raters × categories (Fig. 5), or one panel.",
 )
 @click.option(
     "--color",
     default=None,
-    help="Column colouring the points [default: the first category]. Not with "
+    help="Column colouring the points [default: the first category]; 'query' colours "
+    "them by query corpus (generator) when the ratings hold several. Not with "
     "--facet grid, which colours each row by its own category.",
 )
 @click.option(
@@ -104,6 +106,11 @@ def plot_command(
     if color is None and facet != "grid":
         color = categories[0] if categories else None
     _check_columns(pts, color, rows, categories)
+    if facet == "query" and "query" not in pts.columns:
+        raise InputError(
+            "--facet query: the ratings hold one query corpus; one panel per corpus needs "
+            "an origin column naming several (see --query)"
+        )
     kw = {"xlim": xlim, "ylim": ylim, "clip": not no_clip}
     if fmt == "html":
         # an interactive map fills the window unless a width was asked for
@@ -133,10 +140,16 @@ def _check_output(output: Path, force: bool) -> str:
 
 
 def _check_columns(pts, color: str | None, rows: tuple[str, ...], categories: list[str]) -> None:
+    several = ["query"] if "query" in pts.columns else []
+    if color == "query" and not several:
+        raise InputError(
+            "--color 'query': the ratings hold one query corpus; it colours by corpus when "
+            "the origin column names several (see --query)"
+        )
     if color is not None and color not in pts.columns:
         raise InputError(
             f"--color {color!r}: no such column; use one of "
-            f"{', '.join(['expert', *categories, 'quality'])}"
+            f"{', '.join(['expert', *several, *categories, 'quality'])}"
         )
     unknown = [r for r in rows if r not in pts.columns]
     if unknown:
@@ -155,8 +168,8 @@ def _write_figure(pts, color, facet, rows, output, inches, dpi, fmt, no_style, k
     if fmt in ("eps", "ps"):  # no compressed images and no transparency in PostScript
         kw = {**kw, "background": "contour", "alpha": 1.0}
     with plt.style.context({} if no_style else PAPER_STYLE):
-        if facet == "expert":
-            fig = plot_rrmap_by_rater(pts, color, width=inches, **kw)
+        if facet in ("expert", "query"):
+            fig = plot_rrmap_by_rater(pts, color, rater=facet, width=inches, **kw)
         elif facet == "grid":
             fig = plot_rrmap_grid(pts, list(rows) or None, width=inches, **kw)
         else:
@@ -180,6 +193,6 @@ def _write_html(pts, color, facet, output, inches: float | None, kw) -> None:
             f"--output {output}: interactive maps need plotly; pip install 'rrmap[interactive]'"
         ) from exc
     fig = interactive_rrmap(
-        pts, color, facet="expert" if facet != "none" else None, width=inches, **kw
+        pts, color, facet=facet if facet != "none" else None, width=inches, **kw
     )
     save_html(fig, output)

@@ -205,14 +205,16 @@ class AnalysisFigures:
         from rrmap.plot._workers import call
 
         assert self._pool is not None
-        jobs = {job[1]: job for job in self._plan}
+        rank = {kind: i for i, kind in enumerate(_ORDER)}
+        tasks: list[tuple[int, Any]] = [(rank.get(job[1], len(rank)), job) for job in self._plan]
+        if self.interactive:
+            tasks.append((rank[_MAP], None))
         try:
-            for kind in _ORDER:
-                if kind == _MAP and self.interactive:
+            for _, job in sorted(tasks, key=lambda t: t[0]):  # stable: plan order within a kind
+                if job is None:
                     task = (f"{__name__}:map_html", settings, self._points)
                     self._futures[_MAP] = self._pool.submit(call, *task)
-                elif kind in jobs:
-                    job = jobs[kind]
+                else:
                     files = "rrmap.plot.export:figure_files"
                     task = (files, settings, self._points, job, self.formats, self.dpi)
                     self._futures[job[0]] = self._pool.submit(call, *task)
@@ -329,20 +331,35 @@ def figure_plan(
     ps = any(f.lower() in ("eps", "ps") for f in formats)
     # no compressed images and no transparency in PostScript
     kw: dict[str, Any] = {"background": "contour", "alpha": 1.0} if ps else {}
+    several = "query" in points.columns  # several query corpora: the generators compared
+    by_rater = {"color": "query" if several else color, "rater": rater, "width": width, **kw}
+    if several:  # the grid's first row is coloured by corpus, as the per-rater figure
+        rows = list(categories) if categories is not None else _grid_rows(points, rater)
+        categories = ["query", *(c for c in rows if c != "query")]
     plan: list[tuple[str, str, dict[str, Any]]] = [
-        ("rrmap_by_rater", "by_rater", {"color": color, "rater": rater, "width": width, **kw}),
+        ("rrmap_by_rater", "by_rater", by_rater),
         (
             "rrmap_grid",
             "grid",
             {"categories": categories, "rater": rater, "width": grid_width, **kw},
         ),
-        ("proportions", "proportions", {"width": width}),
+        ("proportions", "proportions", {"width": width, **({"by": "query"} if several else {})}),
     ]
+    if several:  # one panel per corpus, coloured by the first category
+        plan.insert(1, ("rrmap_by_query", "by_rater", {**by_rater, "color": color,
+                                                          "rater": "query"}))  # fmt: skip
     if need > 20.0:  # more raters than columns of panels fit on any page
-        del plan[1]
+        plan = [job for job in plan if job[1] != "grid"]
     if points[rater].nunique() >= 2:
         plan.append(("agreement", "agreement", {"width": width}))
     return plan
+
+
+def _grid_rows(points: pd.DataFrame, rater: str) -> list[str]:
+    """The grid's default rows (:func:`rrmap.plot.plot_rrmap_grid`'s categories)."""
+    from rrmap.plot.figures.layouts import _default_categories
+
+    return _default_categories(points, rater, 12)
 
 
 def map_html(points: pd.DataFrame) -> str | None:

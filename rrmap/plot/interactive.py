@@ -108,6 +108,8 @@ def _hover(points: pd.DataFrame, rater: str) -> tuple[np.ndarray, str]:
     """Per-point hover data and the template that shows it."""
     meta = points.attrs.get("rrmap", {})
     cats = [c for c in meta.get("categories") or [] if c in points.columns and c != rater]
+    if "query" in points.columns and rater != "query":  # several query corpora: which one
+        cats = ["query", *cats]
     cols = [rater, *cats]
     lines = [f"<b>{html_text(column_name(rater, points, None))}</b>: %{{customdata[0]}}"]
     lines += [
@@ -119,7 +121,12 @@ def _hover(points: pd.DataFrame, rater: str) -> tuple[np.ndarray, str]:
     if have_intervals:
         # the origins as the file names them (real, generated), else reference and query
         ref = html_text(meta.get("reference") or "reference", LABEL_LIMIT)
-        query = html_text(meta.get("query") or "query", LABEL_LIMIT)
+        named = meta.get("query")
+        query = (
+            "%{customdata[" + str(cols.index("query")) + "]}"  # each point's own corpus
+            if "query" in cols
+            else html_text(named if isinstance(named, str) and named else "query", LABEL_LIMIT)
+        )
         cols += ["low_ref", "high_ref", "low_query", "high_query"]
         lines += [
             f"{ref}: [%{{customdata[{k}]:.4g}}, %{{customdata[{k + 1}]:.4g}}]",

@@ -187,7 +187,9 @@ def plot_proportions(
     points : DataFrame
         Output of :func:`rrmap.points`.
     by : str, optional
-        A category: one panel per rater, one bar per option.
+        A category: one panel per rater, one bar per option. With several query
+        corpora (a ``query`` column), ``by="query"`` compares them: one panel per
+        rater, one bar per corpus; without *by* a bar per corpus and rater.
     width : float or str, optional
         Printed width, default 7 in (panels wrap below 1.6 in each).
     labels : mapping, optional
@@ -208,6 +210,12 @@ def plot_proportions(
     >>> import matplotlib.pyplot as plt
     >>> plt.close(fig)
     """
+    several = "query" in points.columns
+    if several and by not in (None, "query"):
+        raise InputError(
+            f"the points hold several query corpora: draw the shares of {by!r} for one "
+            "(points[points['query'] == ...]), or compare the corpora with by='query'"
+        )
     tab = proportions(points, by, wide=True)
     w = parse_width(width, 7.0)
     typ = typography(w)
@@ -216,9 +224,11 @@ def plot_proportions(
         fig = new_figure(w, 2.0)
         if by is None:
             axes = [fig.add_subplot()]
+            corpus = tab["query"] if several else [None] * len(tab)
             names = [
-                f"{option_label(r, labels, _TICK_LIMIT)} (n = {n})"
-                for r, n in zip(tab.expert, tab.n, strict=True)
+                (f"{option_label(q, labels, _TICK_LIMIT)} · " if q is not None else "")
+                + f"{option_label(r, labels, _TICK_LIMIT)} (n = {n})"
+                for q, r, n in zip(corpus, tab.expert, tab.n, strict=True)
             ]
             _stacked_bars(axes[0], tab, names)
             n_bars, nrows = len(names), 1
