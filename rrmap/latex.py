@@ -154,7 +154,7 @@ def _titles(head: str, by: list[str], headers: Mapping[str, str] | None) -> tupl
     if dash:
         title, intro, compared = _titles(base, by, headers)
         return (
-            f"{title} — {latex_text(corpus)}",
+            f"{title} --- {latex_text(corpus)}",
             f"Query corpus {latex_text(corpus)}. {intro}",
             compared,
         )

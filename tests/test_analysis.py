@@ -289,3 +289,107 @@ def test_summary_bolds_significant_p_values_only_in_color(result):
     assert re.sub(r"\x1b\[[0-9;]*m", "", bold) == plain
     starred = plain.count("*")
     assert bold.count("\x1b[1m") == starred - 1  # every mark but the legend's
+
+
+# --- several query corpora ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two():
+    """The shipped two-generator study analysed with no options (but a small B)."""
+    path = rrmap.datasets.example_ratings_path(generators=2)
+    return analyze(path, n_perm=199, n_boot=100, rng=0)
+
+
+def test_two_generators_with_no_options(two):
+    pts = two.points
+    assert pts.groupby("query", observed=True).size().to_dict() == {"gen-A": 405, "gen-B": 405}
+    props = two.proportions
+    assert list(props.columns[:4]) == ["query", "expert", "category", "option"]
+    overall = props[props["category"] == "all"]
+    assert overall.groupby(["query", "expert"])["share"].sum().round(12).eq(1).all()
+    assert {"ci_low", "ci_high"} <= set(props.columns)
+    tests = two.tests
+    assert list(tests.columns[:5]) == ["test", "query", "by", "within", "groups"]
+    gen = tests[tests["by"] == "query"]
+    assert set(gen["groups"]) == {"gen-A|gen-B"} and set(gen["design"]) == {"matched"}
+    assert set(gen["query"]) == {""} and gen["within"].iloc[0] == "all"
+    within = set(gen["within"])
+    assert {"expert=E1", "expert=E2", "expert=E3", "movement=cubism", "modality=movement"} <= within
+    per = tests[tests["by"] != "query"]
+    assert set(per["query"]) == {"gen-A", "gen-B"}
+    # the generator effect comes first, then each corpus's designs
+    assert tests["by"].iloc[0] == "query" and tests["query"].iloc[-1] == "gen-B"
+    assert two.settings["queries"] == ["gen-A", "gen-B"] and two.settings["reference"] == "real"
+    assert set(two.agreement["query"]) == {"gen-A", "gen-B"}
+    assert set(two.agreement_summary["query"]) == {"gen-A", "gen-B"}
+    assert set(two.reliability["query"]) == {"gen-A", "gen-B"}
+
+
+def test_two_generators_keep_every_test_of_each_corpus(two):
+    """gen-A's rows are the example's generated rows: its tests are the single-corpus
+    analysis's (same statistics; p-values from streams of their own)."""
+    one = analyze(rrmap.datasets.example_ratings_path(), n_perm=199, n_boot=0, rng=0)
+    mine = two.tests[two.tests["query"] == "gen-A"].reset_index(drop=True)
+    keys = ["test", "by", "within", "groups", "design", "n", "p_method"]
+    pd.testing.assert_frame_equal(mine[keys], one.tests[keys])
+    np.testing.assert_allclose(mine["statistic"], one.tests["statistic"], rtol=1e-12)
+    exact = mine["p_method"].isin(["exact", "asymptotic"])
+    np.testing.assert_allclose(mine.loc[exact, "pvalue"], one.tests.loc[exact, "pvalue"],
+                               rtol=1e-12)  # fmt: skip
+
+
+def test_two_generators_outputs(two, tmp_path):
+    report = two.report()
+    heads = [ln for ln in report.splitlines() if ln.startswith("## ")]
+    assert heads[0] == "## Generator comparison"
+    assert heads[1:4] == [
+        "## Generator effect, overall and per rater",
+        "## Generator effect per movement",
+        "## Generator effect per criterion",
+    ]
+    assert (
+        "## Expert effect, overall — gen-A" in heads
+        and "## Expert effect, overall — gen-B" in heads
+    )
+    assert "| subset | gen-A | gen-B | closer | p (energy) | p (zones) |" in report
+    assert "| movement: abstract art | 47 % [36, 58] | 75 % [65, 83] | gen-B |" in report
+    tex = two.latex("tests")
+    labels = [ln for ln in tex.splitlines() if ln.startswith("\\label{")]
+    assert len(labels) == len(set(labels))
+    assert "\\label{tab:rrmap-expert-effect-overall-gen-b}" in labels
+    assert "Expert effect, overall --- gen-A" in tex
+    prop = two.latex("proportions")
+    assert "of the query corpus gen-B" in prop and "tab:rrmap-proportions-gen-a" in prop
+    written = two.write(tmp_path / "out", figures=False)
+    back = rrmap.analysis.load_result(tmp_path / "out" / "results.json")
+    assert back.tests["query"].tolist() == two.tests["query"].tolist()
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert page.index('id="generators"') < page.index('id="tests"')
+    assert "gen-A — Expert effect overall" in page
+    csv = pd.read_csv(tmp_path / "out" / "points.csv")
+    assert csv.columns[1] == "query" and len(written) > 5
+
+
+def test_dropped_rows_are_counted_and_listed(tmp_path):
+    df = pd.read_csv(rrmap.datasets.example_ratings_path())
+    df.loc[4, "low rating"] = None  # a blank bound
+    df = df.drop(index=[10])  # a reference or query without its partner
+    path = tmp_path / "r.csv"
+    df.to_csv(path, index=False)
+    with pytest.raises(rrmap.RatingsError, match="missing value on line 6"):
+        analyze(path, n_perm=9)
+    with pytest.warns(rrmap.RatingsWarning, match=r"3 row\(s\) dropped .* 1 with a blank"):
+        res = analyze(path, by=[], n_perm=99, n_boot=0, rng=0, drop_incomplete=True)
+    # the blank row and its partner, and the partner of the row taken out
+    assert res.settings["dropped"]["rows"] == 3
+    report = res.report()
+    assert "## Left out of the ratings" in report
+    assert (
+        "3 rows dropped (--drop-incomplete): 1 with a blank interval bound, 2 without a "
+        "partner interval; lines 6, 7, 12" in report
+    )
+    # the expert effect is matched within keys on the incomplete key, not independent
+    overall = res.tests[(res.tests["groups"] == "E1|E2|E3") & (res.tests["test"] == "energy")]
+    assert overall["design"].iloc[0] == "matched"
+    assert overall["note"].iloc[0].startswith("matched within keys: 2 of 135 keys")

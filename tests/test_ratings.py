@@ -459,3 +459,77 @@ def test_thousands_of_headers_are_listed_in_part(write_csv):
         "missing rater column 'expert'; headers found: 'who', 'origin', 'low rating', "
         "'high rating', 'c0', 'c1', 'c2', 'c3', 'c4', 'c5' and 4994 more"
     )
+
+
+# --- several query corpora, incomplete ratings -------------------------------------------
+
+
+def test_every_origin_but_the_reference_is_a_query_corpus(write_csv):
+    lines = [
+        H,
+        *good_pair(),
+        row(origin="sdxl", low="33", high="44"),  # line 4: the same key, a second generator
+        *good_pair(criterion="top-bottom"),  # lines 5-6: sdxl did not rate this key
+    ]
+    df = load_ratings(write_csv(lines))
+    meta = df.attrs["rrmap"]
+    assert meta["queries"] == ["generated", "sdxl"] and meta["query"] == ["generated", "sdxl"]
+    assert meta["excluded"] == {} and len(df) == 5
+    # query= selects; the others are left out, counted and warned about; a reference
+    # needs a query among those analysed (top-bottom has none in sdxl)
+    with pytest.warns(RatingsWarning, match=r"left out: 'generated' \(2 rows\)"):
+        with pytest.raises(RatingsError, match=r"top-bottom.*a reference but no query .* line 5"):
+            load_ratings(write_csv(lines), query="sdxl")
+    with pytest.warns(RatingsWarning, match=r"left out: 'generated' \(1 row\)"):
+        one = load_ratings(write_csv(lines[:4]), query="sdxl")
+    assert one.attrs["rrmap"]["excluded"] == {"generated": 1}
+    assert one["line"].tolist() == [2, 4]
+
+
+def test_corpora_that_are_not_there_and_tiny_corpora(write_csv):
+    lines = [H, *good_pair(), row(origin="sdxl")]
+    with pytest.raises(RatingsError, match=r"no row of the query corpus 'dalle'; values found: "
+                       r"'real', 'generated', 'sdxl'"):  # fmt: skip
+        load_ratings(write_csv(lines), query=["sdxl", "dalle"])
+    with pytest.raises(RatingsError, match=r"no row of the reference corpus 'human'"):
+        load_ratings(write_csv(lines), reference="human")
+    with pytest.raises(RatingsError, match="every row is the reference 'real'"):
+        load_ratings(write_csv([H, row(), row(criterion="x")]))
+    with pytest.raises(RatingsError, match="query corpus named twice: 'sdxl'"):
+        load_ratings(write_csv(lines), query=["sdxl", "sdxl"])
+    # a typo in the origin column makes a corpus of its own: warned about
+    many = [H] + [r for c in range(12) for r in good_pair(criterion=f"c{c}")]
+    with pytest.warns(RatingsWarning, match=r"query corpus 'generatd' \(1 rows\) is far smaller"):
+        load_ratings(write_csv([*many, row(criterion="c0", origin="generatd")]))
+
+
+def test_drop_incomplete_drops_blank_and_unpaired_rows_and_counts_them(write_csv):
+    lines = [
+        H,
+        *good_pair(),  # 2-3
+        row(criterion="top-bottom", low=""),  # 4: blank bound
+        row(criterion="top-bottom", origin="generated"),  # 5: its reference is blank
+        row(criterion="dense-sparse"),  # 6: a reference without query
+        *good_pair(criterion="sharp-blurry"),  # 7-8
+    ]
+    with pytest.raises(RatingsError) as exc:
+        load_ratings(write_csv(lines))
+    assert "column 'low rating': missing value on line 4 (drop_incomplete=True" in str(exc.value)
+    with pytest.warns(RatingsWarning) as caught:
+        df = load_ratings(write_csv(lines), drop_incomplete=True)
+    assert [str(w.message).split(": ", 1)[1] for w in caught] == [
+        "3 row(s) dropped (drop_incomplete): 1 with a blank interval bound (line 4); "
+        "2 without a partner interval (lines 5, 6)"
+    ]
+    assert df["line"].tolist() == [2, 3, 7, 8]
+    dropped = df.attrs["rrmap"]["dropped"]
+    assert (dropped["rows"], dropped["blank"], dropped["unpaired"]) == (3, 1, 2)
+    assert dropped["lines"] == [4, 5, 6] and dropped["blank_lines"] == [4]
+    assert len(dropped["unpaired_keys"]) == 2 and "line 6" in dropped["unpaired_keys"][1]
+    # text that is not a number, and duplicates, stay errors
+    bad = [*lines, row(criterion="x", low="abc"), row(criterion="x", origin="generated")]
+    with pytest.raises(RatingsError, match="not a number: 'abc'"):
+        load_ratings(write_csv(bad), drop_incomplete=True)
+    twice = [H, *good_pair(), row(low="31")]
+    with pytest.raises(RatingsError, match=r"duplicated intervals \(2 reference, 1 query\)"):
+        load_ratings(write_csv(twice), drop_incomplete=True)

@@ -407,3 +407,84 @@ def test_verbose_says_each_step_on_stderr(runner, tmp_path):
         "-q",
     )
     assert quiet.stderr == ""
+
+
+TWO = str(rrmap.datasets.example_ratings_path(generators=2))
+
+
+def test_two_generators_end_to_end(runner, tmp_path):
+    out = tmp_path / "res"
+    res = runner.invoke(
+        main,
+        [
+            "analyze",
+            TWO,
+            "--out",
+            str(out),
+            "--permutations",
+            "99",
+            "--bootstrap",
+            "0",
+            "--by",
+            "movement",
+            "--seed",
+            "1",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "Corpora: reference 'real' (405 rows); 2 query corpora 'gen-A' (405), 'gen-B' (405)" in (
+        res.stderr
+    )
+    assert "2 query corpora (gen-A, gen-B) against the reference real" in res.stdout
+    assert "Generator effect and each corpus's expert effect, overall:" in res.stdout
+    figures = sorted(p.name for p in (out / "figures").iterdir())
+    assert "rrmap_by_query.pdf" in figures and "rrmap_by_rater.png" in figures
+    tests = pd.read_csv(out / "tests.csv", keep_default_na=False)
+    assert set(tests.loc[tests["by"] == "query", "groups"]) == {"gen-A|gen-B"}
+    assert set(tests["query"]) == {"", "gen-A", "gen-B"}
+    # the same run through the library
+    ref = rrmap.analyze(TWO, by=["movement"], n_perm=99, n_boot=0, rng=1)
+    np.testing.assert_allclose(tests["pvalue"].replace("", np.nan).astype(float),
+                               ref.tests["pvalue"], rtol=1e-12)  # fmt: skip
+
+
+def test_query_selects_and_drop_incomplete_drops(runner, tmp_path):
+    res = runner.invoke(
+        main,
+        [
+            "analyze",
+            TWO,
+            "--out",
+            str(tmp_path / "b"),
+            "--query",
+            "gen-B",
+            "--by",
+            "movement",
+            "--permutations",
+            "19",
+            "--bootstrap",
+            "0",
+            "--no-figures",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "Warning: " in res.stderr and "left out: 'gen-A' (405 rows)" in res.stderr
+    tests = pd.read_csv(tmp_path / "b" / "tests.csv")
+    assert "query" not in tests.columns and "query" not in set(tests["by"])
+    df = pd.read_csv(EXAMPLE).drop(index=[3])
+    path = tmp_path / "inc.csv"
+    df.to_csv(path, index=False)
+    res = runner.invoke(main, ["analyze", str(path), "--out", str(tmp_path / "c")])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert res.stderr.startswith("Error: ") and res.stderr.count("\n") == 1
+    assert "--drop-incomplete" in res.stderr and len(res.stderr) < 1500
+    res = runner.invoke(
+        main, ["analyze", str(path), "--out", str(tmp_path / "c"), "--drop-incomplete",
+               "--by", "movement", "--permutations", "19", "--bootstrap", "0", "--no-figures"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "1 row(s) dropped (drop_incomplete): 1 without a partner interval (line 4)" in (
+        res.stderr
+    )
+    report = (tmp_path / "c" / "report.md").read_text(encoding="utf-8")
+    assert "1 row dropped (--drop-incomplete)" in report

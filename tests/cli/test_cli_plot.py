@@ -164,3 +164,32 @@ def test_plot_html_is_an_interactive_map(runner, tmp_path):
     assert res.exit_code == 0 and '"width":672' in fixed.read_text()
     res = runner.invoke(main, ["plot", EXAMPLE, "--facet", "grid", "-o", str(tmp_path / "g.html")])
     assert res.exit_code == 1 and "not the grid" in res.output
+
+
+TWO = str(rrmap.datasets.example_ratings_path(generators=2))
+
+
+@pytest.mark.parametrize(("args", "panels"), [(["--color", "query"], 3), (["--facet", "query"], 2)])
+def test_plot_colours_or_facets_by_generator(runner, tmp_path, args, panels):
+    out = tmp_path / "m.png"
+    res = runner.invoke(main, ["plot", TWO, "-o", str(out), *args])
+    assert res.exit_code == 0, res.output
+    assert out.stat().st_size > 10_000
+    from rrmap.plot import plot_rrmap_by_rater
+
+    pts = rrmap.points(TWO)
+    color, rater = ("query", "expert") if args[0] == "--color" else ("movement", "query")
+    fig = plot_rrmap_by_rater(pts, color, rater=rater)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert len(titles) == panels
+    legend = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    assert ("gen-A" in legend) == (color == "query")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_plot_by_generator_needs_several(runner, tmp_path):
+    for args in (["--color", "query"], ["--facet", "query"]):
+        res = runner.invoke(main, ["plot", EXAMPLE, "-o", str(tmp_path / "m.png"), *args])
+        assert res.exit_code == 1 and "the ratings hold one query corpus" in res.stderr

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_hex
 
+import rrmap
 from rrmap.errors import InputError
 from rrmap.plot import QUALITY_COLORS, plot_agreement, plot_proportions
 from rrmap.tables import agreement, agreement_summary, proportions
@@ -121,3 +122,23 @@ def test_agreement_figure_counts(pts):
 def test_agreement_needs_two_raters(pts):
     with pytest.raises(InputError, match="agreement needs at least two raters"):
         plot_agreement(pts[pts.expert == "E1"])
+
+
+def test_proportions_of_several_query_corpora():
+    import matplotlib.pyplot as plt
+
+    from rrmap.errors import InputError
+    from rrmap.plot import plot_proportions
+
+    pts = rrmap.points(rrmap.datasets.load_example_ratings(generators=2))
+    fig = plot_proportions(pts, width="3.5in")
+    names = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert names[0] == "gen-A · E1 (n = 135)" and names[-1] == "gen-B · E3 (n = 135)"
+    plt.close(fig)
+    fig = plot_proportions(pts, by="query")
+    assert [ax.get_title() for ax in fig.axes[:3]] == ["E1 (n = 270)", "E2 (n = 270)",
+                                                       "E3 (n = 270)"]  # fmt: skip
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["gen-A", "gen-B"]
+    plt.close(fig)
+    with pytest.raises(InputError, match="several query corpora: draw the shares of 'movement'"):
+        plot_proportions(pts, by="movement")
