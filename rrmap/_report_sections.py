@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from rrmap._escape import markdown_text
@@ -189,6 +190,20 @@ def generator_comparison(result: AnalysisResult) -> pd.DataFrame:
     >>> tab[["subset", "closer"]].head(2).values.tolist()
     [['all points', 'gen-B'], ['rater E1', 'gen-A']]
     """
+    key = (id(result.tests), len(result.tests), id(result.points))
+    cached = getattr(result, "_generator_comparison", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    frame = _generator_comparison(result)
+    try:
+        result._generator_comparison = (key, frame)  # type: ignore[union-attr]
+    except AttributeError:  # pragma: no cover - an object that takes no attributes
+        pass
+    return frame
+
+
+def _generator_comparison(result: AnalysisResult) -> pd.DataFrame:
+    """:func:`generator_comparison`, computed."""
     from rrmap._escape import join_groups
     from rrmap.points import query_corpora
     from rrmap.tables import match_shares
@@ -198,29 +213,29 @@ def generator_comparison(result: AnalysisResult) -> pd.DataFrame:
         return pd.DataFrame()
     corpora = query_corpora(pts)
     shares = match_shares(pts, by=list(result.settings.get("by", [])))
-    tests = result.tests[result.tests["by"] == "query"]
-    tests = tests[tests["groups"] == join_groups(sorted(corpora))]
+    tests = result.tests
+    tests = tests[(tests["by"] == "query") & (tests["groups"] == join_groups(sorted(corpora)))]
     method = result.settings.get("p_adjust", "none")
     pcol = f"pvalue_{method}" if f"pvalue_{method}" in tests.columns else "pvalue"
-    rows = []
-    for within, part in shares.groupby("within", sort=False):
-        part = part.set_index("query").reindex(corpora)
-        row = {"within": within, "subset": _subset_name(within)}
-        for q in corpora:
-            row[q] = part.loc[q, "share"]
-            row[f"{q}_low"], row[f"{q}_high"] = part.loc[q, "ci_low"], part.loc[q, "ci_high"]
-            row[f"{q}_n"] = int(part.loc[q, "n"])
-        best = part["share"].max()
-        leaders = [q for q in corpora if part.loc[q, "share"] == best]
-        row["closer"] = leaders[0] if len(leaders) == 1 else "tie"
-        for kind, mask in (
-            ("energy", tests["test"] == "energy"),
-            ("zones", tests["test"] != "energy"),
-        ):
-            found = tests[mask & (tests["within"] == within)]
-            row[f"{kind}_p"] = float(found[pcol].iloc[0]) if len(found) else float("nan")
-        rows.append(row)
-    return pd.DataFrame(rows)
+    energy = tests["test"] == "energy"
+    p_energy = dict(zip(tests.loc[energy, "within"], tests.loc[energy, pcol], strict=True))
+    p_zones = dict(zip(tests.loc[~energy, "within"], tests.loc[~energy, pcol], strict=True))
+    within = list(dict.fromkeys(shares["within"]))
+    out = pd.DataFrame({"within": within, "subset": [_subset_name(w) for w in within]})
+    by_corpus = {q: part.set_index("within").reindex(within) for q, part in
+                 shares.groupby("query", sort=False)}  # fmt: skip
+    for q in corpora:
+        part = by_corpus[q]
+        out[q] = part["share"].to_numpy()
+        out[f"{q}_low"], out[f"{q}_high"] = part["ci_low"].to_numpy(), part["ci_high"].to_numpy()
+        out[f"{q}_n"] = part["n"].to_numpy()
+    values = out[corpora].to_numpy(dtype=float)
+    best = np.nanmax(values, axis=1, initial=-1.0)
+    leaders = values == best[:, None]
+    out["closer"] = [corpora[int(np.argmax(row))] if row.sum() == 1 else "tie" for row in leaders]
+    out["energy_p"] = [float(p_energy.get(w, np.nan)) for w in within]
+    out["zones_p"] = [float(p_zones.get(w, np.nan)) for w in within]
+    return out
 
 
 def generator_display(

@@ -123,17 +123,23 @@ def adjust_pvalues(tests: pd.DataFrame, method: str = "holm") -> pd.DataFrame:
         return tests
     col = f"pvalue_{method}"
     out = tests.drop(columns=[col]) if col in tests.columns else tests.copy()
-    adj = pd.Series(np.nan, index=out.index)
     kind = out["test"].map(test_kind)
     family = [kind, out["by"], out["within"]]
     if "query" in out.columns:
         family.append(out["query"].fillna("").astype(str))
-    for _, fam in out.groupby(family, sort=False):
-        ok = fam["pvalue"].notna()
-        if ok.any():
-            adj.loc[fam.index[ok]] = adjusted(fam.loc[ok, "pvalue"].to_numpy(), method)
+    code = np.zeros(len(out), dtype=np.int64)
+    for part in family:  # one number per family, as a factorisation of the columns
+        values, uniques = pd.factorize(part.astype(str))
+        code, _ = pd.factorize(code * max(len(uniques), 1) + values)
+    p = out["pvalue"].to_numpy(dtype=float)
+    adj = np.full(len(out), np.nan)
+    order = np.argsort(code, kind="stable")
+    for rows in np.split(order, np.flatnonzero(np.diff(code[order])) + 1):
+        rows = rows[~np.isnan(p[rows])]
+        if len(rows):
+            adj[rows] = adjusted(p[rows], method)
     pos = list(out.columns).index("pvalue") + 1
     if "n_perm" in out.columns:
         pos = list(out.columns).index("n_perm") + 1
-    out.insert(pos, col, adj.to_numpy())
+    out.insert(pos, col, adj)
     return out
