@@ -38,6 +38,7 @@ __all__ = [
     "FolderLock",
     "atomic_path",
     "check_output_file",
+    "check_replaceable",
     "staged_folder",
     "write_bytes",
     "write_text",
@@ -161,6 +162,54 @@ def check_output_file(path: str | os.PathLike[str]) -> None:
     if why:
         raise InputError(
             f"{path} is {why}, not a regular file: rrmap writes its outputs only to regular files"
+        )
+
+
+def check_replaceable(
+    folder: str | os.PathLike[str], replace: Callable[[Path, str], bool] | None
+) -> None:
+    """Refuse *folder* if it holds an entry, at any depth, for which *replace* is False.
+
+    *replace* is called with *folder* and each entry's name relative to it
+    (``figures/a.pdf``); a subfolder is looked into only if it may be
+    replaced itself. ``None`` accepts everything.
+
+    Raises
+    ------
+    InputError
+        Naming the first five such entries.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     (pathlib.Path(d) / "sub").mkdir()
+    ...     _ = (pathlib.Path(d) / "sub" / "mine.txt").write_text("x")
+    ...     try:
+    ...         check_replaceable(d, lambda folder, name: name == "sub")
+    ...     except ValueError as err:
+    ...         print(str(err).split(" holds ")[1])
+    files rrmap did not write (sub/mine.txt); choose a new or empty folder
+    """
+    if replace is None:
+        return
+    folder = Path(folder)
+    foreign: list[str] = []
+    todo = [""]
+    while todo and len(foreign) <= 5:
+        inner = todo.pop()
+        with os.scandir(folder / inner) as entries:
+            for entry in entries:
+                name = f"{inner}/{entry.name}" if inner else entry.name
+                if not replace(folder, name):
+                    foreign.append(name)
+                elif entry.is_dir(follow_symlinks=False):
+                    todo.append(name)
+    if foreign:
+        foreign.sort()
+        raise InputError(
+            f"{folder} holds files rrmap did not write ({', '.join(foreign[:5])}"
+            f"{', ...' if len(foreign) > 5 else ''}); choose a new or empty folder"
         )
 
 
@@ -465,7 +514,7 @@ def _clean_leftovers(folder: Path) -> None:
 
 @contextlib.contextmanager
 def staged_folder(
-    folder: str | os.PathLike[str], *, replace: Callable[[Path], bool] | None = None
+    folder: str | os.PathLike[str], *, replace: Callable[[Path, str], bool] | None = None
 ) -> Iterator[Path]:
     """A temporary folder beside *folder* to write a result into, swapped in on success.
 
@@ -479,9 +528,11 @@ def staged_folder(
         The final folder; its parent is created if missing. A symbolic link
         to a folder is followed once (the result goes where it points).
     replace : callable, optional
-        Called with each entry of an existing *folder*; an entry for which
-        it returns False (a file rrmap did not write) makes the swap refused
+        Called with an existing *folder* and each entry's name relative to
+        it, at every depth (:func:`check_replaceable`); an entry for which it
+        returns False (a file rrmap did not write) makes the swap refused
         with an :class:`~rrmap.errors.InputError` before anything is written.
+        Without it the whole of *folder* is replaced.
 
     Examples
     --------
@@ -508,12 +559,7 @@ def staged_folder(
         if folder.exists():
             if not folder.is_dir():
                 raise InputError(f"{folder} exists and is not a folder")
-            foreign = sorted(p.name for p in folder.iterdir() if replace and not replace(p))
-            if foreign:
-                raise InputError(
-                    f"{folder} holds files rrmap did not write ({', '.join(foreign[:5])}"
-                    f"{', ...' if len(foreign) > 5 else ''}); choose a new or empty folder"
-                )
+            check_replaceable(folder, replace)
         stage = _new_stage(folder)
         try:
             yield stage

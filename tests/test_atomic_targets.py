@@ -17,6 +17,7 @@ from rrmap._atomic import (
     FolderLock,
     atomic_path,
     check_output_file,
+    check_replaceable,
     staged_folder,
     write_text,
 )
@@ -189,3 +190,24 @@ def test_a_result_moved_aside_by_a_killed_run_is_put_back(tmp_path):
         raise RuntimeError("the new run fails")
     assert (tmp_path / "out" / "tests.csv").read_text() == "earlier"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no lock, nothing aside
+
+
+def test_a_folder_is_replaced_only_if_every_entry_at_every_depth_may_be(tmp_path):
+    out = tmp_path / "out"
+    (out / "figures").mkdir(parents=True)
+    (out / "figures" / "a.pdf").write_text("rrmap's")
+    (out / "figures" / "notes.txt").write_text("mine")
+    ours = {"figures", "figures/a.pdf"}
+    with pytest.raises(InputError) as err:
+        check_replaceable(out, lambda folder, name: name in ours)
+    assert str(err.value) == (
+        f"{out} holds files rrmap did not write (figures/notes.txt); choose a new or empty folder"
+    )
+    with pytest.raises(InputError, match=r"\(figures/notes.txt\)"):
+        with staged_folder(out, replace=lambda folder, name: name in ours) as stage:
+            (stage / "x").write_text("new")
+    assert (out / "figures" / "notes.txt").read_text() == "mine"
+    (out / "figures" / "notes.txt").unlink()
+    with staged_folder(out, replace=lambda folder, name: name in ours) as stage:
+        (stage / "x").write_text("new")
+    assert sorted(p.name for p in out.iterdir()) == ["x"]
