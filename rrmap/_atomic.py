@@ -262,7 +262,9 @@ def _own_temporary(tmp: Path, target: Path, sync: bool) -> None:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str], *, sync: bool = True) -> Iterator[Path]:
+def atomic_path(
+    path: str | os.PathLike[str], *, sync: bool = True, own_folder: bool = False
+) -> Iterator[Path]:
     """A temporary path beside *path* to write to; renamed over *path* on success.
 
     On any error (or a kill) the target keeps its previous content and the
@@ -271,6 +273,11 @@ def atomic_path(path: str | os.PathLike[str], *, sync: bool = True) -> Iterator[
     file and its folder are not synced to disk (many small files that can be
     made again, as the judge's cache records): complete or absent after a
     kill, possibly absent after a power cut.
+
+    A *path* that is a device, a FIFO, a socket or a link to one is refused
+    (:func:`check_output_file`), unless ``own_folder=True``: *path* is a name
+    in a folder of rrmap's own (the judge's cache), where such a file is
+    debris that the new file replaces.
 
     Examples
     --------
@@ -283,7 +290,8 @@ def atomic_path(path: str | os.PathLike[str], *, sync: bool = True) -> Iterator[
     'done'
     """
     path = Path(path)
-    check_output_file(path)
+    check = (lambda _: None) if own_folder else check_output_file
+    check(path)
     try:  # O_EXCL: a new file, never an existing one or a link
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     except OSError as exc:  # a missing or read-only folder: about the target, not the temporary
@@ -293,7 +301,7 @@ def atomic_path(path: str | os.PathLike[str], *, sync: bool = True) -> Iterator[
     try:
         yield tmp
         _own_temporary(tmp, path, sync)
-        check_output_file(path)  # once more: it may have changed while the file was made
+        check(path)  # once more: it may have changed while the file was made
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -322,9 +330,11 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     return Path(path)
 
 
-def write_bytes(path: str | os.PathLike[str], data: bytes, *, sync: bool = True) -> Path:
+def write_bytes(
+    path: str | os.PathLike[str], data: bytes, *, sync: bool = True, own_folder: bool = False
+) -> Path:
     """Write *data* to *path* all-or-nothing (:func:`atomic_path`)."""
-    with atomic_path(path, sync=sync) as tmp:
+    with atomic_path(path, sync=sync, own_folder=own_folder) as tmp:
         tmp.write_bytes(data)
     return Path(path)
 

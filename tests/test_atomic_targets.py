@@ -19,6 +19,7 @@ from rrmap._atomic import (
     check_output_file,
     check_replaceable,
     staged_folder,
+    write_bytes,
     write_text,
 )
 from rrmap.cli import error_line
@@ -211,3 +212,10 @@ def test_a_folder_is_replaced_only_if_every_entry_at_every_depth_may_be(tmp_path
     with staged_folder(out, replace=lambda folder, name: name in ours) as stage:
         (stage / "x").write_text("new")
     assert sorted(p.name for p in out.iterdir()) == ["x"]
+
+
+def test_in_a_folder_of_rrmap_s_own_a_special_file_is_debris_replaced(tmp_path):
+    """The judge's cache: a FIFO at a record's name is replaced by the record."""
+    record = _fifo(tmp_path / "ab.json")
+    write_bytes(record, b"{}", sync=False, own_folder=True)
+    assert record.is_file() and record.read_bytes() == b"{}"
