@@ -5,8 +5,11 @@ Each case is one ``rrmap`` process (bad files, pipes and FIFOs, labels that are
 commands of an output format, options past every limit, folders that cannot be
 written, huge inputs). A case ends in one of: ``ok`` (exit 0), ``clear`` (exit
 1 or 2 with one ``Error:`` line and no traceback), ``traceback`` (a Python
-traceback on stderr), ``hang`` (killed after ``--timeout`` seconds) or
-``other`` (any other ending). With ``--baseline REV`` the same cases run, in
+traceback on stderr), ``hang`` (killed after ``--timeout`` seconds), ``lost``
+(a file the case keeps, ``keep``, was changed, replaced or removed: a device
+node, a user's file, another run's staged folder), ``leftover`` (a run left a
+file on the mounted disk, such as a stale lock) or ``other`` (any other
+ending). With ``--baseline REV`` the same cases run, in
 the same run, against a git worktree of REV (default: the commit before the
 outputs work), so the two columns compare like with like.
 
@@ -17,9 +20,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -177,7 +182,97 @@ def _write_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
             {},
         )
     )
+    cases += _target_cases(tmp)
     cases += _rank_and_judge_cases(tmp, raw)
+    return cases
+
+
+def _target_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
+    """Outputs that are no regular files, planted locks, a user's files in a results
+    folder, glob characters in --out, full disks: each keeps the files it must not touch."""
+    quick = [*FAST, "--no-figures"]
+
+    def special(name: str, kind: str) -> str:
+        path = tmp / name
+        if kind == "device":
+            try:  # a character device as /dev/null is (1, 3): needs CAP_MKNOD
+                os.mknod(path, 0o644 | stat.S_IFCHR, os.makedev(1, 3))
+            except PermissionError:
+                os.mkfifo(path)
+        elif kind == "fifo":
+            os.mkfifo(path)
+        else:
+            path.symlink_to("/proc/self/fd/1")
+        return str(path)
+
+    cases = []
+    for kind in ("device", "fifo", "link to /proc/self/fd/1"):
+        for command, suffix in (("points", "csv"), ("plot", "pdf")):
+            target = special(f"{command}-{kind.split()[0]}.{suffix}", kind)
+            cases.append(
+                (
+                    f"{command}: -o a {kind}, --force",
+                    [command, str(EXAMPLE), "-o", target, "--force"],
+                    {"keep": [target]},
+                )
+            )
+    prefs = tmp / "prefs.csv"
+    prefs.write_text("instance,left,right,winner\ni1,a,b,left\ni1,b,c,left\n")
+    fifo = special("rank.csv", "fifo")
+    cases.append(
+        (
+            "rank fit: -o a FIFO, --force",
+            ["rank", "fit", str(prefs), "-o", fifo, "--force"],
+            {"keep": [fifo]},
+        )
+    )
+    cases.append(("rank fit: -o a folder", ["rank", "fit", str(prefs), "-o", str(tmp)], {}))
+    victim = tmp / "victim.txt"
+    victim.write_text("keep me")
+    (tmp / ".locked.lock").symlink_to(victim)
+    cases.append(
+        (
+            "analyze: a planted lock symlink",
+            ["analyze", str(EXAMPLE), "--out", str(tmp / "locked"), *quick],
+            {"keep": [str(victim)]},
+        )
+    )
+    earlier = tmp / "earlier"
+    (earlier / "figures").mkdir(parents=True)
+    for name in ("tests.csv", "figures/a.pdf", "figures/notes.txt"):
+        (earlier / name).write_text("earlier")
+    (earlier / "results.json").write_text(json.dumps({"figures": ["figures/a.pdf"]}))
+    cases.append(
+        (
+            "analyze: --force, a user's file in figures/",
+            ["analyze", str(EXAMPLE), "--out", str(earlier), "--force", *quick],
+            {"keep": [str(earlier / "figures" / "notes.txt")]},
+        )
+    )
+    staged = tmp / ".rfoo.tmp-abcd1234"
+    staged.mkdir()
+    (staged / "tests.csv").write_text("another run's")
+    cases.append(
+        (
+            "analyze: --out 'r*' beside another run's staged folder",
+            ["analyze", str(EXAMPLE), "--out", str(tmp / "r*"), "--force", *quick],
+            {"keep": [str(staged / "tests.csv")]},
+        )
+    )
+    cases.append(
+        (
+            "analyze: refused on a filled disk",
+            ["analyze", str(EXAMPLE), "--out", "FULL/out", *quick],
+            {"mount": "filled"},
+        )
+    )
+    cases.append(
+        (
+            "plot: -o on a filled disk",
+            ["plot", str(EXAMPLE), "-o", "FULL/x.pdf"],
+            {"mount": "filled"},
+        )
+    )
     return cases
 
 
@@ -288,6 +383,11 @@ def _mounted(kind: str | None, tmp: Path):
         ).returncode
         == 0
     )
+    if ok and kind == "filled":  # no byte left: every write fails, even a lock's PID
+        with contextlib.suppress(OSError), open(folder / "fill", "wb") as fh:
+            while True:
+                fh.write(b"\0" * 4096)
+                fh.flush()
     try:
         yield {"RO" if kind == "ro" else "FULL": str(folder)} if ok else None
     finally:
@@ -317,6 +417,9 @@ def _run_case(
                 target=lambda: fifo.write_bytes(EXAMPLE.read_bytes()), daemon=True
             ).start()
         limit = opts.get("fsize")
+        kept = {path: _state(path) for path in opts.get("keep", [])}
+        disk = where.get("FULL")
+        listed = sorted(os.listdir(disk)) if disk else None
 
         def _pre() -> None:
             if limit:
@@ -350,7 +453,24 @@ def _run_case(
             err.strip().splitlines()[-1:] or [""],
         )
         first = first if isinstance(first, str) else first[0]
-        return _classify(rc, err), wall, usage.ru_maxrss / 1024, first[:150]
+        kind = _classify(rc, err)
+        if any(_state(path) != state for path, state in kept.items()):
+            kind = "lost"
+        elif listed is not None and rc != 0 and sorted(os.listdir(disk)) != listed:
+            kind = "leftover"
+        return kind, wall, usage.ru_maxrss / 1024, first[:150]
+
+
+def _state(path: str) -> tuple | None:
+    """What a kept file is: its kind, inode and, for a regular file, its bytes' hash."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    digest = None
+    if stat.S_ISREG(st.st_mode):
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return st.st_mode, st.st_ino, digest
 
 
 def _worktree(rev: str, tmp: Path) -> Path:

@@ -1,14 +1,20 @@
 """Every file of an analysis written into a folder (the staged folder of
-:meth:`rrmap.analysis.AnalysisResult.write`), in the order they are listed."""
+:meth:`rrmap.analysis.AnalysisResult.write`), in the order they are listed, and
+the record of them (:data:`MANIFEST`) that lets ``--force`` replace exactly those."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rrmap._atomic import check_replaceable
 from rrmap._escape import spreadsheet_safe
+from rrmap._version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -32,12 +38,70 @@ OUTPUT_FILES: tuple[str, ...] = (
     "report.html",
 )
 
+#: The record of the files an analysis wrote into its folder (names relative to it), so
+#: that replacing the folder never takes a file of the user's with it.
+MANIFEST = ".rrmap-files.json"
 
-def is_output(path: Path) -> bool:
-    """Whether *path*, in a results folder, is a file an analysis writes."""
-    if path.name == "figures":
-        return path.is_dir() and not path.is_symlink()
-    return path.name in OUTPUT_FILES
+#: Records larger than this are not read (a folder of an earlier rrmap: its results.json).
+_RECORD_LIMIT = 64 * 2**20
+
+
+def is_output(folder: Path, name: str) -> bool:
+    """Whether *name* (relative to the results *folder*, ``figures/a.pdf``) is a file an
+    analysis wrote there: one :data:`MANIFEST` lists.
+
+    In a folder an earlier rrmap wrote without a manifest, the names of
+    :data:`OUTPUT_FILES` and the figures its ``results.json`` lists count.
+    ``figures`` itself is one if it is a folder (not a link); what it holds
+    is asked for each file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     folder = pathlib.Path(tmp)
+    ...     _ = (folder / MANIFEST).write_text('{"files": ["figures/map.pdf"]}')
+    ...     is_output(folder, "figures/map.pdf"), is_output(folder, "figures/notes.txt")
+    (True, False)
+    """
+    if name == "figures":
+        return (folder / name).is_dir() and not (folder / name).is_symlink()
+    return name == MANIFEST or name in _written(folder)
+
+
+def _written(folder: Path) -> frozenset[str]:
+    """The names rrmap wrote into *folder* (read again only when the records change)."""
+    stamps = []
+    for name in (MANIFEST, "results.json"):
+        try:
+            st = os.stat(folder / name)
+        except OSError:
+            stamps.append(None)
+        else:
+            stamps.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return _read_records(str(folder), tuple(stamps))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_records(folder: str, stamps: tuple) -> frozenset[str]:
+    """:data:`MANIFEST`'s names, or those of a folder without one (see :func:`is_output`);
+    *stamps* only key the cache."""
+    manifest = _names(Path(folder) / MANIFEST, "files")
+    if manifest is not None:
+        return frozenset(manifest)
+    return frozenset([*OUTPUT_FILES, *(_names(Path(folder) / "results.json", "figures") or [])])
+
+
+def _names(path: Path, key: str) -> list[str] | None:
+    """The list of names under *key* in the JSON object in *path*, or None (missing, too
+    large, not such a list)."""
+    with contextlib.suppress(OSError, ValueError, RecursionError):
+        if path.is_file() and path.stat().st_size <= _RECORD_LIMIT:
+            data = json.loads(path.read_bytes())
+            names = data.get(key) if isinstance(data, dict) else None
+            if isinstance(names, list) and all(isinstance(n, str) for n in names):
+                return names
+    return None
 
 
 def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
@@ -51,6 +115,12 @@ def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
     -------
     list of str
 
+    Raises
+    ------
+    InputError
+        If *folder* holds anything else (at any depth, :func:`is_output`): it
+        is refused before any work, as replacing it would lose those files.
+
     Examples
     --------
     >>> import tempfile
@@ -59,6 +129,9 @@ def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
     []
     """
     folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    check_replaceable(folder, is_output)
     found = [name for name in OUTPUT_FILES if (folder / name).exists()]
     figures = folder / "figures"
     if figures.is_dir() and any(figures.iterdir()):
@@ -116,7 +189,10 @@ def write_files(
     if drawing and figures.interactive:
         interactive = figures.map_html() or False  # made by a worker meanwhile
     put("report.html", _render_page(page, embedded, interactive=interactive, result=result))
-    return written[:-3] + fig_names + written[-3:]
+    names = written[:-3] + fig_names + written[-3:]
+    record = {"rrmap": __version__, "files": names}
+    (stage / MANIFEST).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return names
 
 
 def _categories(result: AnalysisResult) -> list[str] | None:

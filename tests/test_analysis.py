@@ -276,6 +276,7 @@ def test_write_refuses_to_replace_old_figures(tmp_path):
     res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "rrmap_grid.pdf").write_bytes(b"an earlier run")
+    (tmp_path / ".rrmap-files.json").write_text('{"files": ["figures/rrmap_grid.pdf"]}')
     with pytest.raises(InputError, match=r"already holds figures/; use --force"):
         res.write(tmp_path, figures=False)
     assert (tmp_path / "figures" / "rrmap_grid.pdf").read_bytes() == b"an earlier run"

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from rrmap.cli._options import check_jobs, ratings_from_options, ratings_options
-from rrmap.cli.common import CONTEXT_SETTINGS, raw_csv_option
+from rrmap.cli.common import CONTEXT_SETTINGS, OutputPath, raw_csv_option
 from rrmap.limits import MAX_BOOTSTRAP, MAX_MONTE_CARLO, MAX_PERMUTATIONS
 
 
@@ -95,7 +95,7 @@ from rrmap.limits import MAX_BOOTSTRAP, MAX_MONTE_CARLO, MAX_PERMUTATIONS
 @click.option(
     "--out",
     "out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputPath(folder=True),
     default=Path("rrmap-results"),
     help="Output folder.",
 )

@@ -1,4 +1,4 @@
-"""What every rrmap command shares: help options and the overwrite guard.
+"""What every rrmap command shares: help options, output paths and the overwrite guard.
 
 Kept apart from :mod:`rrmap.cli` so that command modules can import it at
 module level without importing the main group (``python -m rrmap.cli``
@@ -8,8 +8,12 @@ would otherwise import that module twice).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
+
+from rrmap._atomic import check_output_file
+from rrmap.errors import InputError
 
 #: ``-h``/``--help`` everywhere, and defaults shown in every help text.
 CONTEXT_SETTINGS: dict = {"help_option_names": ["-h", "--help"], "show_default": True}
@@ -25,6 +29,58 @@ raw_csv_option = click.option(
 
 
 def refuse_overwrite(path: Path, force: bool) -> None:
-    """Raise a click error if *path* exists and ``--force`` was not given."""
+    """Raise a click error if *path* is no file to write (a folder, a device, a FIFO, a
+    socket, a link to one of them: :func:`~rrmap._atomic.check_output_file`), or if it
+    exists and ``--force`` was not given."""
+    if str(path) != "-":
+        _check_file(path)
     if path.exists() and not force:
         raise click.ClickException(f"{path} exists; use --force to overwrite it")
+
+
+def _check_file(path: Path, option: str = "") -> None:
+    """A click error (one line, exit code 1) if *path* cannot be an output file."""
+    where = f"{option} " if option else ""
+    if path.is_dir():
+        raise click.ClickException(f"{where}{path} is a folder; give a file name")
+    try:
+        check_output_file(path)
+    except InputError as exc:
+        raise click.ClickException(f"{where}{exc}") from None
+
+
+class OutputPath(click.Path):
+    """An output file (``folder=False``) or folder: what can never be written to is one
+    ``Error:`` line with exit code 1, not a usage error with exit code 2 (the command
+    line is right, the file is not).
+
+    A file must not be a folder, a device, a FIFO, a socket or a link to one
+    of them; a folder must not be anything but a folder. ``-`` (standard
+    output) passes.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @click.option("-o", type=OutputPath())
+    ... def cmd(o):
+    ...     pass
+    >>> res = CliRunner().invoke(cmd, ["-o", "/dev/null"])
+    >>> res.exit_code, res.output.split(":")[:2]
+    (1, ['Error', ' -o /dev/null is a character device, not a regular file'])
+    """
+
+    def __init__(self, *, folder: bool = False) -> None:
+        super().__init__(file_okay=not folder, dir_okay=folder, path_type=Path)
+        self.folder = folder
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        path = Path(value)
+        option = max(param.opts, key=len) if param is not None and param.opts else ""
+        if str(path) != "-" and self.folder:
+            if path.exists() and not path.is_dir():
+                raise click.ClickException(f"{option} {path} exists and is not a folder".strip())
+        elif str(path) != "-":
+            _check_file(path, option)
+        return super().convert(value, param, ctx)

@@ -13,7 +13,7 @@ import pandas as pd
 from rrmap._atomic import write_text
 from rrmap._escape import markdown_text, message_text, spreadsheet_safe
 from rrmap._markdown import markdown_table
-from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
+from rrmap.cli.common import CONTEXT_SETTINGS, OutputPath, refuse_overwrite
 from rrmap.errors import InputError
 from rrmap.rank.agreement.alignment import align_rankings
 from rrmap.rank.agreement.annotators import (
@@ -345,7 +345,7 @@ _AUTO_HELP = (
 )
 
 _out_opts = [
-    click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+    click.option("-o", "--output", type=OutputPath(),
                  help="Write here instead of stdout (- is stdout)."),
     click.option("--format", "fmt", type=click.Choice(["csv", "json", "markdown"]),
                  default="csv", help="Output format."),
@@ -413,7 +413,7 @@ _filter_opts = [
                  help="Filter: drop pairs whose preference lies in [LOW, HIGH], e.g. 0.4 0.6."),
     click.option("--eta", type=float, default=None,
                  help="Filter: drop instances with |FAS|/|E| >= ETA, e.g. 0.15."),
-    click.option("--dropped", type=click.Path(dir_okay=False, path_type=Path),
+    click.option("--dropped", type=OutputPath(),
                  help="Write the filters' dropped pairs/instances/annotators here."),
     click.option("--min-agreement", type=click.FloatRange(0, 1), default=None,
                  help="Filter: drop annotators whose agreement with the leave-one-out "
@@ -497,12 +497,12 @@ def fit_command(prefs: Path, by, model, input_format, output, fmt, force, column
 )
 @click.option(
     "--dropped",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputPath(),
     help="Write the dropped pairs/instances (with reasons) here.",
 )
 @click.option(
     "--instances-report",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputPath(),
     help="Write every instance's feedback-arc-set statistics here.",
 )
 @_apply(_out_opts)

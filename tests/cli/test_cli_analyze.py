@@ -51,7 +51,7 @@ def test_end_to_end_matches_the_library(runner, tmp_path):
     csv = [f"{t}.csv" for t in [*tables, "reliability"]]
     tex = [f"{t}.tex" for t in tables if t != "points"]
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        [*csv, *tex, "results.json", "report.md", "report.html"]
+        [*csv, *tex, "results.json", "report.md", "report.html", ".rrmap-files.json"]
     )
     # results.json keeps every p-value at full precision (read back exactly)
     back = json.loads((out / "results.json").read_text())["tests"]

@@ -403,7 +403,7 @@ class ResponseCache:
             data = json.dumps(record).encode("ascii")
         # complete or absent after a kill; not synced: a record lost to a power cut is
         # asked again, and a sync per record cost more than the record
-        write_bytes(path, data, sync=False)
+        write_bytes(path, data, sync=False, own_folder=True)
 
     async def claim(self, key: str) -> KeyClaim:
         """Wait until this process holds the lock of *key* (see the module notes).
