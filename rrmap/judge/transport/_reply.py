@@ -197,7 +197,8 @@ def _message_text(data: Any) -> tuple[str, str | None]:
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
     if content is not None and not isinstance(content, str):
         raise TypeError("the message content is not text")
-    return _whole_characters(content or ""), choice.get("finish_reason")
+    finish = choice.get("finish_reason")
+    return _whole_characters(content or ""), finish if isinstance(finish, str) else None
 
 
 def require_httpx() -> Any:

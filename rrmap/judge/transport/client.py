@@ -58,9 +58,9 @@ from rrmap.judge.transport._reply import (
     read_body,
     require_httpx,
 )
-from rrmap.judge.transport.budget import Budget, BudgetExhausted, Reservation
+from rrmap.judge.transport.budget import Budget, BudgetExhausted, Reservation, usage_warning
 from rrmap.judge.transport.cache import ResponseCache, cache_key
-from rrmap.judge.transport.usage import ChatResult, UsageStats
+from rrmap.judge.transport.usage import ChatResult, UsageStats, reported_usage
 
 __all__ = [
     "MAX_REPLY_BYTES",
@@ -306,6 +306,8 @@ class ChatClient:
         #: answers paid for in this run, by cache key: an identical request is not paid
         #: again, with or without a cache (shared with the twins of with_params)
         self._memo: dict[str, ChatResult] = {}
+        #: endpoints already warned of (answers without token counts), shared with twins
+        self._warned: set[str] = set()
 
     @property
     def name(self) -> str:
@@ -384,6 +386,7 @@ class ChatClient:
         twin.stats = self.stats
         twin.breaker = self.breaker
         twin._memo = self._memo
+        twin._warned = self._warned
         return twin
 
     def with_seed(self, seed: int) -> ChatClient:
@@ -405,12 +408,13 @@ class ChatClient:
         record = self.cache.get(key)
         if record is None:
             return None
-        usage = record.get("usage") or {}
+        prompt, completion, problem = reported_usage(record.get("usage"))
         return ChatResult(
             text=_whole_characters(record["text"]),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            finish_reason=record.get("finish_reason"),
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            usage_problem=problem,
+            finish_reason=reported_text(record.get("finish_reason")),
             from_cache=True,
             attempts=0,
             source="cache",
@@ -571,17 +575,29 @@ class ChatClient:
     def _settle(
         self, reservation: Reservation | None, body: dict[str, Any], result: ChatResult
     ) -> None:
+        if result.usage_problem is not None:
+            self._warn_usage(result.usage_problem)
         if self.budget is None:
             return
+        known = result.usage_problem is None
         self.budget.use(
             reservation or Reservation(0, 0.0),
-            result.prompt_tokens,
-            result.completion_tokens,
+            result.prompt_tokens if known else None,
+            result.completion_tokens if known else None,
             body=body,
             batch=result.source == "batch",
         )
         if self.budget.prices is not None:
             self.stats.cost = self.budget.cost
+
+    def _warn_usage(self, problem: str) -> None:
+        """Say once per run that the endpoint's answers come without usable token counts."""
+        where = public_url(self.endpoint.base_url)
+        if where in self._warned:
+            return
+        self._warned.add(where)
+        warning = usage_warning(where, problem, self.budget, self.endpoint.max_tokens)
+        self.notify(f"Warning: {warning}")
 
     async def _await_probe(self) -> bool:
         """Whether this call goes out alone, holding the probe lock (released by the caller).
@@ -732,11 +748,12 @@ class ChatClient:
                 text, finish = _message_text(data)
             except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
                 return "HTTP 200 with a body that is not a chat completion", None
-            usage = data.get("usage") or {}
+            prompt, completion, problem = reported_usage(data.get("usage"))
             return ChatResult(
                 text=text,
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                completion_tokens=int(usage.get("completion_tokens") or 0),
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                usage_problem=problem,
                 finish_reason=finish,
                 attempts=attempt + 1,
                 model_version=reported_text(data.get("model")),
