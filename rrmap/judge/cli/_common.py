@@ -90,7 +90,9 @@ _BACKEND_OPTIONS = [
         "--timeout",
         type=click.FloatRange(min=0, min_open=True),
         default=120.0,
-        help="Seconds per HTTP request.",
+        help="Seconds one HTTP request may take in all: connecting, sending, reading the "
+        "whole reply (a reply trickling in is given up then); also the longest Retry-After "
+        "waited for. A call makes at most --max-retries + 1 requests.",
     ),
     click.option("--temperature", type=float, default=0.0, help="Sampling temperature."),
     click.option(

@@ -154,7 +154,11 @@ class Endpoint:
     temperature, max_tokens : float, int
         Sampling parameters sent with every request (part of the cache key).
     timeout : float
-        Seconds allowed for one HTTP request.
+        Seconds one HTTP request may take in all: connecting, sending and
+        reading the whole reply (a server that sends its answer a byte at a
+        time is given up at this deadline, and the attempt retried). Also the
+        longest ``Retry-After`` wait honoured. A call makes at most
+        ``max_retries + 1`` requests, with a wait between two.
     concurrency : int
         Requests in flight at most.
     max_retries : int
@@ -163,7 +167,8 @@ class Endpoint:
         First backoff wait in seconds and its ceiling; the wait doubles per
         retry and is multiplied by a random factor in [0.5, 1).
     retry_after_cap : float
-        Longest ``Retry-After`` honoured, in seconds.
+        Longest ``Retry-After`` honoured, in seconds (never more than
+        *timeout*); a longer one is waited for this long only.
     extra : mapping
         Further body parameters (e.g. ``{"seed": 0}``), part of the cache key.
     max_reply_bytes : int, default :data:`MAX_REPLY_BYTES` (4 MiB)
@@ -673,8 +678,9 @@ class ChatClient:
             wait: float | None = None
             why = "backoff"
             try:
-                async with http.stream("POST", ep.url, json=body, headers=headers) as resp:
-                    result = await self._read_response(resp, attempt, key)
+                async with asyncio.timeout(ep.timeout):  # the whole request, not each read
+                    async with http.stream("POST", ep.url, json=body, headers=headers) as resp:
+                        result = await self._read_response(resp, attempt, key)
             except ReplyTooLargeError as exc:
                 self.stats.failed += 1
                 raise CallFailedError(
@@ -692,12 +698,12 @@ class ChatClient:
                     ) from None
                 if probe:
                     wait = 0.25 * unreachable
-            except httpx.TimeoutException as exc:
-                last = f"no byte arrived for {ep.timeout:g} s ({type(exc).__name__})"
+            except (httpx.TimeoutException, TimeoutError):
+                last = f"no whole answer within {ep.timeout:g} s"
                 if probe:  # the first request: nothing else could have slowed it down
                     raise self._trip(
-                        f"no byte arrived for --timeout {ep.timeout:g} s: the endpoint hangs "
-                        "(or the model needs longer: raise --timeout)"
+                        f"no whole answer within --timeout {ep.timeout:g} s: the endpoint hangs "
+                        "or sends too slowly (or the model needs longer: raise --timeout)"
                     ) from None
             except httpx.TransportError as exc:
                 last = f"connection failed ({type(exc).__name__}: {exc})"
@@ -761,9 +767,11 @@ class ChatClient:
                 endpoint=public_url(ep.base_url),
             )
         if status in _TRANSIENT_STATUS:
-            return f"HTTP {status}", _retry_after(
-                resp.headers.get("retry-after"), ep.retry_after_cap
-            )
+            asked = _retry_after(resp.headers.get("retry-after"), float("inf"))
+            cap = min(ep.retry_after_cap, ep.timeout)
+            if asked is not None and asked > cap:
+                return f"HTTP {status} asking to wait {asked:.0f} s (at most {cap:g} s)", cap
+            return f"HTTP {status}", asked
         try:
             raw = await read_body(resp, _DETAIL_BYTES, truncate=True)
         except ValueError:
