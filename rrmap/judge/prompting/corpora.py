@@ -166,7 +166,12 @@ def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
     """
     src = input_source(path)
     p, folder = src.name, src.folder
-    df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
+    try:
+        df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{p}: the file is empty") from None
+    except pd.errors.ParserError as exc:
+        raise InputError(f"{p}: not a readable CSV ({exc})") from None
     df.columns = [snake(c) for c in df.columns]
     missing = [c for c in _REQUIRED if c not in df.columns]
     if missing:
@@ -174,6 +179,8 @@ def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
             f"{p}: missing column(s) {', '.join(repr(m.replace('_', ' ')) for m in missing)}; "
             f"headers found: {', '.join(repr(c) for c in df.columns)}"
         )
+    if df.empty:
+        raise InputError(f"{p}: no corpora to rate (the file has no rows)")
     problems: list[str] = []
     out: list[Corpus] = []
     seen: dict[tuple[str, str, str], int] = {}
