@@ -88,3 +88,66 @@ def test_an_empty_file_is_named(tmp_path, name):
 def test_evaluate_mcq_refuses_an_empty_table():
     with pytest.raises(InputError, match=r"^questions: no questions to ask"):
         evaluate_mcq(pd.DataFrame(), FunctionChat(lambda m: "A", "fixed"))
+
+
+# --- images and image folders inside the input's folder, for every command -------------------
+
+
+def _image(path: Path, shade: int = 0) -> Path:
+    from PIL import Image
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (8, 8), (shade, 0, 0)).save(path)
+    return path
+
+
+def _corpora(tmp_path: Path) -> tuple[Path, Path]:
+    """A corpora file in tmp/inner naming folders outside it (../, absolute), one holding a
+    link leading out and a broken image; and the folder outside."""
+    outside = tmp_path / "outside"
+    _image(outside / "0.png")
+    inner = tmp_path / "inner"
+    _image(inner / "gen" / "ok.png")
+    (inner / "gen" / "link.png").symlink_to(outside / "0.png")
+    (inner / "gen" / "broken.png").write_bytes(b"\x89PNG not really")
+    path = _write(inner / "corpora.csv", "movement,modality,modality name,query,reference\n"
+                  "cubism,movement,Cubism,../outside,the Cubists\n"
+                  f"fauvism,movement,Fauvism,{outside},the Fauves\n"
+                  "dada,movement,Dada,gen,the Dadaists\n")  # fmt: skip
+    return path, outside
+
+
+def test_rate_refuses_folders_and_images_outside_the_corpora_folder(tmp_path):
+    """Before: `judge rate` sent ../ and absolute folders, and links leading out, which
+    `2afc` and `mcq` refuse."""
+    path, outside = _corpora(tmp_path)
+    inner = path.parent
+    why = f"is outside the folder {inner} (give --allow-outside to send it anyway)"
+    r = _run(["judge", "rate", "--corpus", str(path), *BACKEND, "--dry-run"])
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[-1] == (
+        f"Error: {path}: 4 problem(s): line 2: query folder {inner / '../outside'} {why}; "
+        f"line 3: query folder {outside} {why}; line 4: image file {inner / 'gen/broken.png'} "
+        "is not a readable image (cannot identify image file "
+        f"'{inner / 'gen/broken.png'}'); line 4: image file {inner / 'gen/link.png'} {why}"
+    )
+    allowed = _run(["judge", "rate", "--corpus", str(path), *BACKEND, "--dry-run",
+                    "--allow-outside"])  # fmt: skip
+    assert allowed.exit_code == 1  # the broken image stays a problem
+    assert allowed.stderr.splitlines()[-1] == (
+        f"Error: {path}: 1 problem(s): line 4: image file {inner / 'gen/broken.png'} is not a "
+        f"readable image (cannot identify image file '{inner / 'gen/broken.png'}')"
+    )
+    (inner / "gen" / "broken.png").unlink()
+    ok = _run(["judge", "rate", "--corpus", str(path), *BACKEND, "--dry-run", "--allow-outside"])
+    assert ok.exit_code == 0, ok.output
+
+
+def test_the_outside_rule_reads_the_same_for_pairs_and_corpora(tmp_path):
+    path, _ = _corpora(tmp_path)
+    inner = path.parent
+    pairs = (EXAMPLE / "PAIRS.csv").read_text().replace("images/", "../outside/")
+    _write(inner / "pairs.csv", pairs)
+    r = _run(["judge", "2afc", str(inner / "pairs.csv"), *BACKEND, "--dry-run"])
+    assert r.exit_code == 1
+    assert f"is outside the folder {inner} (give --allow-outside to send it anyway)" in r.stderr

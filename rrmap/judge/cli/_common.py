@@ -46,7 +46,8 @@ _PROMPTS_OPTION = click.option(
 _ALLOW_OUTSIDE_OPTION = click.option(
     "--allow-outside",
     is_flag=True,
-    help="Accept images outside the input file's folder (../, absolute paths, links).",
+    help="Accept images (and image folders) outside the input file's folder (../, absolute "
+    "paths, links).",
 )
 _RAW_CSV_OPTION = click.option(
     "--raw-csv",
