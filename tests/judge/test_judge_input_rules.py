@@ -151,3 +151,46 @@ def test_the_outside_rule_reads_the_same_for_pairs_and_corpora(tmp_path):
     r = _run(["judge", "2afc", str(inner / "pairs.csv"), *BACKEND, "--dry-run"])
     assert r.exit_code == 1
     assert f"is outside the folder {inner} (give --allow-outside to send it anyway)" in r.stderr
+
+
+# --- a NUL in a path is one problem among the others ----------------------------------------
+
+
+def test_a_nul_in_an_image_path_hides_no_other_problem(tmp_path):
+    """Before: `Error: embedded null byte`, and nothing else about the file."""
+    q = _write(tmp_path / "q.jsonl",
+               '{"id": "q1", "question": "Q?", "options": ["a", "b"], "answer": "A", '
+               '"image": "x\\u0000y.png"}\n'
+               '{"id": "q1", "question": "", "options": ["a"], "answer": "Z", '
+               '"image": "missing.png"}\n')  # fmt: skip
+    r = _run(["judge", "mcq", str(q), *BACKEND, "--dry-run"])
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[-1] == (
+        f"Error: {q}: 5 problems: line 1: image file {tmp_path}/x\\x00y.png has a NUL "
+        "character in its name; line 2: id 'q1' already used on line 1; line 2: 'question' "
+        f"is empty; line 2: needs at least 2 options, found 1; line 2: image file "
+        f"{tmp_path}/missing.png not found"
+    )
+
+
+def test_a_nul_in_a_pairs_image_or_a_corpus_folder(tmp_path):
+    for name in ("s.png", "a.png", "b.png"):
+        _image(tmp_path / name)
+    pairs = _write(tmp_path / "p.csv",
+                   "instance,style,source_image,candidate_a,image_a,candidate_b,image_b\n"
+                   "i1,ink,s.png,m1,a\0b.png,m1,b.png\n")  # fmt: skip
+    r = _run(["judge", "2afc", str(pairs), *BACKEND, "--dry-run"])
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[-1] == (
+        f"Error: {pairs}: 2 problems: line 2: candidate_a and candidate_b are both 'm1'; "
+        f"column 'image_a': image file {tmp_path}/a\\x00b.png has a NUL character in its name "
+        "(line(s) 2)"
+    )
+    corpora = _write(tmp_path / "c.csv", "movement,modality,modality name,query,reference\n"
+                     "cubism,movement,Cubism,g\0en,\n")  # fmt: skip
+    r = _run(["judge", "rate", "--corpus", str(corpora), *BACKEND, "--dry-run"])
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[-1] == (
+        f"Error: {corpora}: 2 problem(s): line 2: column 'reference' is empty; line 2: query "
+        f"folder {tmp_path}/g\\x00en has a NUL character in its name"
+    )

@@ -151,6 +151,8 @@ _REQUIRED = ("movement", "modality", "modality_name", "query", "reference")
 def _folder_problems(what: str, folder: Path, base: Path, allow_outside: bool) -> list[str]:
     """What is wrong with an image folder of a corpora file whose own folder is *base*."""
     shown = message_text(folder)
+    if "\0" in str(folder):
+        return [f"{what} folder {shown} has a NUL character in its name"]
     if not folder.is_dir():
         return [f"{what} folder not found: {shown}"]
     outside = image_problem(folder, base, allow_outside=allow_outside, contents=False)
