@@ -122,7 +122,7 @@ def image_problem(
     (True, 'is empty')
     >>> image_problem(d / "ok.png", d / "sub")
     'is outside the folder ... (give --allow-outside to send it anyway)'
-    >>> image_problem(d / "o\0k.png", d)
+    >>> image_problem(d / f"o{chr(0)}k.png", d)
     'has a NUL character in its name'
     """
     name = os.fspath(path)
