@@ -194,3 +194,59 @@ def test_a_nul_in_a_pairs_image_or_a_corpus_folder(tmp_path):
         f"Error: {corpora}: 2 problem(s): line 2: column 'reference' is empty; line 2: query "
         f"folder {tmp_path}/g\\x00en has a NUL character in its name"
     )
+
+
+# --- credentials in a base URL are never shown --------------------------------------------
+
+
+SECRET_URLS = [
+    "http://alice:s3cret@127.0.0.1:9/v1?key=s3cret#s3cret",
+    "http://alice:s3cret@127.0.0.1:x/v1",
+    "ftp://alice:s3cret@h/v1",
+    "http://alice:s3 cret@h/v1",
+    "http://alice:s3cret@/v1",
+    "http://alice:s3cret@[::1/v1",
+]
+
+
+@pytest.mark.parametrize("url", SECRET_URLS)
+def test_a_refused_base_url_is_shown_without_its_credentials(url):
+    r = _run(["judge", "2afc", str(EXAMPLE / "PAIRS.csv"), "--base-url", url, "--model", "m",
+              "--dry-run"])  # fmt: skip
+    assert r.exit_code == 1
+    assert r.stderr.startswith("Error: endpoint: base URL '") and "***@" in r.stderr
+    assert "alice" not in r.output and "s3cret" not in r.output and "s3 cret" not in r.output
+
+
+def test_the_dry_run_shows_no_credentials():
+    """Before: `POST http://alice:s3cret@127.0.0.1:9/v1/chat/completions`."""
+    r = _run(["judge", "2afc", str(EXAMPLE / "PAIRS.csv"), "--base-url",
+              "http://alice:s3cret@127.0.0.1:9/v1", "--model", "m", "--dry-run"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[0] == "POST http://127.0.0.1:9/v1/chat/completions"
+    assert "alice" not in r.output and "s3cret" not in r.output
+
+
+def test_an_endpoint_shows_no_credentials():
+    from rrmap.judge.transport.client import Endpoint
+
+    shown = repr(Endpoint("http://alice:s3cret@127.0.0.1:8000/v1", "m"))
+    assert shown.startswith("Endpoint(base_url='http://***@127.0.0.1:8000/v1', model='m'")
+    assert "s3cret" not in shown and "alice" not in shown
+
+
+def test_no_file_or_message_of_a_run_holds_the_credentials(tmp_path):
+    from chat_server import MODEL, ChatServer
+
+    out = tmp_path / "out.csv"
+    with ChatServer(api_key=None, faults={3: "500"}) as server:
+        url = server.base_url.replace("http://", "http://alice:s3cret@")
+        r = _run(["judge", "2afc", str(EXAMPLE / "PAIRS.csv"), "--mode", "base", "--base-url",
+                  url, "--model", MODEL, "--quiet", "--cache", str(tmp_path / "cache"), "-o",
+                  str(out), "--per-order", str(tmp_path / "po.csv"), "--max-retries", "0"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert server.base_url in out.with_name("out.csv.json").read_text()
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(written) > 20  # outputs, sidecar, cache records
+    for text in [r.output, *(p.read_text(errors="replace") for p in written)]:
+        assert "s3cret" not in text and "alice" not in text

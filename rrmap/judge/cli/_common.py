@@ -506,9 +506,11 @@ def _abbreviate(obj: Any) -> Any:
 
 
 def _print_request(client: Any, body: dict[str, Any]) -> None:
+    from rrmap.judge.transport.client import public_url
+
     ep = client.endpoint
     auth = f"Bearer ${ep.api_key_env} (not shown)" if ep.api_key_env else "(none)"
-    click.echo(f"POST {ep.url}\nAuthorization: {auth}")
+    click.echo(f"POST {public_url(ep.url)}\nAuthorization: {auth}")
     click.echo(json.dumps(_abbreviate(body), indent=2, ensure_ascii=False))
 
 

@@ -31,9 +31,8 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
@@ -55,7 +54,9 @@ from rrmap.judge.transport._reply import (
     _whole_characters,
     _writer,
     base_url_problems,
+    public_url,
     read_body,
+    redacted_url,
     require_httpx,
 )
 from rrmap.judge.transport.budget import Budget, BudgetExhausted, Reservation, usage_warning
@@ -122,22 +123,7 @@ class NotSentError(CallFailedError):
     """
 
 
-def public_url(url: str) -> str:
-    """*url* without credentials (user, password, query string) — safe to write down.
-
-    Examples
-    --------
-    >>> public_url("https://user:secret@api.example.com/v1?key=abc")
-    'https://api.example.com/v1'
-    """
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Endpoint:
     """Where and how to call a chat-completions model.
 
@@ -181,6 +167,8 @@ class Endpoint:
     'http://127.0.0.1:8000/v1/chat/completions'
     >>> ep.params()
     {'temperature': 0.0, 'max_tokens': 1024}
+    >>> repr(Endpoint("http://alice:s3cret@127.0.0.1:8000/v1", "m"))[:52]
+    "Endpoint(base_url='http://***@127.0.0.1:8000/v1', mo"
     """
 
     base_url: str
@@ -211,6 +199,12 @@ class Endpoint:
             problems.append(f"max_reply_bytes must be at least 1, got {self.max_reply_bytes}")
         if problems:
             raise InputError("endpoint: " + "; ".join(problems))
+
+    def __repr__(self) -> str:
+        """The fields, the base URL without its user, password or query values."""
+        shown = {f.name: getattr(self, f.name) for f in fields(self)}
+        shown["base_url"] = redacted_url(self.base_url)
+        return f"Endpoint({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
     @property
     def url(self) -> str:
