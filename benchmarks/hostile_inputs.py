@@ -3,7 +3,10 @@ traceback, and the time and memory of the largest accepted inputs.
 
 Each case is one ``rrmap`` process (bad files, pipes and FIFOs, labels that are
 commands of an output format, options past every limit, folders that cannot be
-written, huge inputs). A case ends in one of: ``ok`` (exit 0), ``clear`` (exit
+written, huge inputs, a hostile chat-completions server: replies without usage
+under a budget, malformed usage, answers trickled a byte at a time, a huge
+``Retry-After``; the server is ``tests/judge/chat_server.py``, started for the
+case on 127.0.0.1). A case ends in one of: ``ok`` (exit 0), ``clear`` (exit
 1 or 2 with one ``Error:`` line and no traceback), ``traceback`` (a Python
 traceback on stderr), ``hang`` (killed after ``--timeout`` seconds), ``lost``
 (a file the case keeps, ``keep``, was changed, replaced or removed: a device
@@ -13,7 +16,8 @@ ending). With ``--baseline REV`` the same cases run, in
 the same run, against a git worktree of REV (default: the commit before the
 outputs work), so the two columns compare like with like.
 
-Run: ``python benchmarks/hostile_inputs.py [--baseline 11a917d] [--timeout 60]``
+Run: ``python benchmarks/hostile_inputs.py [--baseline 11a917d] [--timeout 60]
+[--match 'judge ']`` (``--match``: only the cases whose name holds the text)
 """
 
 from __future__ import annotations
@@ -311,7 +315,53 @@ def _rank_and_judge_cases(tmp: Path, raw) -> list[tuple[str, list[str], dict]]:
         pairs.read_text().replace("images/", "../../../etc/") if pairs.exists() else ""
     )
     judge = ["--model", "m", "--dry-run"]
+    no_rows = raw("no_questions.csv", b"id,question,options,answer\n")
+    corpora = tmp / "corpora"
+    corpora.mkdir(exist_ok=True)
+    (corpora / "c.csv").write_text(
+        "movement,modality,modality name,query,reference\n"
+        f"cubism,movement,Cubism,{ROOT / 'data' / 'judge_example' / 'images'},the Cubists\n"
+    )
+    nul = raw(
+        "nul.jsonl",
+        b'{"id": "q1", "question": "Q?", "options": ["a", "b"], "answer": "A", '
+        b'"image": "x\\u0000y.png"}\n{"id": "q1", "question": "", "options": ["a"]}\n',
+    )
     return [
+        (
+            "judge mcq: no question rows",
+            ["judge", "mcq", no_rows, "--base-url", "http://h/v1", "--model", "m"],
+            {},
+        ),
+        (
+            "judge mcq: no question rows, dry run",
+            ["judge", "mcq", no_rows, "--base-url", "http://h/v1", *judge],
+            {},
+        ),
+        (
+            "judge mcq: a NUL in an image path",
+            ["judge", "mcq", nul, "--base-url", "http://h/v1", *judge],
+            {},
+        ),
+        (
+            "judge rate: a corpus folder outside the file's folder",
+            [
+                "judge",
+                "rate",
+                "--corpus",
+                str(corpora / "c.csv"),
+                "--base-url",
+                "http://h/v1",
+                *judge,
+            ],
+            {},
+        ),
+        (
+            "judge 2afc: a password in a refused --base-url",
+            ["judge", "2afc", str(pairs), "--base-url", "http://u:s3cret@h/v1?key=s3cret", *judge],
+            {},
+        ),
+        *_hostile_server_cases(pairs),
         ("rank fit: 10,000 candidates", ["rank", "fit", str(many_path)], {}),
         ("rank fit: a CSV injection", ["rank", "fit", str(injected_path)], {}),
         ("rank fit: a row with more fields", ["rank", "fit", ragged], {}),
@@ -343,6 +393,52 @@ def _rank_and_judge_cases(tmp: Path, raw) -> list[tuple[str, list[str], dict]]:
         ),
         ("judge 2afc: images outside the folder", ["judge", "2afc", str(outside), *judge], {}),
     ]
+
+
+def _hostile_server_cases(pairs: Path) -> list[tuple[str, list[str], dict]]:
+    """Cases against a hostile chat-completions server (``opts["server"]``: its arguments;
+    ``SERVER`` in the case's arguments is its base URL, ``opts["show"]`` the start of the
+    stderr line to report)."""
+    run = ["judge", "2afc", str(pairs), "--mode", "base", "--base-url", "SERVER", "--model",
+           "judge-model", "--quiet"]  # fmt: skip
+    budget = ["--max-cost", "0.02", "--price-in", "2.5", "--price-out", "2.5", "--max-tokens",
+              "64"]  # fmt: skip
+    return [
+        ("judge 2afc: an honest server under --max-cost 0.02", [*run, *budget],
+         {"server": [], "show": "budget:"}),
+        ("judge 2afc: a server without usage under --max-cost 0.02", [*run, *budget],
+         {"server": ["--usage", "omit"], "show": "budget:"}),
+        ("judge 2afc: a server with negative usage under --max-cost 0.02", [*run, *budget],
+         {"server": ["--usage", '{"prompt_tokens": -5000, "completion_tokens": -10}'],
+          "show": "budget:"}),
+        ("judge 2afc: usage \"lots\" in the 10th answer", [*run, "--max-cost", "1", *budget[2:]],
+         {"server": ["--fault", '10=usage="lots"'], "show": "paid calls"}),
+        ("judge 2afc: usage 1e400 in the 10th answer", [*run, "--max-cost", "1", *budget[2:]],
+         {"server": ["--fault", '10=usage={"prompt_tokens": 1e400, "completion_tokens": 1}'],
+          "show": "paid calls"}),
+        ("judge 2afc: a server trickling a byte every 2 s, --timeout 10",
+         [*run, "--timeout", "10", "--max-retries", "0"],
+         {"server": ["--fault", "*=trickle", "--trickle-seconds", "2"]}),
+        ("judge 2afc: Retry-After 999999, --timeout 10", [*run, "--timeout", "10",
+                                                          "--max-retries", "1"],
+         {"server": ["--fault", "1=429", "--retry-after", "999999"], "show": "judge-model: HTTP"}),
+    ]  # fmt: skip
+
+
+@contextlib.contextmanager
+def _server(args: list[str] | None):
+    """The base URL of a chat server started with *args* (``None``: no server)."""
+    if args is None:
+        yield None
+        return
+    script = ROOT / "tests" / "judge" / "chat_server.py"
+    proc = subprocess.Popen([sys.executable, str(script), "--no-key", "--latency", "0", *args],
+                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        yield proc.stdout.readline().strip()
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def _zip_bomb(path: Path) -> str:
@@ -398,9 +494,10 @@ def _mounted(kind: str | None, tmp: Path):
 def _run_case(
     args: list[str], opts: dict, tmp: Path, env: dict, timeout: float
 ) -> tuple[str, float, float, str]:
-    with _mounted(opts.get("mount"), tmp) as where:
+    with _mounted(opts.get("mount"), tmp) as where, _server(opts.get("server")) as url:
         if where is None:
             return "skipped", 0.0, 0.0, "cannot mount a tmpfs"
+        args = [url if a == "SERVER" else a for a in args]
         args = [
             a.replace("RO/", where.get("RO", "RO") + "/").replace(
                 "FULL/", where.get("FULL", "FULL") + "/"
@@ -449,7 +546,7 @@ def _run_case(
         if "stdin" in opts:
             stdin.close()
         first = next(
-            (ln for ln in err.splitlines() if ln.startswith("Error")),
+            (ln for ln in err.splitlines() if ln.startswith(opts.get("show", "Error"))),
             err.strip().splitlines()[-1:] or [""],
         )
         first = first if isinstance(first, str) else first[0]
@@ -487,6 +584,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", default=None, help="git revision to compare with")
     ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--match", default="", help="only the cases whose name holds this text")
     ap.add_argument("--make", type=Path, help=argparse.SUPPRESS)  # write the case files here
     a = ap.parse_args()
     if a.make:
@@ -501,7 +599,7 @@ def main() -> None:
             text=True,
             check=True,
         )
-        cases = json.loads(made.stdout)
+        cases = [c for c in json.loads(made.stdout) if a.match in c[0]]
         trees = {"now": ROOT}
         if a.baseline:
             trees[a.baseline] = _worktree(a.baseline, tmp)
@@ -515,7 +613,7 @@ def main() -> None:
                 kind, wall, rss, first = _run_case(args, opts, tmp, env, a.timeout)
                 tally[name][kind] += 1
                 row.append(f"{kind} {wall:.1f}s {rss:.0f}MB")
-                if name == "now":
+                if name == "now" or "show" in opts:  # what a baseline said, where it matters
                     row.append(first)
             rows.append(row)
             print(" | ".join(row), flush=True)

@@ -5,8 +5,12 @@ bearer key) and answers with recorded, realistic replies in the formats real
 models use: bare dict literals, fenced JSON, JSON inside prose, and malformed
 replies. Faults can be injected by request number: ``"429"`` (with
 ``Retry-After``), ``"500"``, ``"drop"`` (connection closed without an answer),
-``"slow"`` (answer after ``slow_seconds``) and ``"garbage"`` (HTTP 200 with a
-body that is not JSON). ``encoding`` compresses every answer: ``"gzip"``,
+``"slow"`` (answer after ``slow_seconds``), ``"garbage"`` (HTTP 200 with a
+body that is not JSON), ``"trickle"`` (the answer's body sent one byte every
+``trickle_seconds``: a server that never stops sending yet never finishes) and
+``"usage=TEXT"`` (the answer's ``usage`` is the JSON text TEXT, e.g.
+``usage="lots"``, or missing for ``usage=omit``); ``usage`` does the same for
+every answer. ``encoding`` compresses every answer: ``"gzip"``,
 ``"deflate"`` (zlib-wrapped), ``"raw-deflate"`` (sent as ``deflate`` without
 the zlib wrapper, as some servers do) or ``"br"`` (labelled so, but never
 asked for).
@@ -297,14 +301,47 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"<html>upstream proxy error</html>")
             return
         owner._answered(body)
-        payload = json.dumps(
-            completion(owner.responder, body, n, owner.token_factor, owner.reported_model)
-        ).encode()
+        answer = completion(owner.responder, body, n, owner.token_factor, owner.reported_model)
+        usage = fault[len("usage=") :] if fault and fault.startswith("usage=") else owner.usage
+        payload = _with_usage(answer, usage)
+        if fault == "trickle":
+            self._trickle(owner, payload)
+            return
         if owner.encoding is None:
             self._send(200, payload)
             return
         label, data = _compress(owner.encoding, payload)
         self._send(200, data, {"Content-Encoding": label})
+
+    def _trickle(self, owner: ChatServer, payload: bytes) -> None:
+        """Send *payload* one byte every ``trickle_seconds`` (its headers at once)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.flush()
+        for i in range(len(payload)):
+            try:
+                self.wfile.write(payload[i : i + 1])
+                self.wfile.flush()
+            except OSError:  # the client gave up
+                break
+            with owner._lock:
+                owner.trickled += 1
+            time.sleep(owner.trickle_seconds)
+        self.close_connection = True
+
+
+def _with_usage(answer: dict[str, Any], usage: str | None) -> bytes:
+    """The JSON body of *answer*, its ``usage`` replaced by the JSON text *usage* (``"omit"``:
+    left out; ``None``: as counted). The text goes in verbatim: ``1e400`` stays ``1e400``."""
+    if usage is None:
+        return json.dumps(answer).encode()
+    rest = {k: v for k, v in answer.items() if k != "usage"}
+    text = json.dumps(rest)
+    if usage != "omit":
+        text = text[:-1] + f', "usage": {usage}}}'
+    return text.encode()
 
 
 def _compress(encoding: str, data: bytes) -> tuple[str, bytes]:
@@ -378,6 +415,11 @@ class ChatServer:
     faults : dict
         Request number (1-based, in arrival order) → fault kind.
     retry_after, slow_seconds : float
+    trickle_seconds : float
+        Pause after each byte of a ``"trickle"`` answer.
+    usage : str or None
+        The JSON text of every answer's ``usage`` (``"omit"``: none; ``None``:
+        the tokens counted as a real server would).
     encoding : str or None
         Compression of every chat answer (see the module notes).
     token_factor : float, default 1
@@ -394,6 +436,8 @@ class ChatServer:
         faults: dict[int, str] | None = None,
         retry_after: float = 0.2,
         slow_seconds: float = 2.0,
+        trickle_seconds: float = 0.2,
+        usage: str | None = None,
         encoding: str | None = None,
         token_factor: float = 1.0,
     ) -> None:
@@ -405,6 +449,10 @@ class ChatServer:
         self.faults = dict(faults or {})
         self.retry_after = retry_after
         self.slow_seconds = slow_seconds
+        self.trickle_seconds = trickle_seconds
+        self.usage = usage
+        #: bytes of "trickle" answers sent so far
+        self.trickled = 0
         self.encoding = encoding
         self.received = 0
         self.answered: list[dict[str, Any]] = []
@@ -526,9 +574,11 @@ class ChatServer:
                     "error": None})  # fmt: skip
                 continue
             self.batch_lines += 1
-            body = line["body"]
+            answer = completion(self.responder, line["body"], i, self.token_factor,
+                                self.reported_model)  # fmt: skip
+            answer = json.loads(_with_usage(answer, self.usage))
             out.append({"id": f"req_{i}", "custom_id": line["custom_id"], "response": {
-                "status_code": 200, "body": completion(self.responder, body, i, self.token_factor, self.reported_model)}, "error": None})  # fmt: skip
+                "status_code": 200, "body": answer}, "error": None})  # fmt: skip
         for name, rows in (("output_file_id", out), ("error_file_id", errors)):
             if rows:
                 file_id = f"file-{len(self.files) + 1}"
@@ -570,11 +620,26 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.1)
     ap.add_argument("--no-key", action="store_true", help="accept requests without a key")
     ap.add_argument("--cheap", action="store_true", help="answer without decoding images")
+    ap.add_argument("--usage", default=None, help="JSON text of every answer's usage ('omit')")
+    ap.add_argument(
+        "--fault", action="append", default=[], metavar="N=KIND",
+        help="request N (1-based; '*': every request) answers with fault KIND (repeatable)",
+    )  # fmt: skip
+    ap.add_argument("--retry-after", type=float, default=0.2)
+    ap.add_argument("--trickle-seconds", type=float, default=0.2)
     args = ap.parse_args()
+    faults: dict[int, str] = {}
+    for spec in args.fault:
+        n, kind = spec.split("=", 1)
+        faults.update(dict.fromkeys(range(1, 100_001), kind) if n == "*" else {int(n): kind})
     server = ChatServer(
         cheap_answer if args.cheap else recorded_answer,
         latency=args.latency,
         api_key=None if args.no_key else API_KEY,
+        faults=faults,
+        retry_after=args.retry_after,
+        trickle_seconds=args.trickle_seconds,
+        usage=args.usage,
     )
     print(server.base_url, flush=True)
     try:

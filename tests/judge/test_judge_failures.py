@@ -40,7 +40,10 @@ def test_a_hanging_endpoint_is_reported_after_one_timeout():
     assert r.exit_code == 1
     assert r.stderr.count("\n") == 2  # the no-cache note and one error line
     assert "Error: http://127.0.0.1:" in r.stderr
-    assert "stopped: no byte arrived for --timeout 1 s: the endpoint hangs" in r.stderr
+    assert (
+        "stopped: no whole answer within --timeout 1 s: the endpoint hangs or sends too slowly "
+        "(or the model needs longer: raise --timeout)" in r.stderr
+    )
 
 
 def test_an_endpoint_failing_everything_stops_after_its_first_attempts():

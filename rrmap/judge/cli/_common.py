@@ -46,7 +46,8 @@ _PROMPTS_OPTION = click.option(
 _ALLOW_OUTSIDE_OPTION = click.option(
     "--allow-outside",
     is_flag=True,
-    help="Accept images outside the input file's folder (../, absolute paths, links).",
+    help="Accept images (and image folders) outside the input file's folder (../, absolute "
+    "paths, links).",
 )
 _RAW_CSV_OPTION = click.option(
     "--raw-csv",
@@ -90,7 +91,9 @@ _BACKEND_OPTIONS = [
         "--timeout",
         type=click.FloatRange(min=0, min_open=True),
         default=120.0,
-        help="Seconds per HTTP request.",
+        help="Seconds one HTTP request may take in all: connecting, sending, reading the "
+        "whole reply (a reply trickling in is given up then); also the longest Retry-After "
+        "waited for. A call makes at most --max-retries + 1 requests.",
     ),
     click.option("--temperature", type=float, default=0.0, help="Sampling temperature."),
     click.option(
@@ -503,9 +506,11 @@ def _abbreviate(obj: Any) -> Any:
 
 
 def _print_request(client: Any, body: dict[str, Any]) -> None:
+    from rrmap.judge.transport.client import public_url
+
     ep = client.endpoint
     auth = f"Bearer ${ep.api_key_env} (not shown)" if ep.api_key_env else "(none)"
-    click.echo(f"POST {ep.url}\nAuthorization: {auth}")
+    click.echo(f"POST {public_url(ep.url)}\nAuthorization: {auth}")
     click.echo(json.dumps(_abbreviate(body), indent=2, ensure_ascii=False))
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.judge.cli._common import (
+    _ALLOW_OUTSIDE_OPTION,
     _also_write,
     _backend_options,
     _client,
@@ -77,6 +78,7 @@ from rrmap.judge.prompting._sources import input_source, is_stdin
     default=None,
     help="Where to write the merged ratings [default: OUTPUT with .merged.csv; '-': stdout].",
 )
+@_ALLOW_OUTSIDE_OPTION
 @_backend_options
 def rate_command(
     corpus_file: Path,
@@ -90,13 +92,16 @@ def rate_command(
     cell: int,
     merge_with: Path | None,
     merged_output: Path | None,
+    allow_outside: bool,
     **o: Any,
 ) -> None:
     """Ask a multimodal model for 95 % intervals per criterion, as one more RRMap rater.
 
     Writes OUTPUT (ratings in the study's schema, the model as the rater) with
     sidecars OUTPUT.runs.csv, .variability.csv, .failures.csv and .json
-    (settings and seeds). `rrmap analyze` takes it merged with human ratings.
+    (settings and seeds). The image folders, and their images, lie inside the
+    corpora file's folder unless --allow-outside; every image is checked before
+    any request is sent. `rrmap analyze` takes it merged with human ratings.
     A model rating from knowledge is not an expert: this measures agreement,
     not truth.
     """
@@ -112,7 +117,7 @@ def rate_command(
             "failures, settings); give a file name (--merged-output - writes the merged "
             "ratings to stdout)"
         )
-    corpora = load_corpora(corpus_file)
+    corpora = load_corpora(corpus_file, allow_outside=allow_outside)
     human = None
     if merge_with is not None:  # read before any call: a mistake costs nothing
         human = pd.read_csv(input_source(merge_with).readable())

@@ -84,9 +84,13 @@ def input_source(path: str | os.PathLike[str]) -> Source:
 
     Examples
     --------
-    >>> s = input_source("data/pairs.csv")
-    >>> s.name, s.folder.name, s.data is None
-    ('data/pairs.csv', 'data', True)
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp()) / "data"
+    >>> folder.mkdir()
+    >>> _ = (folder / "pairs.csv").write_text("instance\\n")
+    >>> s = input_source(folder / "pairs.csv")
+    >>> Path(s.name).name, s.folder.name, s.data is None
+    ('pairs.csv', 'data', True)
     """
     if is_stdin(path):
         if getattr(sys.stdin, "buffer", None) is None:  # a text-only stdin (some notebooks)

@@ -20,6 +20,14 @@ column              meaning
 ==================  =========================================================
 
 Headers match case-insensitively with spaces, underscores and hyphens alike.
+
+The folders, and every image in them, must lie inside the folder of the
+corpora file (for standard input, the current folder) unless
+``allow_outside`` is given, as the images of a pairs or questions file
+must: a row such as ``../../home/me`` or a link leading out would otherwise
+upload files the table's author chose, not the user. Every image is checked
+as theirs are (:func:`~rrmap.judge.prompting.images.image_problem`) before
+anything is sent.
 """
 
 from __future__ import annotations
@@ -33,10 +41,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rrmap._escape import message_text
 from rrmap._headers import snake
 from rrmap.errors import InputError
 from rrmap.judge.prompting._sources import input_source
-from rrmap.judge.prompting.images import grid_image
+from rrmap.judge.prompting.images import grid_image, image_problem
 
 __all__ = ["IMAGE_SUFFIXES", "Corpus", "image_files", "load_corpora", "meta_image"]
 
@@ -139,7 +148,28 @@ def meta_image(
 _REQUIRED = ("movement", "modality", "modality_name", "query", "reference")
 
 
-def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
+def _folder_problems(what: str, folder: Path, base: Path, allow_outside: bool) -> list[str]:
+    """What is wrong with an image folder of a corpora file whose own folder is *base*."""
+    shown = message_text(folder)
+    if "\0" in str(folder):
+        return [f"{what} folder {shown} has a NUL character in its name"]
+    if not folder.is_dir():
+        return [f"{what} folder not found: {shown}"]
+    outside = image_problem(folder, base, allow_outside=allow_outside, contents=False)
+    if outside is not None:
+        return [f"{what} folder {shown} {outside}"]
+    files = image_files(folder)
+    if not files:
+        return [f"no images in {what} folder {shown}"]
+    problems = []
+    for file in files:
+        why = image_problem(file, base, allow_outside=allow_outside)
+        if why is not None:
+            problems.append(f"image file {message_text(file)} {why}")
+    return problems
+
+
+def load_corpora(path: str | os.PathLike[str], *, allow_outside: bool = False) -> list[Corpus]:
     """Read and validate a corpora file, reporting every problem at once.
 
     Parameters
@@ -148,6 +178,9 @@ def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
         CSV with the columns described in this module's documentation;
         folders are relative to the file (``"-"``: standard input, folders
         relative to the current folder).
+    allow_outside : bool, default False
+        Accept folders and images outside the file's folder (``../x``,
+        absolute paths, links leading out).
 
     Returns
     -------
@@ -166,7 +199,12 @@ def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
     """
     src = input_source(path)
     p, folder = src.name, src.folder
-    df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
+    try:
+        df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{p}: the file is empty") from None
+    except pd.errors.ParserError as exc:
+        raise InputError(f"{p}: not a readable CSV ({exc})") from None
     df.columns = [snake(c) for c in df.columns]
     missing = [c for c in _REQUIRED if c not in df.columns]
     if missing:
@@ -174,6 +212,8 @@ def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
             f"{p}: missing column(s) {', '.join(repr(m.replace('_', ' ')) for m in missing)}; "
             f"headers found: {', '.join(repr(c) for c in df.columns)}"
         )
+    if df.empty:
+        raise InputError(f"{p}: no corpora to rate (the file has no rows)")
     problems: list[str] = []
     out: list[Corpus] = []
     seen: dict[tuple[str, str, str], int] = {}
@@ -184,13 +224,11 @@ def load_corpora(path: str | os.PathLike[str]) -> list[Corpus]:
             if not vals[k]:
                 problems.append(f"line {line}: column {k.replace('_', ' ')!r} is empty")
         query = (folder / vals["query"]) if vals["query"] else None
-        if query is not None and not query.is_dir():
-            problems.append(f"line {line}: query folder not found: {query}")
-        elif query is not None and not image_files(query):
-            problems.append(f"line {line}: no images in query folder {query}")
         ref_dir = (folder / vals["reference_images"]) if vals["reference_images"] else None
-        if ref_dir is not None and not ref_dir.is_dir():
-            problems.append(f"line {line}: reference images folder not found: {ref_dir}")
+        for what, where in (("query", query), ("reference images", ref_dir)):
+            if where is not None:
+                found = _folder_problems(what, where, folder, allow_outside)
+                problems += [f"line {line}: {problem}" for problem in found]
         key = (vals["movement"], vals["modality"], vals["modality_name"])
         if key in seen:
             problems.append(f"line {line}: duplicates line {seen[key]} ({', '.join(key)})")

@@ -122,8 +122,12 @@ def image_problem(
     (True, 'is empty')
     >>> image_problem(d / "ok.png", d / "sub")
     'is outside the folder ... (give --allow-outside to send it anyway)'
+    >>> image_problem(d / f"o{chr(0)}k.png", d)
+    'has a NUL character in its name'
     """
     name = os.fspath(path)
+    if "\0" in name:  # no file has one: the system refuses such a name outright
+        return "has a NUL character in its name"
     if folder is not None and not allow_outside:
         real, base = os.path.realpath(name), os.path.realpath(os.fspath(folder))
         if os.path.commonpath([real, base]) != base:

@@ -76,6 +76,8 @@ def validate_interpretations(
     >>> validate_interpretations(df)["question"][0]
     'Explain the reasons for the aesthetic quality of this image.'
     """
+    if table.empty:
+        raise InputError(f"{source}: no responses to grade (the table has no rows)")
     missing = [c for c in ("id", "response", "reference") if c not in table.columns]
     if missing:
         raise InputError(
@@ -130,7 +132,9 @@ def read_interpretations(path: str | os.PathLike[str]) -> pd.DataFrame:
         else:
             df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
             offset = 2
-    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{src.name}: the file is empty") from None
+    except (ValueError, pd.errors.ParserError) as exc:
         raise InputError(f"{src.name}: not readable ({exc})") from None
     return validate_interpretations(df, source=src.name, line_offset=offset)
 

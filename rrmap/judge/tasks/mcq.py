@@ -356,6 +356,8 @@ def validate_questions(
     >>> q.loc[0, ["answer", "dimension"]].tolist(), int(q.loc[0, "n_options"])
     (['B', 'color'], 2)
     """
+    if not records:
+        raise InputError(f"{source}: no questions to ask (the file has no rows)")
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     folder = Path(base_dir) if base_dir is not None else None
     checked: dict[str, str | None] = {}
@@ -451,7 +453,9 @@ def read_questions(
         return _read_jsonl_questions(src.text(), src.name, settings)
     try:
         df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{src.name}: the file is empty") from None
+    except pd.errors.ParserError as exc:
         raise InputError(f"{src.name}: not a readable CSV ({exc})") from None
     records = df.to_dict("records")
     for rec in records:  # an empty cell is how CSV writes a question without an image
@@ -650,6 +654,8 @@ def evaluate_mcq(
     >>> res.unmatched()["match_rule"].tolist()[0]
     "unmatched: letter 'C' but the text of option 'B'"
     """
+    if questions.empty:
+        raise InputError("questions: no questions to ask (the table has no rows)")
     prompts = prompts or DEFAULT_PROMPTS
     matcher = backend if llm_match is True else (llm_match or None)
     return run_sync(

@@ -164,6 +164,8 @@ def validate_pairs(
     ...     print(err)
     <DataFrame>: 1 problem: line 2: candidate_a and candidate_b are both 'm1'
     """
+    if pairs.empty:
+        raise InputError(f"{source}: no pairs to judge (the table has no rows)")
     missing = [c for c in PAIR_COLUMNS if c not in pairs.columns]
     if missing:
         raise InputError(

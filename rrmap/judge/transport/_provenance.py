@@ -255,15 +255,21 @@ def reported_text(value: Any) -> str | None:
 def cache_record(result: ChatResult) -> dict[str, Any]:
     """What the cache keeps of an answer: its text, usage and provenance.
 
+    The usage is ``None`` when the endpoint reported no usable token counts.
+
     Examples
     --------
     >>> r = cache_record(ChatResult("A", 10, 1, model_version="m-2026"))
     >>> r["text"], r["usage"]["prompt_tokens"], r["model_version"]
     ('A', 10, 'm-2026')
+    >>> cache_record(ChatResult("A", usage_problem="no usage"))["usage"] is None
+    True
     """
     return {
         "text": result.text,
-        "usage": {
+        "usage": None
+        if result.usage_problem is not None
+        else {
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
         },

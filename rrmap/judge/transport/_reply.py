@@ -22,7 +22,7 @@ import sys
 import time
 import zlib
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from rrmap._escape import message_text
 from rrmap._lazy import optional_module
@@ -31,7 +31,9 @@ __all__ = [
     "MAX_REPLY_BYTES",
     "ReplyTooLargeError",
     "base_url_problems",
+    "public_url",
     "read_body",
+    "redacted_url",
     "require_httpx",
 ]
 
@@ -129,6 +131,45 @@ async def read_body(resp: Any, limit: int, *, truncate: bool = False) -> bytes:
     return b"".join(parts)
 
 
+def public_url(url: str) -> str:
+    """*url* without credentials (user, password, query string) — safe to write down.
+
+    Examples
+    --------
+    >>> public_url("https://user:secret@api.example.com/v1?key=abc")
+    'https://api.example.com/v1'
+    """
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def redacted_url(url: str) -> str:
+    """*url* as messages show it: its user and password, the values of its query and its
+    fragment as ``***``, whatever else is wrong with it (it need not parse).
+
+    Examples
+    --------
+    >>> redacted_url("https://alice:s3cret@h/v1?key=abc&token#part")
+    'https://***@h/v1?key=***&***#***'
+    >>> redacted_url("alice:p@ss@h:x/v1")
+    '***@h:x/v1'
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    end = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
+    if "@" in rest[:end]:
+        rest = "***@" + rest[rest.rindex("@", 0, end) + 1 :]
+    rest, hash_, _ = rest.partition("#")
+    rest, question, query = rest.partition("?")
+    if question:
+        query = "&".join(f"{p.split('=')[0]}=***" if "=" in p else "***" for p in query.split("&"))
+    return scheme + sep + rest + question + query + ("#***" if hash_ else "")
+
+
 def base_url_problems(url: str) -> list[str]:
     """What is wrong with an endpoint's base URL (nothing: an empty list).
 
@@ -141,11 +182,11 @@ def base_url_problems(url: str) -> list[str]:
     >>> base_url_problems("https://api.openai.com/v1")
     []
     >>> base_url_problems("http://h/v1?q=1")
-    ["base URL 'http://h/v1?q=1' has a query (?...): give the path only, e.g. http://h/v1"]
+    ["base URL 'http://h/v1?q=***' has a query (?...): give the path only, e.g. http://h/v1"]
     >>> base_url_problems("ftp://h/v1")
     ["base URL 'ftp://h/v1' must start with http:// or https://"]
     """
-    shown = repr(message_text(url))
+    shown = repr(message_text(redacted_url(url)))  # never a user's password or key
     if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
         return [f"base URL {shown} contains blanks or control characters"]
     try:
@@ -197,7 +238,8 @@ def _message_text(data: Any) -> tuple[str, str | None]:
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
     if content is not None and not isinstance(content, str):
         raise TypeError("the message content is not text")
-    return _whole_characters(content or ""), choice.get("finish_reason")
+    finish = choice.get("finish_reason")
+    return _whole_characters(content or ""), finish if isinstance(finish, str) else None
 
 
 def require_httpx() -> Any:

@@ -51,6 +51,7 @@ from rrmap.judge.transport.batch_files import (
 from rrmap.judge.transport.budget import BudgetExhausted
 from rrmap.judge.transport.cache import read_regular
 from rrmap.judge.transport.client import ChatClient, public_url
+from rrmap.judge.transport.usage import reported_usage
 
 __all__ = ["BatchJob", "keep_requests", "run_batched"]
 
@@ -546,10 +547,11 @@ def _settle_round(client: ChatClient, stored: Iterable[str], reservations: list[
         budget.release(reservation)
     reservations.clear()
     for key in stored:
-        record = client.cache.get(key) if client.cache is not None else None
-        usage = (record or {}).get("usage") or {}
-        budget.charge(
-            int(usage.get("prompt_tokens") or 0),
-            int(usage.get("completion_tokens") or 0),
-            batch=True,
-        )
+        record = (client.cache.get(key) if client.cache is not None else None) or {}
+        prompt, completion, problem = reported_usage(record.get("usage"))
+        if problem is not None:  # charged the most it could cost, never nothing
+            client._warn_usage(problem)
+            budget.charge(None, None, batch=True, body=record,
+                          max_tokens=client.endpoint.max_tokens)  # fmt: skip
+        else:
+            budget.charge(prompt, completion, batch=True)

@@ -25,11 +25,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rrmap._atomic import atomic_path
+from rrmap._escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge.transport._provenance import cache_record, reported_text, utc_now
 from rrmap.judge.transport._reply import MAX_REPLY_BYTES
 from rrmap.judge.transport.cache import ResponseCache, cache_key
 from rrmap.judge.transport.client import ChatResult, _message_text
+from rrmap.judge.transport.usage import reported_usage
 
 __all__ = [
     "MAX_BATCH_BYTES",
@@ -253,28 +255,42 @@ class BatchReport:
     unknown: int = 0
 
 
+def _detail(value: Any) -> str:
+    """An error detail of a batch output line as one short line of text (its ``message``
+    when it has one), whatever it holds.
+
+    Examples
+    --------
+    >>> _detail({"message": "server error"}), _detail(None), _detail([1, 2])
+    ('server error', 'None', '[1, 2]')
+    """
+    if isinstance(value, Mapping) and "message" in value:
+        value = value["message"]
+    return message_text(" ".join(str(value).split()), 300)
+
+
 def _answer_of(line: Mapping[str, Any]) -> tuple[ChatResult | None, str | None]:
     """The answer in one output line, or why there is none."""
     if line.get("error"):
-        err = line["error"]
-        msg = err.get("message") if isinstance(err, Mapping) else str(err)
-        return None, f"batch: {msg}"
-    response = line.get("response") or {}
+        return None, f"batch: {_detail(line['error'])}"
+    response = line.get("response")
+    response = response if isinstance(response, Mapping) else {}
     status = response.get("status_code")
     body = response.get("body")
     if status != 200 or not isinstance(body, Mapping):
-        detail = body.get("error", {}).get("message") if isinstance(body, Mapping) else body
-        return None, f"batch: HTTP {status}: {detail}"
+        detail = _detail(body.get("error")) if isinstance(body, Mapping) else _detail(body)
+        return None, f"batch: HTTP {_detail(status)}: {detail}"
     try:
         text, finish = _message_text(body)
-    except (KeyError, IndexError, TypeError, AttributeError):
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError):
         return None, "batch: an answer that is not a chat completion"
-    usage = body.get("usage") or {}
+    prompt, completion, problem = reported_usage(body.get("usage"))
     return (
         ChatResult(
             text,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            usage_problem=problem,
             finish_reason=finish,
             source="batch",
             model_version=reported_text(body.get("model")),

@@ -8,6 +8,12 @@ pass the budget; after it, the reservation is replaced by what the endpoint
 reported. So a run stops *before* it would exceed the budget, keeping every
 answer it has (and the cache), and a rerun with a larger budget continues
 where it stopped. Cached answers cost nothing and are not counted.
+
+An answer whose endpoint reports no usable token counts (no ``usage``,
+negative, unreadable: :func:`~rrmap.judge.transport.usage.reported_usage`)
+is charged the most the call could have cost — its prompt estimate and a
+full ``max_tokens`` reply, as reserved — never nothing: whatever a server
+says, the budget is not passed.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ __all__ = [
     "Reservation",
     "estimate_prompt_tokens",
     "load_prices",
+    "usage_warning",
 ]
 
 #: Prompt tokens assumed per image before any call has reported its usage (a 512-pixel
@@ -424,8 +431,8 @@ class Budget:
     def use(
         self,
         reservation: Reservation,
-        prompt_tokens: int,
-        completion_tokens: int,
+        prompt_tokens: int | None,
+        completion_tokens: int | None,
         *,
         body: Mapping[str, Any] | None = None,
         batch: bool = False,
@@ -435,42 +442,99 @@ class Budget:
         When *body* shows that the prompt estimate was low (or the reply
         passed ``max_tokens``), the estimate is raised for every later
         reservation and the reservations still held are estimated again.
+        Tokens ``None`` (the endpoint did not say) charge the call's worst
+        case, at most what *reservation* holds (:meth:`worst_charge`).
+
+        Examples
+        --------
+        >>> b = Budget(max_cost=20.0, prices=Prices(1e6, 0.0))  # a dollar a prompt token
+        >>> r = b.reserve({"messages": []}, max_tokens=0)  # 4 tokens: $4 set aside
+        >>> b.use(r, None, None, body={"messages": []})
+        >>> b.cost, b.reserved_cost
+        (4.0, 0.0)
         """
         with self._lock:
-            if reservation.calls:
-                share = self._turns_cost(
-                    reservation.guess,
-                    reservation.max_tokens,
-                    reservation.batch,
-                    reservation.made,
-                    1,
-                )
-                share = min(reservation.cost, share) if reservation.calls > 1 else reservation.cost
-                reservation.calls -= 1
-                reservation.cost -= share
-                reservation.made += 1
-                self.reserved_calls -= 1
-                self.reserved_cost -= share
-                if not reservation.calls:
-                    self._live.pop(id(reservation), None)
+            if prompt_tokens is None or completion_tokens is None:
+                worst = self.worst_charge(body, reservation.max_tokens, batch, reservation)
+                self._take(reservation, at_least=worst)
+                self.calls += 1
+                self.cost += worst
+                self._wake()
+                return
+            self._take(reservation)
             self.calls += 1
             if self.prices is not None:
                 self.cost += self.prices.cost(prompt_tokens, completion_tokens, batch=batch)
-            raised = False
-            guess = estimate_prompt_tokens(body) if body is not None else 0
-            if guess and prompt_tokens > 0:
-                # the first report replaces the generous default estimate; later ones
-                # raise it for the calls that follow (and those reserved) when it was low
-                if not self._seen or prompt_tokens > guess * self._ratio:
-                    raised = prompt_tokens > guess * self._ratio
-                    self._ratio, self._seen = prompt_tokens / guess, True
-            if reservation.max_tokens and completion_tokens > reservation.max_tokens * (
-                self._out_ratio
-            ):
-                self._out_ratio, raised = completion_tokens / reservation.max_tokens, True
-            if raised:
-                self._reestimate()
+            self._learn(reservation, prompt_tokens, completion_tokens, body)
             self._wake()
+
+    def worst_charge(
+        self,
+        body: Mapping[str, Any] | None,
+        max_tokens: int,
+        batch: bool = False,
+        reservation: Reservation | None = None,
+    ) -> float:
+        """What a call whose tokens are unknown is charged: the most it could cost.
+
+        That is its prompt estimate (at the estimate learnt from the answers
+        so far) and a full *max_tokens* reply; never more than *reservation*
+        still holds, when it holds calls, so the budget is not passed.
+
+        Examples
+        --------
+        >>> b = Budget(prices=Prices(1e6, 1e6))  # a dollar a token
+        >>> b.worst_charge({"messages": ["x" * 30]}, max_tokens=10)  # 14 in, 10 out
+        24.0
+        """
+        if self.prices is None:
+            return 0.0
+        guess = estimate_prompt_tokens(body) if body is not None else (reservation or _NONE).guess
+        worst = self._turns_cost(guess, max_tokens, batch, 0, 1)
+        if reservation is not None and reservation.calls:
+            worst = min(worst, reservation.cost)
+        return worst
+
+    def _take(self, reservation: Reservation, at_least: float = 0.0) -> None:
+        """Under the lock: one call's share out of *reservation* (*at_least* of its dollars,
+        when it holds them: what a call of unknown tokens is charged)."""
+        if not reservation.calls:
+            return
+        share = self._turns_cost(
+            reservation.guess, reservation.max_tokens, reservation.batch, reservation.made, 1
+        )
+        share = max(share, at_least)
+        share = min(reservation.cost, share) if reservation.calls > 1 else reservation.cost
+        reservation.calls -= 1
+        reservation.cost -= share
+        reservation.made += 1
+        self.reserved_calls -= 1
+        self.reserved_cost -= share
+        if not reservation.calls:
+            self._live.pop(id(reservation), None)
+
+    def _learn(
+        self,
+        reservation: Reservation,
+        prompt_tokens: int,
+        completion_tokens: int,
+        body: Mapping[str, Any] | None,
+    ) -> None:
+        """Under the lock: the estimates corrected by what an answer reported."""
+        raised = False
+        guess = estimate_prompt_tokens(body) if body is not None else 0
+        if guess and prompt_tokens > 0:
+            # the first report replaces the generous default estimate; later ones
+            # raise it for the calls that follow (and those reserved) when it was low
+            if not self._seen or prompt_tokens > guess * self._ratio:
+                raised = prompt_tokens > guess * self._ratio
+                self._ratio, self._seen = prompt_tokens / guess, True
+        if reservation.max_tokens and completion_tokens > reservation.max_tokens * (
+            self._out_ratio
+        ):
+            self._out_ratio, raised = completion_tokens / reservation.max_tokens, True
+        if raised:
+            self._reestimate()
 
     def _reestimate(self) -> None:
         """Under the lock: the reservations still held, at the raised estimate."""
@@ -491,11 +555,32 @@ class Budget:
                 self.reserved_calls, self.reserved_cost = 0, 0.0
             self._wake()
 
-    def charge(self, prompt_tokens: int, completion_tokens: int, batch: bool = False) -> None:
-        """Count a paid call that had no reservation (an answer read back from a batch job)."""
+    def charge(
+        self,
+        prompt_tokens: int | None,
+        completion_tokens: int | None,
+        batch: bool = False,
+        *,
+        body: Mapping[str, Any] | None = None,
+        max_tokens: int = 0,
+    ) -> None:
+        """Count a paid call that had no reservation (an answer read back from a batch job).
+
+        Tokens ``None`` (unknown) charge the worst case of the request *body*
+        with a *max_tokens* reply (:meth:`worst_charge`).
+
+        Examples
+        --------
+        >>> b = Budget(prices=Prices(1e6, 1e6))  # a dollar a token
+        >>> b.charge(None, None, body={"messages": []}, max_tokens=10)
+        >>> b.cost
+        14.0
+        """
         with self._lock:
             self.calls += 1
-            if self.prices is not None:
+            if prompt_tokens is None or completion_tokens is None:
+                self.cost += self.worst_charge(body, max_tokens, batch)
+            elif self.prices is not None:
                 self.cost += self.prices.cost(prompt_tokens, completion_tokens, batch=batch)
             self._wake()
 
@@ -517,6 +602,29 @@ class Budget:
                 spent += f" ({100 * self.cost / self.max_cost:.0f} %)" if self.max_cost else ""
             parts.append(spent)
         return ", ".join(parts)
+
+
+def usage_warning(endpoint: str, problem: str, budget: Budget | None, max_tokens: int) -> str:
+    """The warning for answers of *endpoint* without usable token counts (*problem*).
+
+    Examples
+    --------
+    >>> print(usage_warning("http://h/v1", "no usage", Budget(max_cost=1, prices=Prices(1, 1)),
+    ...                     64))  # doctest: +NORMALIZE_WHITESPACE
+    http://h/v1 answered without usable token counts (no usage); each such answer is
+    charged the most it could cost: its prompt estimate and a full --max-tokens 64 reply
+    """
+    said = f"{endpoint} answered without usable token counts ({problem}); "
+    if budget is not None and budget.prices is not None:
+        return said + (
+            "each such answer is charged the most it could cost: its prompt estimate and a "
+            f"full --max-tokens {max_tokens} reply"
+        )
+    return said + "the tokens of such answers are not in the totals"
+
+
+#: The reservation of a call that reserved nothing (its estimate: none).
+_NONE = Reservation(0, 0.0)
 
 
 def _set_done(future: Any) -> None:

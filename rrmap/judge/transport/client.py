@@ -31,9 +31,8 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
@@ -55,12 +54,14 @@ from rrmap.judge.transport._reply import (
     _whole_characters,
     _writer,
     base_url_problems,
+    public_url,
     read_body,
+    redacted_url,
     require_httpx,
 )
-from rrmap.judge.transport.budget import Budget, BudgetExhausted, Reservation
+from rrmap.judge.transport.budget import Budget, BudgetExhausted, Reservation, usage_warning
 from rrmap.judge.transport.cache import ResponseCache, cache_key
-from rrmap.judge.transport.usage import ChatResult, UsageStats
+from rrmap.judge.transport.usage import ChatResult, UsageStats, reported_usage
 
 __all__ = [
     "MAX_REPLY_BYTES",
@@ -122,22 +123,7 @@ class NotSentError(CallFailedError):
     """
 
 
-def public_url(url: str) -> str:
-    """*url* without credentials (user, password, query string) — safe to write down.
-
-    Examples
-    --------
-    >>> public_url("https://user:secret@api.example.com/v1?key=abc")
-    'https://api.example.com/v1'
-    """
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Endpoint:
     """Where and how to call a chat-completions model.
 
@@ -154,7 +140,11 @@ class Endpoint:
     temperature, max_tokens : float, int
         Sampling parameters sent with every request (part of the cache key).
     timeout : float
-        Seconds allowed for one HTTP request.
+        Seconds one HTTP request may take in all: connecting, sending and
+        reading the whole reply (a server that sends its answer a byte at a
+        time is given up at this deadline, and the attempt retried). Also the
+        longest ``Retry-After`` wait honoured. A call makes at most
+        ``max_retries + 1`` requests, with a wait between two.
     concurrency : int
         Requests in flight at most.
     max_retries : int
@@ -163,7 +153,8 @@ class Endpoint:
         First backoff wait in seconds and its ceiling; the wait doubles per
         retry and is multiplied by a random factor in [0.5, 1).
     retry_after_cap : float
-        Longest ``Retry-After`` honoured, in seconds.
+        Longest ``Retry-After`` honoured, in seconds (never more than
+        *timeout*); a longer one is waited for this long only.
     extra : mapping
         Further body parameters (e.g. ``{"seed": 0}``), part of the cache key.
     max_reply_bytes : int, default :data:`MAX_REPLY_BYTES` (4 MiB)
@@ -176,6 +167,8 @@ class Endpoint:
     'http://127.0.0.1:8000/v1/chat/completions'
     >>> ep.params()
     {'temperature': 0.0, 'max_tokens': 1024}
+    >>> repr(Endpoint("http://alice:s3cret@127.0.0.1:8000/v1", "m"))[:52]
+    "Endpoint(base_url='http://***@127.0.0.1:8000/v1', mo"
     """
 
     base_url: str
@@ -206,6 +199,12 @@ class Endpoint:
             problems.append(f"max_reply_bytes must be at least 1, got {self.max_reply_bytes}")
         if problems:
             raise InputError("endpoint: " + "; ".join(problems))
+
+    def __repr__(self) -> str:
+        """The fields, the base URL without its user, password or query values."""
+        shown = {f.name: getattr(self, f.name) for f in fields(self)}
+        shown["base_url"] = redacted_url(self.base_url)
+        return f"Endpoint({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
     @property
     def url(self) -> str:
@@ -306,6 +305,8 @@ class ChatClient:
         #: answers paid for in this run, by cache key: an identical request is not paid
         #: again, with or without a cache (shared with the twins of with_params)
         self._memo: dict[str, ChatResult] = {}
+        #: endpoints already warned of (answers without token counts), shared with twins
+        self._warned: set[str] = set()
 
     @property
     def name(self) -> str:
@@ -384,6 +385,7 @@ class ChatClient:
         twin.stats = self.stats
         twin.breaker = self.breaker
         twin._memo = self._memo
+        twin._warned = self._warned
         return twin
 
     def with_seed(self, seed: int) -> ChatClient:
@@ -405,12 +407,13 @@ class ChatClient:
         record = self.cache.get(key)
         if record is None:
             return None
-        usage = record.get("usage") or {}
+        prompt, completion, problem = reported_usage(record.get("usage"))
         return ChatResult(
             text=_whole_characters(record["text"]),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            finish_reason=record.get("finish_reason"),
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            usage_problem=problem,
+            finish_reason=reported_text(record.get("finish_reason")),
             from_cache=True,
             attempts=0,
             source="cache",
@@ -571,17 +574,29 @@ class ChatClient:
     def _settle(
         self, reservation: Reservation | None, body: dict[str, Any], result: ChatResult
     ) -> None:
+        if result.usage_problem is not None:
+            self._warn_usage(result.usage_problem)
         if self.budget is None:
             return
+        known = result.usage_problem is None
         self.budget.use(
             reservation or Reservation(0, 0.0),
-            result.prompt_tokens,
-            result.completion_tokens,
+            result.prompt_tokens if known else None,
+            result.completion_tokens if known else None,
             body=body,
             batch=result.source == "batch",
         )
         if self.budget.prices is not None:
             self.stats.cost = self.budget.cost
+
+    def _warn_usage(self, problem: str) -> None:
+        """Say once per run that the endpoint's answers come without usable token counts."""
+        where = public_url(self.endpoint.base_url)
+        if where in self._warned:
+            return
+        self._warned.add(where)
+        warning = usage_warning(where, problem, self.budget, self.endpoint.max_tokens)
+        self.notify(f"Warning: {warning}")
 
     async def _await_probe(self) -> bool:
         """Whether this call goes out alone, holding the probe lock (released by the caller).
@@ -657,8 +672,9 @@ class ChatClient:
             wait: float | None = None
             why = "backoff"
             try:
-                async with http.stream("POST", ep.url, json=body, headers=headers) as resp:
-                    result = await self._read_response(resp, attempt, key)
+                async with asyncio.timeout(ep.timeout):  # the whole request, not each read
+                    async with http.stream("POST", ep.url, json=body, headers=headers) as resp:
+                        result = await self._read_response(resp, attempt, key)
             except ReplyTooLargeError as exc:
                 self.stats.failed += 1
                 raise CallFailedError(
@@ -676,12 +692,12 @@ class ChatClient:
                     ) from None
                 if probe:
                     wait = 0.25 * unreachable
-            except httpx.TimeoutException as exc:
-                last = f"no byte arrived for {ep.timeout:g} s ({type(exc).__name__})"
+            except (httpx.TimeoutException, TimeoutError):
+                last = f"no whole answer within {ep.timeout:g} s"
                 if probe:  # the first request: nothing else could have slowed it down
                     raise self._trip(
-                        f"no byte arrived for --timeout {ep.timeout:g} s: the endpoint hangs "
-                        "(or the model needs longer: raise --timeout)"
+                        f"no whole answer within --timeout {ep.timeout:g} s: the endpoint hangs "
+                        "or sends too slowly (or the model needs longer: raise --timeout)"
                     ) from None
             except httpx.TransportError as exc:
                 last = f"connection failed ({type(exc).__name__}: {exc})"
@@ -732,11 +748,12 @@ class ChatClient:
                 text, finish = _message_text(data)
             except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
                 return "HTTP 200 with a body that is not a chat completion", None
-            usage = data.get("usage") or {}
+            prompt, completion, problem = reported_usage(data.get("usage"))
             return ChatResult(
                 text=text,
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                completion_tokens=int(usage.get("completion_tokens") or 0),
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                usage_problem=problem,
                 finish_reason=finish,
                 attempts=attempt + 1,
                 model_version=reported_text(data.get("model")),
@@ -744,9 +761,11 @@ class ChatClient:
                 endpoint=public_url(ep.base_url),
             )
         if status in _TRANSIENT_STATUS:
-            return f"HTTP {status}", _retry_after(
-                resp.headers.get("retry-after"), ep.retry_after_cap
-            )
+            asked = _retry_after(resp.headers.get("retry-after"), float("inf"))
+            cap = min(ep.retry_after_cap, ep.timeout)
+            if asked is not None and asked > cap:
+                return f"HTTP {status} asking to wait {asked:.0f} s (at most {cap:g} s)", cap
+            return f"HTTP {status}", asked
         try:
             raw = await read_body(resp, _DETAIL_BYTES, truncate=True)
         except ValueError:

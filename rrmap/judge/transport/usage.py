@@ -1,11 +1,70 @@
-"""What one chat call returned, and the counters of a run (paid, cached, failed, tokens)."""
+"""What one chat call returned, and the counters of a run (paid, cached, failed, tokens).
+
+An endpoint reports what a call used in its answer's ``usage``
+(``prompt_tokens``, ``completion_tokens``). :func:`reported_usage` reads it
+without ever failing: tokens that are missing, negative, not whole numbers,
+not numbers at all, or a prompt of no tokens (every request has some) make
+the usage *unknown*, and a budget then charges the call the most it could
+have cost (:meth:`~rrmap.judge.transport.budget.Budget.use`), never nothing.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ChatResult", "UsageStats"]
+__all__ = ["ChatResult", "UsageStats", "reported_usage"]
+
+
+def _token_count(usage: dict[str, Any], name: str) -> int | str:
+    """The whole, non-negative number of tokens *usage* reports under *name*, or what is
+    wrong with it."""
+    value = usage.get(name)
+    if value is None:
+        return f"no {name}"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"{name} is not a number ({type(value).__name__})"
+    if not math.isfinite(value):
+        return f"{name} is not a finite number ({value!r})"
+    if value != int(value):
+        return f"{name} is not a whole number ({value!r})"
+    if value < 0:
+        return f"{name} is negative ({int(value)})"
+    return int(value)
+
+
+def reported_usage(usage: Any) -> tuple[int, int, str | None]:
+    """(prompt tokens, completion tokens, why they are unknown) of an answer's ``usage``.
+
+    When the usage cannot be trusted the tokens are ``0, 0`` and the third
+    item says why; it is ``None`` for a usable report.
+
+    Examples
+    --------
+    >>> reported_usage({"prompt_tokens": 812, "completion_tokens": 7})
+    (812, 7, None)
+    >>> reported_usage(None)
+    (0, 0, 'no usage')
+    >>> reported_usage({"prompt_tokens": "lots", "completion_tokens": 7})
+    (0, 0, 'prompt_tokens is not a number (str)')
+    >>> reported_usage({"prompt_tokens": -5, "completion_tokens": 7})
+    (0, 0, 'prompt_tokens is negative (-5)')
+    >>> reported_usage({"prompt_tokens": 0, "completion_tokens": 0})
+    (0, 0, 'prompt_tokens is 0: every request has some')
+    """
+    if usage is None:
+        return 0, 0, "no usage"
+    if not isinstance(usage, dict):
+        return 0, 0, f"usage is not an object ({type(usage).__name__})"
+    prompt = _token_count(usage, "prompt_tokens")
+    completion = _token_count(usage, "completion_tokens")
+    for count in (prompt, completion):
+        if isinstance(count, str):
+            return 0, 0, count
+    if prompt == 0:
+        return 0, 0, "prompt_tokens is 0: every request has some"
+    return prompt, completion, None
 
 
 @dataclass
@@ -20,7 +79,9 @@ class ChatResult:
     cached answer, when it was first paid for); ``prompt_hash``, the SHA-256
     of the request (model, messages with images as hashes, sampling
     parameters: the cache key); ``endpoint``, the base URL without
-    credentials.
+    credentials. ``usage_problem`` says why the endpoint's token counts are
+    unknown (:func:`reported_usage`; its tokens are then 0), ``None`` when
+    they are known.
 
     Examples
     --------
@@ -39,6 +100,7 @@ class ChatResult:
     answered_at: str | None = None
     prompt_hash: str | None = None
     endpoint: str | None = None
+    usage_problem: str | None = None
 
 
 @dataclass
@@ -46,7 +108,9 @@ class UsageStats:
     """Counters of one run: paid, cached and shared calls, failures, requests, tokens.
 
     Tokens of paid calls and of cached answers are counted apart: a cached
-    answer costs nothing.
+    answer costs nothing. ``unknown_usage`` counts the paid calls whose
+    endpoint reported no usable token counts (their tokens are not in the
+    totals; a budget charged each its worst case).
 
     Examples
     --------
@@ -69,6 +133,7 @@ class UsageStats:
     cached_prompt_tokens: int = 0
     cached_completion_tokens: int = 0
     batched: int = 0
+    unknown_usage: int = 0
     cost: float | None = None
     model_versions: list[str] = field(default_factory=list)
 
@@ -92,6 +157,7 @@ class UsageStats:
             return
         self.paid += 1
         self.batched += result.source == "batch"
+        self.unknown_usage += result.usage_problem is not None
         self.prompt_tokens += result.prompt_tokens
         self.completion_tokens += result.completion_tokens
 
@@ -111,6 +177,8 @@ class UsageStats:
             paid += f", ${self.cost:.4f}"
         if self.batched:
             paid += f"; {self.batched} through batch jobs"
+        if self.unknown_usage:
+            paid += f"; {self.unknown_usage} without token counts"
         paid += ")"
         parts = [paid, f"cached {self.cache_hits}"]
         if self.shared:
