@@ -401,3 +401,19 @@ def test_incomplete_design_is_calibrated_under_the_null():
     p = np.array(pvalues)
     assert stats.kstest(p, "uniform").pvalue > 0.001
     assert np.mean(p <= 0.05) <= 0.05 + 3.5 * np.sqrt(0.05 * 0.95 / len(p))
+
+
+def test_a_corpus_missing_keys_is_matched_among_the_corpora_present():
+    raw = _raw(2, 4, ("a", "b", "c"), seed=9, shift=0.4)
+    gone = raw.index[(raw["origin"] == "c") & raw["item"].isin(["k00", "k01"])]
+    gone = gone.union(raw.index[(raw["origin"] == "b") & (raw["item"] == "k03")])
+    pts = rrmap.points(rrmap.load_ratings(raw.drop(index=gone), scale=None))
+    res = generator_effect(pts, by=[], tests=["energy"], n_perm=10**6, rng=0, stop_hits=None)
+    row = res[(res["within"] == "all") & (res["groups"] == "a|b|c")].iloc[0]
+    assert (row.design, row.p_method) == ("matched", "exact")
+    assert row.note.startswith("matched within keys: 6 of 8 keys not rated once by every "
+                               "query corpus")  # fmt: skip
+    xy = [pts.loc[pts["query"] == q, ["delta", "r"]].to_numpy() for q in "abc"]
+    strata = [(pts.loc[pts["query"] == q, "expert"] + pts.loc[pts["query"] == q, "item"])
+              .to_numpy() for q in "abc"]  # fmt: skip
+    assert row.pvalue == pytest.approx(_brute_force(xy, strata), abs=1e-12)
