@@ -12,10 +12,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 __all__ = [
     "MESSAGE_LIMIT",
@@ -29,7 +25,6 @@ __all__ = [
     "split_escaped",
     "split_groups",
     "spreadsheet_cell",
-    "spreadsheet_safe",
 ]
 
 #: Characters with a meaning in LaTeX text, and what prints them. ``[`` and ``]`` are
@@ -121,85 +116,28 @@ def short_label(value: object, limit: int = 40) -> str:
 
 #: First characters that make a spreadsheet evaluate a cell (OWASP "CSV injection").
 SPREADSHEET_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+#: Where a line starts inside a cell: a program that splits the text into lines without
+#: reading CSV quotes (or a spreadsheet given one line) sees a cell start there. The line
+#: boundaries of :meth:`str.splitlines`.
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_FORMULA_START = re.compile(f"(?:^|(?<=[{_LINE_BREAKS}]))(?=[=+\\-@\t\r])")
 
 
 def spreadsheet_cell(value: object) -> object:
-    """*value* with a leading ``'`` if a spreadsheet would evaluate it as a formula.
+    r"""*value* with a ``'`` before each place a spreadsheet would start a formula: the
+    first character and the first after any line break, when it is one of
+    :data:`SPREADSHEET_TRIGGERS`. Anything but text is returned as it is.
 
     Examples
     --------
     >>> spreadsheet_cell("=HYPERLINK(1)"), spreadsheet_cell("E1"), spreadsheet_cell(-1.5)
     ("'=HYPERLINK(1)", 'E1', -1.5)
+    >>> spreadsheet_cell("ok\r=1+1")
+    "ok\r'=1+1"
     """
-    if isinstance(value, str) and value.startswith(SPREADSHEET_TRIGGERS):
-        return "'" + value
+    if isinstance(value, str) and _FORMULA_START.search(value):
+        return _FORMULA_START.sub("'", value)
     return value
-
-
-def _text_column(col: pd.Series) -> bool:
-    import pandas as pd
-
-    dtype = col.dtype
-    return (
-        pd.api.types.is_object_dtype(dtype)
-        or isinstance(dtype, pd.CategoricalDtype)
-        or pd.api.types.is_string_dtype(dtype)
-    )
-
-
-def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
-    """*df* with every text cell and column name a spreadsheet would evaluate neutralised.
-
-    Only text columns are looked at (numbers stay numbers); a frame with
-    nothing to neutralise is returned as it is, without a copy.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> spreadsheet_safe(pd.DataFrame({"rater": ["=1+1", "E2"], "x": [-1, 2]}))["rater"].tolist()
-    ["'=1+1", 'E2']
-    """
-    import pandas as pd  # not at import: the command line starts without pandas
-
-    changed: dict[str, pd.Series] = {}
-    plain = _without_attrs(df)
-    for name in plain.columns:
-        col = plain[name]
-        if not _text_column(col):
-            continue
-        if isinstance(col.dtype, pd.CategoricalDtype):
-            cats = col.cat.categories
-            if cats.dtype == object and any(
-                isinstance(c, str) and c.startswith(SPREADSHEET_TRIGGERS) for c in cats
-            ):
-                changed[name] = col.cat.rename_categories([spreadsheet_cell(c) for c in cats])
-            continue
-        # labels repeat: each distinct value is looked at once, not every cell
-        formulas = [
-            v for v in pd.unique(col) if isinstance(v, str) and v.startswith(SPREADSHEET_TRIGGERS)
-        ]
-        if formulas:
-            text = col.astype(object)
-            changed[name] = text.replace({v: "'" + v for v in formulas})
-    names = [spreadsheet_cell(str(c)) for c in df.columns]
-    if not changed and names == [str(c) for c in df.columns]:
-        return df
-    out = df.assign(**changed) if changed else df.copy(deep=False)
-    out.columns = names
-    out.attrs = {}
-    return out
-
-
-def _without_attrs(df: pd.DataFrame) -> pd.DataFrame:
-    """*df* sharing its columns but without ``attrs``: pandas deep-copies a frame's attrs
-    into every column taken from it, which makes a loop over many columns quadratic."""
-    import pandas as pd
-
-    if not df.attrs:
-        return df
-    out = pd.DataFrame(df, copy=False)
-    out.attrs = {}
-    return out
 
 
 def join_groups(labels: Iterable[object]) -> str:

@@ -8,8 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rrmap._escape import spreadsheet_safe
-
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -78,6 +76,8 @@ def write_files(
 ) -> list[str]:
     """The tables (CSV, LaTeX), the figures, ``results.json`` and the reports into *stage*;
     their names relative to it: tables, figures, then results.json and the reports."""
+    from rrmap._writing import csv_text
+
     written: list[str] = []
 
     def put(name: str, text: str) -> None:
@@ -85,7 +85,7 @@ def write_files(
         written.append(name)
 
     def csv(name: str, frame: pd.DataFrame) -> None:
-        put(name, (frame if raw else spreadsheet_safe(frame)).to_csv(index=False))
+        put(name, csv_text(frame, raw=raw))
 
     csv("tests.csv", result.tests)
     csv("points.csv", result.points.assign(quality=result.points["quality"].astype(str)))
