@@ -1,14 +1,26 @@
-"""Labels made safe for the format they land in: LaTeX, Markdown, figures, spreadsheets,
-messages, and the ``groups`` field of the test tables.
+"""Labels made safe for the format they land in: LaTeX, Markdown, HTML, figures,
+spreadsheets, messages, and the ``groups`` field of the test tables.
 
 A label is whatever a user's file holds: a rater called ``[1pt]``, ``$x^2$``,
 ``=HYPERLINK(...)``, ``**x**`` or ``a|b`` must come out as those characters,
 never as a command of the format. Every output boundary goes through one
 function here, so that a format is escaped the same way everywhere.
+
+Every format that shows a label (reports, LaTeX tables, figures, the HTML
+page) first passes it through :func:`display_text`, the one normaliser of
+shown text: line breaks, tabs and other control characters become spaces;
+characters drawn as nothing (a byte-order mark, zero-width spaces and
+joiners, left-to-right and right-to-left marks, soft hyphens, variation
+selectors, tags) are left out, so that they never reach a font's glyph layout;
+and the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+U+2066–U+2069) are shown as their code (``\\u202e``), as in messages, so
+that none can turn the text after a label around. CSV, JSON and Parquet
+keep labels exactly as read.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -16,6 +28,8 @@ from collections.abc import Iterable, Sequence
 __all__ = [
     "MESSAGE_LIMIT",
     "SPREADSHEET_TRIGGERS",
+    "display_text",
+    "html_text",
     "join_groups",
     "latex_text",
     "markdown_text",
@@ -25,7 +39,59 @@ __all__ = [
     "split_escaped",
     "split_groups",
     "spreadsheet_cell",
+    "template_text",
 ]
+
+#: Bidirectional embeddings, overrides and isolates, and the characters that end them:
+#: one left open (U+202E) would turn the text after the label around ("(n = 135)").
+BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
+#: Characters drawn as nothing: Unicode's default-ignorable code points (soft hyphen,
+#: combining grapheme joiner, Arabic letter mark, Hangul fillers, Khmer inherent vowels,
+#: Mongolian variation selectors and vowel separator, zero-width space, non-joiner and
+#: joiner, left-to-right and right-to-left marks, word joiner, invisible operators,
+#: deprecated format characters, variation selectors, byte-order mark, shorthand and
+#: musical format controls, tags) and the other invisible format controls (interlinear
+#: annotation, Egyptian hieroglyph format controls). A font lays each out as an empty
+#: glyph of no width, which matplotlib's PDF and PostScript text does not place as drawn.
+INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u2060-\u2065\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+#: Control characters, line and paragraph separators: shown as one space each.
+_BREAKING = "\x00-\x1f\x7f-\x9f\u2028\u2029"
+_SURROGATES = "\ud800-\udfff"
+_BIDI_RE = re.compile(f"[{BIDI_CONTROLS}]")
+_INVISIBLE_RE = re.compile(f"[{INVISIBLE}]")
+_SHOWN_RE = re.compile(f"[{_BREAKING}{BIDI_CONTROLS}{INVISIBLE}{_SURROGATES}]")
+
+
+def _shown(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    if _BIDI_RE.match(ch):
+        return f"\\u{ord(ch):04x}"
+    if _INVISIBLE_RE.match(ch):
+        return ""
+    return "\ufffd" if "\ud800" <= ch <= "\udfff" else " "
+
+
+def display_text(value: object) -> str:
+    r"""*value* as every report, table and figure shows it (the module's docstring):
+    control characters and line breaks as spaces, invisible characters left out,
+    bidirectional controls as their code, half a surrogate pair as U+FFFD.
+
+    Examples
+    --------
+    >>> display_text("E\ufeff1"), display_text("a\u200bb\r\nc")
+    ('E1', 'ab  c')
+    >>> print(display_text("abc\u202edef (n = 12)"))
+    abc\u202edef (n = 12)
+    """
+    text = str(value)
+    if _SHOWN_RE.search(text) is None:
+        return text
+    return _SHOWN_RE.sub(_shown, text)
+
 
 #: Characters with a meaning in LaTeX text, and what prints them. ``[`` and ``]`` are
 #: braced so that a label after ``\\`` (a row end) is never read as ``\\[<length>]``.
@@ -49,11 +115,6 @@ _LATEX = {
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX))
 
 
-def _controls_to_space(text: str) -> str:
-    """Line breaks, tabs and other control characters as single spaces."""
-    return "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text)
-
-
 def latex_text(value: object) -> str:
     r"""*value* as LaTeX text that prints its characters (no command, no math, no length).
 
@@ -62,7 +123,7 @@ def latex_text(value: object) -> str:
     >>> print(latex_text("[1pt] a_b & 50% {x} $y$ a|b"))
     {[}1pt{]} a\_b \& 50\% \{x\} \$y\$ a\textbar{}b
     """
-    text = _controls_to_space(str(value))
+    text = display_text(value)
     return _LATEX_RE.sub(lambda m: _LATEX[m.group(0)], text)
 
 
@@ -84,7 +145,7 @@ def markdown_text(value: object) -> str:
     >>> print(markdown_text("_x_ criterion_group"))
     \_x\_ criterion_group
     """
-    text = _MARKDOWN_RE.sub(r"\\\1", _controls_to_space(str(value)))
+    text = _MARKDOWN_RE.sub(r"\\\1", display_text(value))
     return _UNDERSCORE_RE.sub(r"\\_", text)
 
 
@@ -99,7 +160,7 @@ def plain_figure_text(value: object) -> str:
     >>> print(plain_figure_text("$x^2$"))
     \$x^2\$
     """
-    return _controls_to_space(str(value)).replace("$", r"\$")
+    return display_text(value).replace("$", r"\$")
 
 
 def short_label(value: object, limit: int = 40) -> str:
@@ -112,6 +173,44 @@ def short_label(value: object, limit: int = 40) -> str:
     """
     text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def without_invisible(text: str) -> str:
+    r"""*text* without the characters drawn as nothing (:data:`INVISIBLE`), and nothing else
+    changed: what a figure's own texts (a title set on its Axes) lay out.
+
+    Examples
+    --------
+    >>> without_invisible("E\ufeff1\nline two")
+    'E1\nline two'
+    """
+    return _INVISIBLE_RE.sub("", text) if _INVISIBLE_RE.search(text) else text
+
+
+def html_text(value: object) -> str:
+    r"""*value* as HTML text that shows its characters (:func:`display_text`, then escaped).
+
+    Examples
+    --------
+    >>> html_text("<b>x</b> \u202e12")
+    '&lt;b&gt;x&lt;/b&gt; \\u202e12'
+    """
+    return html.escape(display_text(value))
+
+
+def template_text(value: object) -> object:
+    r"""What an autoescaping template shows of *value* (jinja2's ``finalize``): text
+    through :func:`display_text`, then escaped by the template; markup the page made
+    itself (anything with ``__html__``) and other values as they are.
+
+    Examples
+    --------
+    >>> template_text("E\ufeff1"), template_text(3)
+    ('E1', 3)
+    """
+    if isinstance(value, str) and not hasattr(value, "__html__"):
+        return display_text(value)
+    return value
 
 
 #: First characters that make a spreadsheet evaluate a cell (OWASP "CSV injection").

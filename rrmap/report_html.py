@@ -166,15 +166,14 @@ def key_findings(result: AnalysisResult) -> list[str]:
 
 
 def _design_tables(result: AnalysisResult) -> list[dict[str, Any]]:
-    import html
-
+    from rrmap._escape import html_text
     from rrmap.report import _display_frame
 
     tables = []
     for head, intro, frame, first in design_frames(result):
         if frame.empty:
             continue
-        shown = _display_frame(frame, first, lambda t: f"<b>{t}</b>", html.escape)
+        shown = _display_frame(frame, first, lambda t: f"<b>{t}</b>", html_text)
         tables.append({"title": head, "intro": intro, "frame": _table(shown, escaped=True)})
     return tables
 
@@ -282,9 +281,12 @@ def _page_context(result: AnalysisResult) -> dict[str, Any]:
     workers draw), rendered with them by :func:`_render_page`."""
     import jinja2
 
+    from rrmap._escape import template_text
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("rrmap", "templates"),
         autoescape=True,
+        finalize=template_text,  # every text shown as every format shows a label
         trim_blocks=True,
         lstrip_blocks=True,
     )
