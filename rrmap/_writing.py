@@ -67,8 +67,10 @@ def _field_maker(raw: bool, sep: str) -> Callable[[object], str]:
 
 
 def _number_column(col: pd.Series) -> bool:
+    """A numpy integer or float64 column (other numbers, e.g. float32, as the text of each
+    value, as pandas writes them)."""
     dtype = col.dtype
-    return isinstance(dtype, np.dtype) and dtype.kind in "fiu"
+    return isinstance(dtype, np.dtype) and (dtype.kind in "iu" or dtype == np.float64)
 
 
 def _number_text(col: pd.Series) -> list[str]:
@@ -100,7 +102,8 @@ def _text_words(col: pd.Series, field: Callable[[object], str]) -> tuple[np.ndar
             texts = [v if isinstance(v, str) else str(v) for v in col.tolist()]
             values = pd.Series(np.array(texts, dtype=object)).where(~missing, None)
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        distinct = list(uniques)
+        # numpy scalars print as pandas writes them (float32 0.1 as 0.1, not 0.100000001…)
+        distinct = list(np.asarray(uniques) if uniques.dtype.kind == "f" else uniques)
     words = [field(v) for v in distinct] + [""]
     return np.where(codes < 0, len(words) - 1, codes).astype(np.int64), words
 

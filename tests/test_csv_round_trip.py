@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -122,6 +123,22 @@ def test_a_bare_carriage_return_is_quoted_and_neutralised():
     assert csv_text(df, raw=True) == 'rater,n\n"ok\r=1+1",1\nE2,2\n'
     one = pd.DataFrame({"\r=x": ["", None, "\r"]})  # one column: an empty field is ""
     assert csv_text(one) == '"\'\r\'=x"\n""\n""\n"\'\r"\n'
+
+
+def test_other_column_types_as_pandas_writes_them():
+    """float32, nullable integers and floats, booleans, dates and categories: the text
+    pandas writes (float32 0.1 as 0.1)."""
+    df = pd.DataFrame(
+        {
+            "f32": np.array([0.1, np.nan, -2.5], dtype=np.float32),
+            "i": pd.array([1, None, 3], dtype="Int64"),
+            "f": pd.array([0.5, None, 2.0], dtype="Float64"),
+            "b": [True, False, True],
+            "t": pd.to_datetime(["2024-01-01 10:00", None, "2024-01-02 00:00"]),
+            "c": pd.Categorical(["x", None, "y"]),
+        }
+    )
+    assert csv_text(df) == df.to_csv(index=False)
 
 
 def test_the_writer_refuses_a_separator_it_cannot_quote():
