@@ -11,8 +11,11 @@ case on 127.0.0.1). A case ends in one of: ``ok`` (exit 0), ``clear`` (exit
 traceback on stderr), ``hang`` (killed after ``--timeout`` seconds), ``lost``
 (a file the case keeps, ``keep``, was changed, replaced or removed: a device
 node, a user's file, another run's staged folder), ``leftover`` (a run left a
-file on the mounted disk, such as a stale lock) or ``other`` (any other
-ending). With ``--baseline REV`` the same cases run, in
+file on the mounted disk, such as a stale lock), ``wrong`` (a case with a
+``check`` of its outputs — a valid input — refused, or its outputs wrong: rows
+lost in a CSV, a formula cell, a file missing, a raw control character in a
+report) or ``other`` (any other ending). With ``--baseline REV`` the same cases
+run, in
 the same run, against a git worktree of REV (default: the commit before the
 outputs work), so the two columns compare like with like.
 
@@ -188,6 +191,7 @@ def _write_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
     )
     cases += _target_cases(tmp)
     cases += _rank_and_judge_cases(tmp, raw)
+    cases += _label_text_cases(tmp, df)
     return cases
 
 
@@ -278,6 +282,80 @@ def _target_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
         )
     )
     return cases
+
+
+def _label_text_cases(tmp: Path, df: pd.DataFrame) -> list[tuple[str, list[str], dict]]:
+    """Labels with a bare carriage return before a formula, a U+FEFF and a right-to-left
+    override: each case checks the outputs it wrote (rows read back, no formula cell, every
+    figure written, no raw control character in a report)."""
+    import csv as csv_module
+
+    cr = tmp / "cr.csv"  # quoted: the label is read as written
+    df.assign(expert=df["expert"].replace({"E1": "ok\r=1+1", "E2": "a\n@b\r\n-c"})).to_csv(
+        cr, index=False, quoting=csv_module.QUOTE_NONNUMERIC
+    )
+    bom, rtl = tmp / "bom.csv", tmp / "rtl_rater.csv"
+    df.assign(expert=df["expert"].replace({"E1": "E\ufeff1", "E2": "E\u200b2"})).to_csv(
+        bom, index=False
+    )
+    df.assign(expert=df["expert"].replace({"E3": "abc\u202edef"})).to_csv(rtl, index=False)
+    prefs = tmp / "prefs_cr.csv"
+    names = ["ok\r=1+1", "B", "C"]
+    pd.DataFrame(
+        [(f"i{k}", names[a], names[b], "left") for k in range(3) for a in range(3)
+         for b in range(3) if a != b],
+        columns=["instance", "left", "right", "winner"],
+    ).to_csv(prefs, index=False, quoting=csv_module.QUOTE_ALL)  # fmt: skip
+    out = {name: str(tmp / name) for name in ("cr_out", "bom_out", "rtl_out")}
+    reports = [f"{out['rtl_out']}/{f}" for f in ("report.html", "report.md", "tests.tex")]
+    return [
+        ("points: a label with a bare CR to CSV",
+         ["points", str(cr), "-o", str(tmp / "cr_points.csv")],
+         {"check": {"csv": str(tmp / "cr_points.csv"), "rows": len(df) // 2}}),
+        ("analyze: a label with a bare CR, tables",
+         ["analyze", str(cr), "--out", out["cr_out"], "--no-figures", *FAST],
+         {"check": {"csv": f"{out['cr_out']}/points.csv", "rows": len(df) // 2}}),
+        ("rank fit: a candidate with a bare CR",
+         ["rank", "fit", str(prefs), "-o", str(tmp / "cr_fit.csv")],
+         {"check": {"csv": str(tmp / "cr_fit.csv"), "rows": 3}}),
+        ("analyze: a U+FEFF in a rater label, figures",
+         ["analyze", str(bom), "--out", out["bom_out"], *FAST],
+         {"check": {"files": [f"{out['bom_out']}/figures/rrmap_by_rater.pdf",
+                              f"{out['bom_out']}/report.html"]}}),
+        ("plot: a U+FEFF in a rater label to PDF",
+         ["plot", str(bom), "-o", str(tmp / "bom.pdf")],
+         {"check": {"files": [str(tmp / "bom.pdf")]}}),
+        ("analyze: a right-to-left override in a rater label, reports",
+         ["analyze", str(rtl), "--out", out["rtl_out"], "--no-figures", *FAST],
+         {"check": {"files": reports, "no_raw": reports}}),
+    ]  # fmt: skip
+
+
+def _check_outputs(check: dict) -> str | None:
+    """What is wrong with a case's outputs (None: nothing): rows of a CSV as pandas and the
+    csv module read them, a cell a spreadsheet would run, a missing file, a raw invisible
+    or bidirectional control character in a shown output."""
+    import csv as csv_module
+    import io
+    import re
+
+    for path in check.get("files", []):
+        if not Path(path).is_file():
+            return f"{path} not written"
+    if "csv" in check:
+        text = Path(check["csv"]).read_bytes().decode("utf-8")
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        rows = list(csv_module.reader(io.StringIO(text, newline="")))
+        if len(frame) != check["rows"] or len(rows) != check["rows"] + 1:
+            return f"{len(frame)} rows (pandas), {len(rows) - 1} (csv) of {check['rows']}"
+        start = re.compile("(?:^|(?<=[\n\r]))[=+@\t\r]|(?:^|(?<=[\n\r]))-(?![0-9.])")
+        formulas = [c for row in rows for c in row if start.search(c)]
+        if formulas:
+            return f"{len(formulas)} cells start a formula, e.g. {formulas[0]!r}"
+    for path in check.get("no_raw", []):
+        if re.search("[\ufeff\u200b\u202a-\u202e\u2066-\u2069]", Path(path).read_text()):
+            return f"{path} holds a raw control character"
+    return None
 
 
 def _rank_and_judge_cases(tmp: Path, raw) -> list[tuple[str, list[str], dict]]:
@@ -555,6 +633,12 @@ def _run_case(
             kind = "lost"
         elif listed is not None and rc != 0 and sorted(os.listdir(disk)) != listed:
             kind = "leftover"
+        elif "check" in opts and kind == "clear":  # a valid input refused
+            kind = "wrong"
+        elif "check" in opts and kind == "ok":
+            wrong = _check_outputs(opts["check"])
+            if wrong:
+                kind, first = "wrong", wrong
         return kind, wall, usage.ru_maxrss / 1024, first[:150]
 
 

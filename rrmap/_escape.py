@@ -1,25 +1,35 @@
-"""Labels made safe for the format they land in: LaTeX, Markdown, figures, spreadsheets,
-messages, and the ``groups`` field of the test tables.
+"""Labels made safe for the format they land in: LaTeX, Markdown, HTML, figures,
+spreadsheets, messages, and the ``groups`` field of the test tables.
 
 A label is whatever a user's file holds: a rater called ``[1pt]``, ``$x^2$``,
 ``=HYPERLINK(...)``, ``**x**`` or ``a|b`` must come out as those characters,
 never as a command of the format. Every output boundary goes through one
 function here, so that a format is escaped the same way everywhere.
+
+Every format that shows a label (reports, LaTeX tables, figures, the HTML
+page) first passes it through :func:`display_text`, the one normaliser of
+shown text: line breaks, tabs and other control characters become spaces;
+characters drawn as nothing (a byte-order mark, zero-width spaces and
+joiners, left-to-right and right-to-left marks, soft hyphens, variation
+selectors, tags) are left out, so that they never reach a font's glyph layout;
+and the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+U+2066–U+2069) are shown as their code (``\\u202e``), as in messages, so
+that none can turn the text after a label around. CSV, JSON and Parquet
+keep labels exactly as read.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 __all__ = [
     "MESSAGE_LIMIT",
     "SPREADSHEET_TRIGGERS",
+    "display_text",
+    "html_text",
     "join_groups",
     "latex_text",
     "markdown_text",
@@ -29,8 +39,59 @@ __all__ = [
     "split_escaped",
     "split_groups",
     "spreadsheet_cell",
-    "spreadsheet_safe",
+    "template_text",
 ]
+
+#: Bidirectional embeddings, overrides and isolates, and the characters that end them:
+#: one left open (U+202E) would turn the text after the label around ("(n = 135)").
+BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
+#: Characters drawn as nothing: Unicode's default-ignorable code points (soft hyphen,
+#: combining grapheme joiner, Arabic letter mark, Hangul fillers, Khmer inherent vowels,
+#: Mongolian variation selectors and vowel separator, zero-width space, non-joiner and
+#: joiner, left-to-right and right-to-left marks, word joiner, invisible operators,
+#: deprecated format characters, variation selectors, byte-order mark, shorthand and
+#: musical format controls, tags) and the other invisible format controls (interlinear
+#: annotation, Egyptian hieroglyph format controls). A font lays each out as an empty
+#: glyph of no width, which matplotlib's PDF and PostScript text does not place as drawn.
+INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u2060-\u2065\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+#: Control characters, line and paragraph separators: shown as one space each.
+_BREAKING = "\x00-\x1f\x7f-\x9f\u2028\u2029"
+_SURROGATES = "\ud800-\udfff"
+_BIDI_RE = re.compile(f"[{BIDI_CONTROLS}]")
+_INVISIBLE_RE = re.compile(f"[{INVISIBLE}]")
+_SHOWN_RE = re.compile(f"[{_BREAKING}{BIDI_CONTROLS}{INVISIBLE}{_SURROGATES}]")
+
+
+def _shown(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    if _BIDI_RE.match(ch):
+        return f"\\u{ord(ch):04x}"
+    if _INVISIBLE_RE.match(ch):
+        return ""
+    return "\ufffd" if "\ud800" <= ch <= "\udfff" else " "
+
+
+def display_text(value: object) -> str:
+    r"""*value* as every report, table and figure shows it (the module's docstring):
+    control characters and line breaks as spaces, invisible characters left out,
+    bidirectional controls as their code, half a surrogate pair as U+FFFD.
+
+    Examples
+    --------
+    >>> display_text("E\ufeff1"), display_text("a\u200bb\r\nc")
+    ('E1', 'ab  c')
+    >>> print(display_text("abc\u202edef (n = 12)"))
+    abc\u202edef (n = 12)
+    """
+    text = str(value)
+    if _SHOWN_RE.search(text) is None:
+        return text
+    return _SHOWN_RE.sub(_shown, text)
+
 
 #: Characters with a meaning in LaTeX text, and what prints them. ``[`` and ``]`` are
 #: braced so that a label after ``\\`` (a row end) is never read as ``\\[<length>]``.
@@ -54,11 +115,6 @@ _LATEX = {
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX))
 
 
-def _controls_to_space(text: str) -> str:
-    """Line breaks, tabs and other control characters as single spaces."""
-    return "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text)
-
-
 def latex_text(value: object) -> str:
     r"""*value* as LaTeX text that prints its characters (no command, no math, no length).
 
@@ -67,7 +123,7 @@ def latex_text(value: object) -> str:
     >>> print(latex_text("[1pt] a_b & 50% {x} $y$ a|b"))
     {[}1pt{]} a\_b \& 50\% \{x\} \$y\$ a\textbar{}b
     """
-    text = _controls_to_space(str(value))
+    text = display_text(value)
     return _LATEX_RE.sub(lambda m: _LATEX[m.group(0)], text)
 
 
@@ -89,7 +145,7 @@ def markdown_text(value: object) -> str:
     >>> print(markdown_text("_x_ criterion_group"))
     \_x\_ criterion_group
     """
-    text = _MARKDOWN_RE.sub(r"\\\1", _controls_to_space(str(value)))
+    text = _MARKDOWN_RE.sub(r"\\\1", display_text(value))
     return _UNDERSCORE_RE.sub(r"\\_", text)
 
 
@@ -104,7 +160,7 @@ def plain_figure_text(value: object) -> str:
     >>> print(plain_figure_text("$x^2$"))
     \$x^2\$
     """
-    return _controls_to_space(str(value)).replace("$", r"\$")
+    return display_text(value).replace("$", r"\$")
 
 
 def short_label(value: object, limit: int = 40) -> str:
@@ -119,87 +175,68 @@ def short_label(value: object, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def without_invisible(text: str) -> str:
+    r"""*text* without the characters drawn as nothing (:data:`INVISIBLE`), and nothing else
+    changed: what a figure's own texts (a title set on its Axes) lay out.
+
+    Examples
+    --------
+    >>> without_invisible("E\ufeff1\nline two")
+    'E1\nline two'
+    """
+    return _INVISIBLE_RE.sub("", text) if _INVISIBLE_RE.search(text) else text
+
+
+def html_text(value: object) -> str:
+    r"""*value* as HTML text that shows its characters (:func:`display_text`, then escaped).
+
+    Examples
+    --------
+    >>> html_text("<b>x</b> \u202e12")
+    '&lt;b&gt;x&lt;/b&gt; \\u202e12'
+    """
+    return html.escape(display_text(value))
+
+
+def template_text(value: object) -> object:
+    r"""What an autoescaping template shows of *value* (jinja2's ``finalize``): text
+    through :func:`display_text`, then escaped by the template; markup the page made
+    itself (anything with ``__html__``) and other values as they are.
+
+    Examples
+    --------
+    >>> template_text("E\ufeff1"), template_text(3)
+    ('E1', 3)
+    """
+    if isinstance(value, str) and not hasattr(value, "__html__"):
+        return display_text(value)
+    return value
+
+
 #: First characters that make a spreadsheet evaluate a cell (OWASP "CSV injection").
 SPREADSHEET_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+#: Where a line starts inside a cell: a program that splits the text into lines without
+#: reading CSV quotes (or a spreadsheet given one line) sees a cell start there. The line
+#: boundaries of :meth:`str.splitlines`.
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_FORMULA_START = re.compile(f"(?:^|(?<=[{_LINE_BREAKS}]))(?=[=+\\-@\t\r])")
 
 
 def spreadsheet_cell(value: object) -> object:
-    """*value* with a leading ``'`` if a spreadsheet would evaluate it as a formula.
+    r"""*value* with a ``'`` before each place a spreadsheet would start a formula: the
+    first character and the first after any line break, when it is one of
+    :data:`SPREADSHEET_TRIGGERS`. Anything but text is returned as it is.
 
     Examples
     --------
     >>> spreadsheet_cell("=HYPERLINK(1)"), spreadsheet_cell("E1"), spreadsheet_cell(-1.5)
     ("'=HYPERLINK(1)", 'E1', -1.5)
+    >>> spreadsheet_cell("ok\r=1+1")
+    "ok\r'=1+1"
     """
-    if isinstance(value, str) and value.startswith(SPREADSHEET_TRIGGERS):
-        return "'" + value
+    if isinstance(value, str) and _FORMULA_START.search(value):
+        return _FORMULA_START.sub("'", value)
     return value
-
-
-def _text_column(col: pd.Series) -> bool:
-    import pandas as pd
-
-    dtype = col.dtype
-    return (
-        pd.api.types.is_object_dtype(dtype)
-        or isinstance(dtype, pd.CategoricalDtype)
-        or pd.api.types.is_string_dtype(dtype)
-    )
-
-
-def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
-    """*df* with every text cell and column name a spreadsheet would evaluate neutralised.
-
-    Only text columns are looked at (numbers stay numbers); a frame with
-    nothing to neutralise is returned as it is, without a copy.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> spreadsheet_safe(pd.DataFrame({"rater": ["=1+1", "E2"], "x": [-1, 2]}))["rater"].tolist()
-    ["'=1+1", 'E2']
-    """
-    import pandas as pd  # not at import: the command line starts without pandas
-
-    changed: dict[str, pd.Series] = {}
-    plain = _without_attrs(df)
-    for name in plain.columns:
-        col = plain[name]
-        if not _text_column(col):
-            continue
-        if isinstance(col.dtype, pd.CategoricalDtype):
-            cats = col.cat.categories
-            if cats.dtype == object and any(
-                isinstance(c, str) and c.startswith(SPREADSHEET_TRIGGERS) for c in cats
-            ):
-                changed[name] = col.cat.rename_categories([spreadsheet_cell(c) for c in cats])
-            continue
-        # labels repeat: each distinct value is looked at once, not every cell
-        formulas = [
-            v for v in pd.unique(col) if isinstance(v, str) and v.startswith(SPREADSHEET_TRIGGERS)
-        ]
-        if formulas:
-            text = col.astype(object)
-            changed[name] = text.replace({v: "'" + v for v in formulas})
-    names = [spreadsheet_cell(str(c)) for c in df.columns]
-    if not changed and names == [str(c) for c in df.columns]:
-        return df
-    out = df.assign(**changed) if changed else df.copy(deep=False)
-    out.columns = names
-    out.attrs = {}
-    return out
-
-
-def _without_attrs(df: pd.DataFrame) -> pd.DataFrame:
-    """*df* sharing its columns but without ``attrs``: pandas deep-copies a frame's attrs
-    into every column taken from it, which makes a loop over many columns quadratic."""
-    import pandas as pd
-
-    if not df.attrs:
-        return df
-    out = pd.DataFrame(df, copy=False)
-    out.attrs = {}
-    return out
 
 
 def join_groups(labels: Iterable[object]) -> str:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rrmap._atomic import check_replaceable
-from rrmap._escape import spreadsheet_safe
 from rrmap._version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -151,6 +150,8 @@ def write_files(
 ) -> list[str]:
     """The tables (CSV, LaTeX), the figures, ``results.json`` and the reports into *stage*;
     their names relative to it: tables, figures, then results.json and the reports."""
+    from rrmap._writing import csv_text
+
     written: list[str] = []
 
     def put(name: str, text: str) -> None:
@@ -158,7 +159,7 @@ def write_files(
         written.append(name)
 
     def csv(name: str, frame: pd.DataFrame) -> None:
-        put(name, (frame if raw else spreadsheet_safe(frame)).to_csv(index=False))
+        put(name, csv_text(frame, raw=raw))
 
     csv("tests.csv", result.tests)
     csv("points.csv", result.points.assign(quality=result.points["quality"].astype(str)))

@@ -1,71 +1,128 @@
-"""Writing tables: CSV in chunks (the same text as pandas' ``to_csv``, faster), and Parquet.
+"""Writing tables: every CSV rrmap writes (one path), and Parquet.
 
-pandas formats floats for CSV through numpy's ``astype(str)``, about a
-microsecond per value: a million RRMap points (a dozen float columns) took
-13 s to write. Python's ``repr`` gives the same shortest round-trip text
-in half the time, each distinct value is formatted once (ratings and the
-Gaussians made of them repeat), and :mod:`csv` quotes as pandas does; rows
-are written in chunks, so the whole text is never held in memory.
+Every CSV file and CSV text rrmap writes — points, the analysis tables, rank and
+judge outputs — comes from :func:`write_csv` or :func:`csv_text`, so that one
+rule holds for all of them:
 
-With pyarrow installed (the ``parquet`` extra) the rows are assembled by
-Arrow instead of one Python tuple per row: each column becomes an Arrow
-string array (a repeated float is formatted once and gathered with
-``take``; text columns are quoted by the same rule as :mod:`csv`: a field
-with a comma, a double quote or a line feed), the columns are joined element
-by element, and the chunk's text is written straight from Arrow's buffer.
-For large tables, Parquet (:func:`write_parquet`) is faster still.
+- a text cell holding the separator, a double quote, a line feed or a carriage
+  return is quoted (Python's :mod:`csv` and pandas' ``to_csv`` leave a bare
+  carriage return unquoted when rows end with a line feed: pandas, Excel and
+  the :mod:`csv` module then read a new row there);
+- unless *raw*, a text cell (or column name) that a spreadsheet would run as a
+  formula gets a ``'`` before each place one would start — its first character
+  and the first after any line break inside it
+  (:func:`rrmap._escape.spreadsheet_cell`); numbers are never changed;
+- half a surrogate pair (which UTF-8 cannot hold) is written as U+FFFD.
+
+Otherwise the text is pandas' ``to_csv(index=False)``, rows ended by a line
+feed, written faster: pandas formats floats through numpy's ``astype(str)``,
+about a microsecond per value (a million RRMap points, a dozen float columns,
+took 13 s); Python's ``repr`` gives the same shortest round-trip text in half
+the time, and each distinct value — a repeated float, a label — is formatted and
+quoted once. Rows are written in chunks, so the whole text is never held in
+memory. With pyarrow installed (the ``parquet`` extra) the rows are assembled
+by Arrow: each column becomes an Arrow string array (distinct values gathered
+with ``take``), the columns are joined element by element, and the chunk's text
+is written straight from Arrow's buffer. For large tables, Parquet
+(:func:`write_parquet`) is faster still.
 """
 
 from __future__ import annotations
 
-import csv
 import io
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 import pandas as pd
 
+from rrmap._escape import spreadsheet_cell
 from rrmap.errors import InputError
 
 #: Rows formatted and written at a time.
 CHUNK_ROWS = 100_000
+#: Field separators a table may be written with.
+SEPARATORS = (",", ";", "\t", "|")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _column_text(col: pd.Series) -> list[str]:
-    """The CSV text of one column (missing values empty, as pandas writes them)."""
-    if pd.api.types.is_float_dtype(col.dtype) and not isinstance(col.dtype, pd.ArrowDtype):
-        values = col.to_numpy(dtype=float, na_value=np.nan)
-        missing = np.isnan(values)
-        # distinct bit patterns, so that -0.0 and 0.0 keep their own text
-        uniq, inverse = np.unique(values.view(np.int64), return_inverse=True)
-        if 2 * len(uniq) < len(values):  # ratings repeat (whole numbers): format each value once
-            words = [repr(v) for v in uniq.view(np.float64).tolist()]
-            text = [words[i] for i in inverse.tolist()]
-        else:
-            text = [repr(v) for v in values.tolist()]
+def _field_maker(raw: bool, sep: str) -> Callable[[object], str]:
+    """The CSV field of one text value (see the module)."""
+    special = re.compile(f'[{re.escape(sep)}"\r\n]')
+
+    def field(value: object) -> str:
+        text = value if isinstance(value, str) else str(value)
+        if not raw:
+            text = spreadsheet_cell(text) if isinstance(value, str) else text
+        if _SURROGATE.search(text):
+            text = _SURROGATE.sub("\ufffd", text)
+        if special.search(text):
+            return '"' + text.replace('"', '""') + '"'
+        return text
+
+    return field
+
+
+def _number_column(col: pd.Series) -> bool:
+    """A numpy integer or float64 column (other numbers, e.g. float32, as the text of each
+    value, as pandas writes them)."""
+    dtype = col.dtype
+    return isinstance(dtype, np.dtype) and (dtype.kind in "iu" or dtype == np.float64)
+
+
+def _number_text(col: pd.Series) -> list[str]:
+    """The CSV text of a numpy float or integer column (missing values empty)."""
+    if col.dtype.kind in "iu":
+        return [str(v) for v in col.to_numpy().tolist()]
+    values = col.to_numpy(dtype=float)
+    # distinct bit patterns, so that -0.0 and 0.0 keep their own text
+    uniq, inverse = np.unique(values.view(np.int64), return_inverse=True)
+    if 2 * len(uniq) < len(values):  # ratings repeat (whole numbers): format each value once
+        words = [repr(v) for v in uniq.view(np.float64).tolist()]
+        text = [words[i] for i in inverse.tolist()]
     else:
-        values = col.to_numpy(dtype=object)
-        missing = pd.isna(col).to_numpy()
-        text = [str(v) for v in values.tolist()]
-    if missing.any():
-        for i in np.flatnonzero(missing).tolist():
-            text[i] = ""
+        text = [repr(v) for v in values.tolist()]
+    for i in np.flatnonzero(np.isnan(values)).tolist():
+        text[i] = ""
     return text
 
 
-def _rows(df: pd.DataFrame, chunk_rows: int) -> Iterator[list[tuple[str, ...]]]:
-    for start in range(0, len(df), chunk_rows):
-        part = df.iloc[start : start + chunk_rows]
-        yield list(zip(*(_column_text(part[c]) for c in part.columns), strict=True))
+def _text_words(col: pd.Series, field: Callable[[object], str]) -> tuple[np.ndarray, list[str]]:
+    """Codes into the fields of a column's distinct values; a missing value is the last."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy()
+        distinct = col.cat.categories.tolist()
+    else:
+        values = col
+        if col.dtype == object:  # every value as text first: 1, 1.0 and True stay apart
+            missing = pd.isna(col).to_numpy()
+            texts = [v if isinstance(v, str) else str(v) for v in col.tolist()]
+            values = pd.Series(np.array(texts, dtype=object)).where(~missing, None)
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        # numpy scalars print as pandas writes them (float32 0.1 as 0.1, not 0.100000001…)
+        distinct = list(np.asarray(uniques) if uniques.dtype.kind == "f" else uniques)
+    words = [field(v) for v in distinct] + [""]
+    return np.where(codes < 0, len(words) - 1, codes).astype(np.int64), words
+
+
+def _single(words: list[str]) -> list[str]:
+    """A row of one empty field is written ``""`` (an empty line would be no row)."""
+    return ['""' if w == "" else w for w in words]
 
 
 def write_csv(
-    df: pd.DataFrame, target: str | os.PathLike[str] | TextIO, chunk_rows: int = CHUNK_ROWS
+    df: pd.DataFrame,
+    target: str | os.PathLike[str] | TextIO,
+    chunk_rows: int = CHUNK_ROWS,
+    *,
+    raw: bool = False,
+    sep: str = ",",
 ) -> None:
-    """Write *df* as CSV without its index: the text of ``df.to_csv(index=False)``.
+    r"""Write *df* as CSV without its index (see the module for what is quoted and
+    neutralised).
 
     Parameters
     ----------
@@ -73,34 +130,56 @@ def write_csv(
     target : path or text stream
     chunk_rows : int
         Rows formatted at a time (bounds the memory).
+    raw : bool, default False
+        Write text cells as they are (for programs), not spreadsheet-safe.
+    sep : {",", ";", "\t", "|"}
+        Field separator.
 
     Examples
     --------
     >>> import io, pandas as pd
     >>> buf = io.StringIO()
-    >>> write_csv(pd.DataFrame({"a": [0.1, None], "b": ["x,y", "z"]}), buf)
-    >>> buf.getvalue() == pd.DataFrame({"a": [0.1, None], "b": ["x,y", "z"]}).to_csv(index=False)
-    True
+    >>> write_csv(pd.DataFrame({"a": [0.1, None], "b": ["x,y", "ok\r=1+1"]}), buf)
+    >>> print(repr(buf.getvalue()))
+    'a,b\n0.1,"x,y"\n,"ok\r\'=1+1"\n'
     """
+    if sep not in SEPARATORS:
+        raise ValueError(f"sep must be one of {SEPARATORS!r}, not {sep!r}")
     if hasattr(target, "write"):
-        _write(df, target, chunk_rows)  # type: ignore[arg-type]
+        _write(df, target, chunk_rows, raw, sep)  # type: ignore[arg-type]
         return
     with open(target, "w", encoding="utf-8", newline="") as fh:
-        _write(df, fh, chunk_rows)
+        _write(df, fh, chunk_rows, raw, sep)
 
 
-def _write(df: pd.DataFrame, fh: TextIO, chunk_rows: int) -> None:
+def _write(df: pd.DataFrame, fh: TextIO, chunk_rows: int, raw: bool, sep: str) -> None:
     if df.attrs:  # every column taken from a frame deep-copies its attrs: once, not per column
         df = pd.DataFrame(df, copy=False)
         df.attrs = {}
-    writer = csv.writer(fh, lineterminator="\n")
-    writer.writerow([str(c) for c in df.columns])
-    if df.shape[1] >= 2 and len(df) and _has_pyarrow():
-        for start in range(0, len(df), chunk_rows):
-            fh.write(_arrow_chunk(df.iloc[start : start + chunk_rows]))
+    field = _field_maker(raw, sep)
+    names = [field(str(c)) for c in df.columns]
+    fh.write(sep.join(_single(names) if len(names) == 1 else names) + "\n")
+    if df.shape[1] == 0:
+        fh.write("\n" * len(df))
         return
-    for rows in _rows(df, chunk_rows):
-        writer.writerows(rows)
+    arrow = df.shape[1] >= 2 and _has_pyarrow()
+    for start in range(0, len(df), chunk_rows):
+        part = df.iloc[start : start + chunk_rows]
+        fh.write(_arrow_chunk(part, field, sep) if arrow else _chunk(part, field, sep))
+
+
+def _chunk(part: pd.DataFrame, field: Callable[[object], str], sep: str) -> str:
+    """The CSV text of some rows, assembled in Python."""
+    columns = []
+    for c in part.columns:
+        col = part[c]
+        if _number_column(col):
+            columns.append(_number_text(col))
+            continue
+        codes, words = _text_words(col, field)
+        words = _single(words) if part.shape[1] == 1 else words
+        columns.append([words[i] for i in codes.tolist()])
+    return "".join(sep.join(row) + "\n" for row in zip(*columns, strict=True))
 
 
 def _has_pyarrow() -> bool:
@@ -111,14 +190,15 @@ def _has_pyarrow() -> bool:
     return True
 
 
-def _arrow_text(col: pd.Series):
-    """One column's CSV fields as an Arrow string array (quoted where :mod:`csv` quotes)."""
+def _arrow_text(col: pd.Series, field: Callable[[object], str]):
+    """One column's CSV fields as an Arrow string array."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    dtype = col.dtype
-    if pd.api.types.is_float_dtype(dtype) and not isinstance(dtype, pd.ArrowDtype):
-        values = col.to_numpy(dtype=float, na_value=np.nan)
+    if _number_column(col) and col.dtype.kind in "iu":
+        return pc.cast(pa.array(col.to_numpy()), pa.string())  # str(int) of every value
+    if _number_column(col):
+        values = col.to_numpy(dtype=float)
         uniq, inverse = np.unique(values.view(np.int64), return_inverse=True)
         words = pa.array([repr(v) for v in uniq.view(np.float64).tolist()], pa.string())
         text = words.take(pa.array(inverse.astype(np.int64)))
@@ -126,31 +206,16 @@ def _arrow_text(col: pd.Series):
         if missing.any():
             text = pc.if_else(pa.array(missing), "", text)
         return text
-    if pd.api.types.is_integer_dtype(dtype) and isinstance(dtype, np.dtype):
-        return pc.cast(pa.array(col.to_numpy()), pa.string())  # str(int) of every value
-    if isinstance(dtype, pd.CategoricalDtype):
-        words = pa.array([str(c) for c in dtype.categories.tolist()] + [""], pa.string())
-        codes = col.cat.codes.to_numpy().astype(np.int64)
-        text = words.take(pa.array(np.where(codes < 0, len(words) - 1, codes)))
-    elif isinstance(getattr(col.array, "_pa_array", None), pa.ChunkedArray) and pa.types.is_string(
-        col.array._pa_array.type
-    ):
-        text = col.array._pa_array.combine_chunks().fill_null("")  # Arrow strings as they are
-    else:
-        text = pa.array(_column_text(col), pa.string())
-    special = pc.match_substring_regex(text, '[,"\n]')
-    if pc.any(special).as_py():
-        quoted = pc.binary_join_element_wise('"', pc.replace_substring(text, '"', '""'), '"', "")
-        text = pc.if_else(special, quoted, text)
-    return text
+    codes, words = _text_words(col, field)
+    return pa.array(words, pa.string()).take(pa.array(codes))
 
 
-def _arrow_chunk(part: pd.DataFrame) -> str:
+def _arrow_chunk(part: pd.DataFrame, field: Callable[[object], str], sep: str) -> str:
     """The CSV text of some rows, assembled by Arrow."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    rows = pc.binary_join_element_wise(*(_arrow_text(part[c]) for c in part.columns), ",")
+    rows = pc.binary_join_element_wise(*(_arrow_text(part[c], field) for c in part.columns), sep)
     lines = pc.binary_join_element_wise(rows, "", "\n")  # each row followed by a line feed
     if isinstance(lines, pa.ChunkedArray):
         lines = lines.combine_chunks()
@@ -159,10 +224,18 @@ def _arrow_chunk(part: pd.DataFrame) -> str:
     return memoryview(lines.buffers()[2])[first:last].tobytes().decode("utf-8")
 
 
-def csv_text(df: pd.DataFrame) -> str:
-    """:func:`write_csv` into a string."""
+def csv_text(df: pd.DataFrame, *, raw: bool = False, sep: str = ",") -> str:
+    """:func:`write_csv` into a string.
+
+    Examples
+    --------
+    >>> print(csv_text(pd.DataFrame({"who": ["=1+1", "E2"], "n": [-1, 2]})), end="")
+    who,n
+    '=1+1,-1
+    E2,2
+    """
     buf = io.StringIO()
-    write_csv(df, buf)
+    write_csv(df, buf, raw=raw, sep=sep)
     return buf.getvalue()
 
 

@@ -229,11 +229,10 @@ class AnalysisResult:
         return f"**{markdown_text(self._headline())}**\n\n" + overall_markdown(self.tests)
 
     def _repr_html_(self) -> str:
-        import html
-
+        from rrmap._escape import html_text
         from rrmap.report import overall_html
 
-        return f"<p><b>{html.escape(self._headline())}</b></p>" + overall_html(self.tests)
+        return f"<p><b>{html_text(self._headline())}</b></p>" + overall_html(self.tests)
 
     # -- output ------------------------------------------------------------------
     def report(self, figures: Sequence[str | os.PathLike[str]] = ()) -> str:

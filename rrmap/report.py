@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import markdown_text, message_text, split_groups
+from rrmap._escape import html_text, markdown_text, message_text, split_groups
 from rrmap._markdown import markdown_table
 from rrmap._report_format import (
     _ALPHA,
@@ -495,7 +495,7 @@ def overall_html(tests: pd.DataFrame) -> str:
     frame = _overall_frame(part)
     if frame.empty:
         return "<p>No tests.</p>"
-    shown = _display_frame(frame, "groups", lambda t: f"<b>{t}</b>", html.escape)
+    shown = _display_frame(frame, "groups", lambda t: f"<b>{t}</b>", html_text)
     adjusted = any(c.startswith("pvalue_") for c in tests.columns)
     which = "adjusted p &lt; 0.05" if adjusted else "p &lt; 0.05"
     return (

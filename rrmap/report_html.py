@@ -195,15 +195,14 @@ def _findings_of(
 
 
 def _design_tables(result: AnalysisResult) -> list[dict[str, Any]]:
-    import html
-
+    from rrmap._escape import html_text
     from rrmap.report import _display_frame
 
     tables = []
     for head, intro, frame, first in design_frames(result):
         if frame.empty:
             continue
-        shown = _display_frame(frame, first, lambda t: f"<b>{t}</b>", html.escape)
+        shown = _display_frame(frame, first, lambda t: f"<b>{t}</b>", html_text)
         tables.append({"title": head, "intro": intro, "frame": _table(shown, escaped=True)})
     return tables
 
@@ -244,8 +243,7 @@ def _proportions_table(result: AnalysisResult) -> dict[str, Any]:
 
 def _generators_table(result: AnalysisResult) -> dict[str, Any] | None:
     """The generator comparison of a study of several query corpora (None with one)."""
-    import html
-
+    from rrmap._escape import html_text
     from rrmap._report_sections import generator_comparison, generator_display
     from rrmap.points import query_corpora
 
@@ -253,7 +251,7 @@ def _generators_table(result: AnalysisResult) -> dict[str, Any] | None:
     if frame.empty:
         return None
     corpora = query_corpora(result.points)
-    shown = generator_display(frame, corpora, lambda t: f"<b>{t}</b>", html.escape)
+    shown = generator_display(frame, corpora, lambda t: f"<b>{t}</b>", html_text)
     return _table(shown, escaped=True)
 
 
@@ -338,9 +336,12 @@ def _page_context(result: AnalysisResult) -> dict[str, Any]:
     workers draw), rendered with them by :func:`_render_page`."""
     import jinja2
 
+    from rrmap._escape import template_text
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("rrmap", "templates"),
         autoescape=True,
+        finalize=template_text,  # every text shown as every format shows a label
         trim_blocks=True,
         lstrip_blocks=True,
     )

@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from rrmap._atomic import atomic_path, write_text
-from rrmap._escape import spreadsheet_safe
 from rrmap._markdown import markdown_table
 from rrmap._writing import write_csv, write_parquet
 from rrmap.cli._options import ratings_from_options, ratings_options
@@ -56,12 +55,11 @@ def points_command(
         with atomic_path(output) as tmp:
             write_parquet(pts, tmp)
     elif fmt == "csv":
-        table = pts if raw_csv else spreadsheet_safe(pts)
         if output is None:
-            write_csv(table, sys.stdout)
+            write_csv(pts, sys.stdout, raw=raw_csv)
         else:
             with atomic_path(output) as tmp:
-                write_csv(table, tmp)
+                write_csv(pts, tmp, raw=raw_csv)
     elif output is None:
         sys.stdout.write(_render(pts, fmt))
     else:

@@ -25,7 +25,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from rrmap._atomic import atomic_path
-from rrmap._escape import short_label
+from rrmap._escape import display_text, short_label
 from rrmap.plot.base._geometry import (
     DEFAULT_XLIM,
     DEFAULT_YLIM,
@@ -40,7 +40,6 @@ from rrmap.plot.base._style import (
     column_name,
     option_name,
     style_map,
-    without_bidi_controls,
 )
 from rrmap.plot.base._widths import parse_width
 from rrmap.plot.figures.map import (
@@ -78,14 +77,15 @@ _PX_PER_IN = 96.0
 def html_text(value: Any, limit: int | None = None) -> str:
     """*value* as plotly text that shows its characters: HTML escaped (``<b>`` is no tag),
     ``$`` and ``%`` as character references (no LaTeX, no ``%{...}`` placeholder),
-    bidirectional controls dropped, cut to *limit* characters with "…".
+    shown as every format shows a label (:func:`rrmap._escape.display_text`), cut to
+    *limit* characters with "…".
 
     Examples
     --------
     >>> html_text("<b>$x^2$</b> %{x}")
     '&lt;b&gt;&#36;x^2&#36;&lt;/b&gt; &#37;{x}'
     """
-    text = without_bidi_controls(value)
+    text = display_text(value)
     if limit is not None:
         text = short_label(text, limit)
     return html.escape(text).replace("$", "&#36;").replace("%", "&#37;")

@@ -11,8 +11,9 @@ import click
 import pandas as pd
 
 from rrmap._atomic import write_text
-from rrmap._escape import markdown_text, message_text, spreadsheet_safe
+from rrmap._escape import markdown_text, message_text
 from rrmap._markdown import markdown_table
+from rrmap._writing import csv_text
 from rrmap.cli.common import CONTEXT_SETTINGS, OutputPath, refuse_overwrite
 from rrmap.errors import InputError
 from rrmap.rank.agreement.alignment import align_rankings
@@ -113,7 +114,7 @@ def _run_filters(df: pd.DataFrame, band, eta, by: str, min_agreement: float | No
 
 def _csv_text(df: pd.DataFrame, raw_csv: bool) -> str:
     """*df* as CSV; unless *raw_csv*, cells a spreadsheet would run as formulas start with '."""
-    return (df if raw_csv else spreadsheet_safe(df)).to_csv(index=False)
+    return csv_text(df, raw=raw_csv)
 
 
 def _stdout(path: Path | None) -> bool:

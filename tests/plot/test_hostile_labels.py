@@ -2,7 +2,8 @@
 
 A rater or an option called ``$\\undefinedcmd{$`` used to crash every figure (matplotlib
 read it as mathtext), ``$x^2$`` was drawn as math, a 300-character name ran off the
-page, and an open right-to-left override turned the rest of a title around.
+page, and an open right-to-left override turned the rest of a title around (it is shown
+as its code, ``\\u202e``, as in every other output).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from matplotlib.text import Text
 from plot_helpers import drawn_texts, outside_page
 
 import rrmap
-from rrmap._escape import short_label
+from rrmap._escape import display_text, short_label
 from rrmap.plot import (
     plot_agreement,
     plot_proportions,
@@ -59,13 +60,14 @@ def hostile(tmp_path_factory):
 
 
 def shown(label, limit=40):
-    """What a figure should show of *label*: no bidirectional control, at most *limit*."""
-    return short_label(label.replace("\u202e", ""), limit)
+    """What a figure should show of *label*: a bidirectional control as its code, at most
+    *limit* characters."""
+    return short_label(display_text(label), limit)
 
 
 def matches(label, drawn):
     """*drawn* is *label* as a figure shows it, in full or cut with "…"."""
-    full = label.replace("\u202e", "")
+    full = display_text(label)
     return drawn == full or (drawn.endswith("…") and len(drawn) > 1 and full.startswith(drawn[:-1]))
 
 
@@ -138,7 +140,7 @@ def test_every_analysis_figure_draws_hostile_labels_as_text(hostile, tmp_path, m
     drawn = grid_legends["criterion"]
     assert len(drawn) == len(criteria)
     assert all(any(matches(o, d) for o in criteria) for d in drawn), drawn
-    assert "evil" in drawn and RTL not in drawn  # the override is dropped
+    assert "\\u202eevil" in drawn and RTL not in drawn  # the override shown as its code
     assert any(d.startswith("MMMM") and d.endswith("…") for d in drawn)
 
     # proportions: one bar per rater, named in the tick labels
@@ -218,7 +220,7 @@ def test_missing_glyphs_come_as_one_clear_warning(pts):
 
 def test_style_helpers_escape_cut_and_fit():
     assert figure_text("$x^2$\n") == r"\$x^2\$ "
-    assert figure_text("a\u202eb\u2066c") == "abc"
+    assert figure_text("a\u202eb\u2066c") == r"a\u202eb\u2066c"
     assert figure_text("x" * 50, 10) == "x" * 9 + "…"
     assert figure_text("x" * 50, None) == "x" * 50
     assert option_label("E1", {"E1": "$E_1$"}) == r"\$E_1\$"
@@ -258,9 +260,9 @@ def test_interactive_labels_are_html_text(hostile):
     names = {t.name for t in fig.data if t.showlegend}
     assert "&lt;b&gt;x&lt;/b&gt;" in names and "<b>x</b>" not in names
     assert all("$" not in n and "<" not in n for n in names)
-    assert {html.unescape(n) for n in names} >= {"<b>x</b>", "$x^2$", "evil", "%", "a|b"}
+    assert {html.unescape(n) for n in names} >= {"<b>x</b>", "$x^2$", "\\u202eevil", "%", "a|b"}
     trace = next(t for t in fig.data if t.customdata is not None)
     assert "&#36;group_{x}&#36; &lt;i&gt;&#37;&lt;/i&gt;: %{customdata[3]}" in trace.hovertemplate
     cells = [c for row in trace.customdata for c in row[:4]]
     assert all("<" not in c and "$" not in c for c in cells if isinstance(c, str))
-    assert html_text(RTL + " %{x}") == "evil &#37;{x}"
+    assert html_text(RTL + " %{x}") == "\\u202eevil &#37;{x}"

@@ -114,12 +114,12 @@ def test_write_comparisons_cut_short_keeps_the_earlier_file(tmp_path, monkeypatc
     path = write_comparisons(df, tmp_path / "c.csv")
     before = path.read_text()
 
-    def half_then_full(self, target, *args, **kwargs):
+    def half_then_full(table, target, *args, **kwargs):
         with open(target, "w") as fh:
             fh.write("instance,le")
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_full)
+    monkeypatch.setattr("rrmap.rank.data.comparisons.write_csv", half_then_full)
     with pytest.raises(OSError, match="No space left"):
         write_comparisons(df.assign(left="C"), path)
     assert path.read_text() == before

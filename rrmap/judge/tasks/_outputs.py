@@ -3,12 +3,14 @@
 Every table and record the judge writes goes through here. A file is
 written beside its target and renamed over it once complete
 (:func:`rrmap._atomic.atomic_path`), so a full disk, a kill or a crash
-leaves the previous file, never a truncated one. A text cell that a
-spreadsheet would run as a formula (one starting with ``=``, ``+``, ``-``,
-``@``, a tab or a carriage return: a model's reply, a label) gets a leading
-``'`` (:func:`rrmap._escape.spreadsheet_safe`) unless *raw* is asked for, for
-programs that read the file. A lone surrogate (half of a character, which
-a reply can carry) is written as U+FFFD, since UTF-8 cannot hold it.
+leaves the previous file, never a truncated one. Tables are written by
+rrmap's one CSV writer (:mod:`rrmap._writing`): a cell holding a comma, a
+quote or a line break (a carriage return too) is quoted, and a text cell that
+a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, a tab or a
+carriage return at its start or after a line break inside it: a model's
+reply, a label) gets a ``'`` there unless *raw* is asked for, for programs
+that read the file. A lone surrogate (half of a character, which a reply can
+carry) is written as U+FFFD, since UTF-8 cannot hold it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from rrmap._atomic import atomic_path, write_text
-from rrmap._escape import spreadsheet_safe
+from rrmap._writing import csv_text as _csv_text
 
 __all__ = [
     "csv_cells",
@@ -67,8 +69,7 @@ def csv_text(table: pd.DataFrame, raw: bool = False) -> str:
     reply
     =1+1
     """
-    frame = table if raw else spreadsheet_safe(table)
-    return _utf8(frame.to_csv(index=False))
+    return _csv_text(table, raw=raw)
 
 
 def json_text(data: Any) -> str:

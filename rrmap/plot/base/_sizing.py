@@ -23,6 +23,7 @@ from matplotlib.text import Text
 from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator
 
+from rrmap._escape import without_invisible
 from rrmap.plot.base._glyphs import gathered_glyph_warnings
 from rrmap.plot.base._subset import lean_font_subsets
 
@@ -50,12 +51,24 @@ _PLAIN_GLYPHS = ("-liga",)
 
 
 def plain_glyphs(fig: Figure) -> None:
-    """Every text of *fig* without ligatures (:data:`_PLAIN_GLYPHS`), unless features were
-    chosen for it; nothing with a matplotlib that has no text features (before 3.11)."""
-    if not hasattr(Text, "set_fontfeatures"):
-        return
+    """Every text of *fig* without the characters drawn as nothing, and without ligatures
+    (:data:`_PLAIN_GLYPHS`) unless features were chosen for it (with a matplotlib that has
+    text features: 3.11 on).
+
+    Labels come without them already (:func:`rrmap._escape.display_text`); a text set on
+    the figure afterwards (a title) may hold one. Matplotlib 3.11 lays a zero-width
+    character out as an empty glyph, after which its PDF text draws the next glyph over
+    the one before, and a byte-order mark (U+FEFF) as a glyph of no character, which
+    stops it writing PDF and PostScript (``IndexError``): its layout's characters come
+    back from UTF-32 through a decoder that takes a leading U+FEFF for a byte-order mark.
+    """
+    features = hasattr(Text, "set_fontfeatures")
     for text in fig.findobj(Text):
-        if text.get_fontfeatures() is None:
+        shown = text.get_text()
+        kept = without_invisible(shown)
+        if kept != shown:
+            text.set_text(kept)
+        if features and text.get_fontfeatures() is None:
             text.set_fontfeatures(_PLAIN_GLYPHS)
 
 

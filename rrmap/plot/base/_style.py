@@ -9,11 +9,10 @@ printed at rather than shrunk to it.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rrmap._escape import plain_figure_text, short_label
+from rrmap._escape import display_text, plain_figure_text, short_label
 from rrmap.errors import InputError
 from rrmap.zones import QUALITY_LEVELS
 
@@ -119,28 +118,23 @@ def headers(points: Any) -> dict[str, str]:
 
 #: Characters of a label drawn in a legend, a tick label or a title (beyond: "…").
 LABEL_LIMIT = 40
-#: Bidirectional embeddings, overrides and isolates: a figure draws none of them, and one
-#: left open (U+202E) would turn the rest of a title, "(n = 135)", around.
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 def figure_text(value: Any, limit: int | None = LABEL_LIMIT) -> str:
-    r"""*value* as a matplotlib text that shows its characters: never mathtext (``$``
-    escaped), control characters as spaces, bidirectional controls dropped, and cut to
-    *limit* characters with "…" (``None``: in full).
+    r"""*value* as a matplotlib text that shows its characters: as every format shows a
+    label (:func:`rrmap._escape.display_text`: control characters as spaces, invisible
+    characters left out of the glyph layout, bidirectional controls as their code), never
+    mathtext (``$`` escaped), and cut to *limit* characters with "…" (``None``: in full).
 
     Examples
     --------
-    >>> print(figure_text("$x^2$"), figure_text("a" * 50, 8))
-    \$x^2\$ aaaaaaa…
+    >>> print(figure_text("$x^2$"), figure_text("a" * 50, 8), figure_text("E\ufeff1"))
+    \$x^2\$ aaaaaaa… E1
+    >>> print(figure_text("abc\u202edef (n = 12)"))
+    abc\u202edef (n = 12)
     """
-    text = without_bidi_controls(value)
+    text = display_text(value)
     return plain_figure_text(text if limit is None else short_label(text, limit))
-
-
-def without_bidi_controls(value: Any) -> str:
-    """*value* as text without bidirectional embeddings, overrides and isolates."""
-    return _BIDI_CONTROLS.sub("", str(value))
 
 
 def fitted_text(value: Any, size: float, width: float, limit: int = LABEL_LIMIT) -> str:
@@ -151,7 +145,7 @@ def fitted_text(value: Any, size: float, width: float, limit: int = LABEL_LIMIT)
     def fits(n: int) -> bool:
         return text_width_pt(figure_text(value, n), size) <= 72.0 * width
 
-    n = min(len(without_bidi_controls(value)), limit)
+    n = min(len(display_text(value)), limit)
     if fits(n):
         return figure_text(value, n)
     lo, hi = 1, n  # fits(lo) is assumed: one character and "…"

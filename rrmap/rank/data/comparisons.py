@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from rrmap._atomic import atomic_path
-from rrmap._escape import message_text, spreadsheet_safe
+from rrmap._escape import message_text
+from rrmap._writing import write_csv
 from rrmap.errors import InputError
 from rrmap.rank.data.sources import Source, read_input, source_name
 from rrmap.rank.limits import MAX_FILE_BYTES
@@ -336,7 +337,7 @@ def write_comparisons(
     table = clean[[*first, *(c for c in clean.columns if c not in COMPARISON_COLUMNS)]]
     path = Path(path)
     with atomic_path(path) as tmp:
-        (table if raw_csv else spreadsheet_safe(table)).to_csv(tmp, index=False)
+        write_csv(table, tmp, raw=raw_csv)
     return path
 
 
