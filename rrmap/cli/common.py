@@ -24,7 +24,8 @@ raw_csv_option = click.option(
     "--raw-csv",
     is_flag=True,
     help="Write CSV text cells as they are. By default a cell a spreadsheet would run as "
-    "a formula (starting with = + - @, a tab or a carriage return) gets a leading '.",
+    "a formula (starting with = + - @, a tab or a carriage return, or holding one after a "
+    "line break inside the cell) gets a ' there.",
 )
 
 

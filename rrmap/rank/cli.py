@@ -355,8 +355,9 @@ _out_opts = [
                  help="Comma-separated columns to output (default: all)."),
     click.option("--raw-csv", is_flag=True,
                  help="Write CSV text cells as they are, for programs reading the output. "
-                 "By default a cell starting with = + - @, a tab or a carriage return gets "
-                 "a leading ' so that a spreadsheet shows it as text."),
+                 "By default a cell starting with = + - @, a tab or a carriage return (or "
+                 "holding one after a line break inside the cell) gets a ' there, so that a "
+                 "spreadsheet shows it as text."),
 ]  # fmt: skip
 
 _model_opts = [

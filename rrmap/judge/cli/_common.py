@@ -53,7 +53,8 @@ _RAW_CSV_OPTION = click.option(
     "--raw-csv",
     is_flag=True,
     help="Write CSV text cells as they are, for programs: no ' before a cell starting "
-    "with = + - @ (which a spreadsheet would run as a formula).",
+    "with = + - @, a tab or a carriage return, or holding one after a line break inside "
+    "the cell (which a spreadsheet would run as a formula).",
 )
 _MAX_SIDE_OPTION = click.option(
     "--max-side",
