@@ -165,7 +165,7 @@ def settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
 
 def _subset_name(within: str) -> str:
     """``all points``, ``rater E1``, ``movement: cubism`` for a ``within`` label."""
-    from rrmap.stats._labels import split_within
+    from rrmap._labels import split_within
 
     if within == "all":
         return "all points"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,18 +19,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from rrmap import _run_checks
 from rrmap._json import records
 from rrmap._results_folder import OUTPUT_FILES, existing_outputs, is_output
 from rrmap._streams import Streams
 from rrmap._version import __version__
-from rrmap.errors import InputError, PermutationWarning
+from rrmap.errors import InputError
 from rrmap.interrater import RELIABILITY_COLUMNS, reliability
 from rrmap.points import points as compute_points
 from rrmap.points import query_corpora
 from rrmap.ratings import load_ratings
-from rrmap.stats.adjust import P_ADJUST_METHODS, smallest_rejectable
+from rrmap.stats.adjust import P_ADJUST_METHODS
 from rrmap.stats.designs import DEFAULT_CHI2_N_PERM, DESIGNS, _check_by, run_designs
-from rrmap.stats.energy import DEFAULT_STOP_HITS, _group_sets
+from rrmap.stats.energy import DEFAULT_STOP_HITS
 from rrmap.tables import agreement, agreement_summary, proportions
 from rrmap.zones import Thresholds
 
@@ -521,37 +521,6 @@ def _proportion_table(pts: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return out[cols]
 
 
-def _largest_family(points: pd.DataFrame, by: Sequence[str]) -> int:
-    """Tests in the largest family of the designs: a k-sample test and its pairs."""
-    ks = [points["expert"].nunique()] + [points[c].nunique() for c in by]
-    return max(len(_group_sets(k, True)) for k in ks)
-
-
-def _warn_if_too_few_permutations(
-    points: pd.DataFrame, by: Sequence[str], n_perm: int, p_adjust: str
-) -> None:
-    """Warn when no energy p-value can ever pass the (adjusted) 0.05 threshold."""
-    if n_perm <= 0:
-        return
-    family = _largest_family(points, by)
-    bound = smallest_rejectable(family, p_adjust, _ALPHA)
-    if 1.0 / (n_perm + 1) <= bound:
-        return
-    need = int(np.ceil(1.0 / bound - 1))
-    what = (
-        f"{p_adjust} within families of up to {family} tests needs p ≤ {bound:.2g}"
-        if p_adjust != "none"
-        else f"significance needs p ≤ {bound:.2g}"
-    )
-    warnings.warn(
-        f"with {n_perm} permutations the smallest energy p-value is 1/{n_perm + 1} ≈ "
-        f"{1.0 / (n_perm + 1):.2g}, but {what}: some energy tests can never be "
-        f"significant; use at least {need} permutations",
-        PermutationWarning,
-        stacklevel=3,
-    )
-
-
 def analyze(
     ratings: pd.DataFrame | str | os.PathLike[str],
     by: str | Sequence[str] | None = None,
@@ -667,13 +636,13 @@ def analyze(
         ratings, coverage, z, thresholds, query, drop_incomplete
     )
     by_list = _check_by(pts, by)
-    _check_size(pts, by_list, n_boot)
+    _run_checks.check_size(pts, by_list, n_boot)
     if figures is not None:  # drawn by its workers while the tests run
         figures.draw(pts, categories=by_list or None)
         n_jobs = _jobs_beside(n_jobs, figures.workers)
     seed, seed_source = _seed(rng)
     if "energy" in tests:
-        _warn_if_too_few_permutations(pts, by_list, n_perm, p_adjust)
+        _run_checks.warn_if_too_few_permutations(pts, by_list, n_perm, p_adjust)
     table = run_designs(
         pts,
         by_list,
@@ -758,24 +727,6 @@ def _points_of(
         ratings = load_ratings(ratings, query=query, drop_incomplete=drop_incomplete)
     pts = compute_points(ratings, coverage=coverage, z=z, thresholds=thresholds, query=query)
     return pts, pts.attrs.get("rrmap", {}), ratings, from_path
-
-
-def _check_size(pts: pd.DataFrame, by: Sequence[str], n_boot: int) -> None:
-    """Refuse an analysis past :data:`rrmap.limits.MAX_TESTS` before any test runs."""
-    from rrmap.limits import MAX_BOOTSTRAP, MAX_TESTS, check_count, planned_tests
-
-    check_count("n_boot", n_boot, MAX_BOOTSTRAP)
-    n_raters = int(pts["expert"].nunique())
-    options = [int(pts[c].nunique()) for c in by]
-    corpora = int(pts["query"].nunique()) if "query" in pts.columns else 1
-    planned = planned_tests(n_raters, options, corpora)
-    if planned > MAX_TESTS:
-        sizes = ", ".join(f"{c}: {o} options" for c, o in zip(by, options, strict=True))
-        raise InputError(
-            f"{n_raters} raters ({sizes or 'no categories'}) make {planned} tests, above the "
-            f"limit of {MAX_TESTS} (rrmap.limits): test fewer categories (--by) or compare "
-            "fewer raters at once"
-        )
 
 
 def _agreement_tables(

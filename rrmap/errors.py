@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["InputError", "PermutationWarning", "RatingsError"]
+__all__ = ["InputError", "PermutationWarning", "RatingsError", "RatingsWarning"]
 
 
 class InputError(ValueError):
@@ -61,6 +61,20 @@ class PermutationWarning(UserWarning):
     --------
     >>> issubclass(PermutationWarning, UserWarning)
     True
+    """
+
+
+class RatingsWarning(UserWarning):
+    """A ratings file loaded, but something in it deserves a look.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("column 'mean' disagrees with the interval", RatingsWarning)
+    >>> caught[0].category.__name__
+    'RatingsWarning'
     """
 
 

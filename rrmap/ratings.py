@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rrmap import _corpora
 from rrmap._escape import message_text, quoted_list
 from rrmap._headers import snake
 from rrmap._keys import MAX_LISTED as _MAX_LINES
@@ -29,7 +30,7 @@ from rrmap._keys import pairing as _pairing
 from rrmap._keys import shown as _shown
 from rrmap._numbers import numeric, point_numbers
 from rrmap._tabular import Table, detect_decimal, read_table
-from rrmap.errors import RatingsError
+from rrmap.errors import RatingsError, RatingsWarning
 from rrmap.gaussian import interval_to_gaussian
 
 __all__ = ["MIN_WIDTH_FRACTION", "RatingsSchema", "RatingsWarning", "load_ratings"]
@@ -39,20 +40,6 @@ __all__ = ["MIN_WIDTH_FRACTION", "RatingsSchema", "RatingsWarning", "load_rating
 #: standard deviation that rounding can make zero; it is an error unless ``min_width``
 #: (at least this wide) floors it.
 MIN_WIDTH_FRACTION = 1e-9
-
-
-class RatingsWarning(UserWarning):
-    """A ratings file loaded, but something in it deserves a look.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     warnings.warn("column 'mean' disagrees with the interval", RatingsWarning)
-    >>> caught[0].category.__name__
-    'RatingsWarning'
-    """
 
 
 @dataclass(frozen=True)
@@ -464,69 +451,6 @@ def _narrowest(
     return MIN_WIDTH_FRACTION * max(b - a, 0.0), f"the span of the bounds [{a:g}, {b:g}]"
 
 
-@dataclass
-class _Origins:
-    """Which corpus each row is about.
-
-    ``ref`` marks reference rows; ``corpus[i]`` is the position of row i's query corpus in
-    ``queries`` (−1 for the reference, a corpus left out, or a missing value); ``left_out``
-    marks rows of query corpora not among those named, counted by value in ``excluded``.
-    """
-
-    values: pd.Series
-    ref: np.ndarray
-    corpus: np.ndarray
-    queries: list[str]
-    left_out: np.ndarray
-    excluded: dict[str, int]
-    problems: list[str]
-
-
-def _origins(table: Table, cols: _Columns, sch: RatingsSchema, rows: _Rows) -> _Origins:
-    """The reference and query corpora of every row, and the problems.
-
-    Every value other than the reference is a query corpus (a generator), unless
-    ``query`` names some: rows of the others are left out and counted.
-    """
-    org = _key_text(table, cols.by_key[cols.origin])
-    values = org.fillna("").to_numpy(dtype=object)
-    missing = values == ""
-    ref = values == sch.reference
-    found = sorted({str(v) for v in pd.unique(values[~missing & ~ref])})
-    named = sch.queries
-    problems = []
-    if missing.any():
-        problems.append(f"column {_shown(sch.origin)}: missing value on {rows.at(missing)}")
-    if not ref.any() and (~missing).any():
-        problems.append(
-            f"column {_shown(sch.origin)}: no row of the reference corpus {_shown(sch.reference)}"
-            f"; values found: {quoted_list(found)} (name it with reference=, or --reference)"
-        )
-    if named is None:
-        queries = found
-    else:
-        queries = list(named)
-        absent = [q for q in queries if q not in found]
-        if absent:
-            problems.append(
-                f"column {_shown(sch.origin)}: no row of the query corpus "
-                f"{', '.join(_shown(q) for q in absent)}; values found: "
-                f"{quoted_list([sch.reference, *found] if ref.any() else found)} "
-                "(name the query corpora with query=, or --query)"
-            )
-    if not found and ref.any():
-        problems.append(
-            f"column {_shown(sch.origin)}: every row is the reference {_shown(sch.reference)}: "
-            "no query corpus to compare with it"
-        )
-    position = {q: i for i, q in enumerate(queries)}
-    corpus = np.fromiter((position.get(v, -1) for v in values), dtype=np.intp, count=len(values))
-    left_out = ~missing & ~ref & (corpus < 0)
-    excluded = pd.Series(values[left_out]).value_counts(sort=False).to_dict()
-    excluded = {str(k): int(v) for k, v in sorted(excluded.items(), key=lambda kv: str(kv[0]))}
-    return _Origins(org, ref, corpus, queries, left_out, excluded, problems)
-
-
 def _key_values(
     table: Table, cols: _Columns, rows: _Rows, skip: np.ndarray | None = None
 ) -> tuple[dict[str, pd.Series], list[str]]:
@@ -760,10 +684,11 @@ def load_ratings(
     _check_settings(sch, name, decimal)
     table = _read(source, sep, encoding, sheet)
     cols = _match_headers(table, sch)
-    ori = _origins(table, cols, sch, _Rows(table.source, table.lines, table.unit))
+    org = _key_text(table, cols.by_key[cols.origin])
+    ori = _corpora.origins(org, sch, _Rows(table.source, table.lines, table.unit))
     if ori.left_out.any():  # rows of query corpora not named: not read further
-        table, ori = _leave_out(table, ori)
-        _warn_left_out(table.source, ori, sch)
+        table, ori = _corpora.leave_out(table, ori)
+        _corpora.warn_left_out(table.source, ori, sch)
     rows = _Rows(table.source, table.lines, table.unit)
     derived = {snake(c) for c in sch.derived}
     first = _first_pass(table, cols, derived)
@@ -795,103 +720,12 @@ def load_ratings(
     if min_width is not None:
         lo, hi, widened = _floor_widths(lo, hi, min_width, sch, rows)
     _check_derived(table, cols, sch, lo, hi, mark, first, coverage, z, rows)
-    _warn_small_corpora(table.source, ori, sch)
+    _corpora.warn_small_corpora(table.source, ori, sch)
     out = _assemble(table, cols, sch, keys, ori, lo, hi, widened, mark)
     if drop_incomplete:
-        out = _drop(out, blank, paired.unpaired if paired else blank & False, paired, rows)
+        unpaired = paired.unpaired if paired else np.zeros_like(blank)
+        out = _corpora.drop_rows(out, blank, unpaired, paired, rows)
     return out
-
-
-def _leave_out(table: Table, ori: _Origins) -> tuple[Table, _Origins]:
-    """The table and origins without the rows of query corpora that were not named."""
-    keep = ~ori.left_out
-    cells = table.cells.loc[keep].reset_index(drop=True)
-    kept = Table(table.header, cells, table.lines[keep], table.source, table.unit, table.info)
-    values = ori.values[keep].reset_index(drop=True)
-    return kept, _Origins(
-        values,
-        ori.ref[keep],
-        ori.corpus[keep],
-        ori.queries,
-        ori.left_out[keep],
-        ori.excluded,
-        ori.problems,
-    )
-
-
-def _warn_left_out(source: str, ori: _Origins, sch: RatingsSchema) -> None:
-    listing = ", ".join(f"{_shown(v)} ({n} row{'s' if n != 1 else ''})" for v, n in
-                        ori.excluded.items())  # fmt: skip
-    warnings.warn(
-        f"{source}: rows of query corpora not among those named "
-        f"({', '.join(_shown(q) for q in ori.queries)}) are left out: {listing}",
-        RatingsWarning,
-        stacklevel=3,
-    )
-
-
-#: A query corpus with fewer rows than this share of the largest one is warned about.
-SMALL_CORPUS_SHARE = 0.1
-
-
-def _warn_small_corpora(source: str, ori: _Origins, sch: RatingsSchema) -> None:
-    """Warn about a query corpus far smaller than the largest (a typo in the origin
-    column makes a corpus of its own when every other value is a query corpus)."""
-    if len(ori.queries) < 2 or sch.queries is not None:
-        return
-    sizes = np.bincount(ori.corpus[ori.corpus >= 0], minlength=len(ori.queries))
-    small = [q for q, n in zip(ori.queries, sizes, strict=True) if n < SMALL_CORPUS_SHARE *
-             sizes.max()]  # fmt: skip
-    if small:
-        listing = ", ".join(f"{_shown(q)} ({int(sizes[ori.queries.index(q)])} rows)" for q in small)
-        warnings.warn(
-            f"{source}: column {_shown(sch.origin)}: query corpus {listing} is far smaller "
-            f"than the largest ({int(sizes.max())} rows): a typo? Every origin value but the "
-            f"reference {_shown(sch.reference)} is a query corpus; name them with query= "
-            "(--query) to leave others out",
-            RatingsWarning,
-            stacklevel=3,
-        )
-
-
-def _drop(
-    out: pd.DataFrame,
-    blank: np.ndarray,
-    unpaired: np.ndarray,
-    paired: Any,
-    rows: _Rows,
-) -> pd.DataFrame:
-    """*out* without the blank and unpaired rows, which are counted, listed in
-    ``attrs["rrmap"]["dropped"]`` and warned about."""
-    meta = out.attrs["rrmap"]
-    drop = blank | unpaired
-    meta["dropped"] = {
-        "rows": int(drop.sum()),
-        "blank": int(blank.sum()),
-        "unpaired": int((unpaired & ~blank).sum()),
-        "lines": [int(n) for n in rows.lines[drop]],
-        "blank_lines": [int(n) for n in rows.lines[blank]],
-        "unpaired_keys": list(paired.listing) if paired is not None else [],
-    }
-    if not drop.any():
-        return out
-    kept = out.loc[~drop].reset_index(drop=True)
-    kept.attrs = out.attrs
-    meta["n_rows"] = len(kept)
-    parts = []
-    if blank.any():
-        parts.append(f"{int(blank.sum())} with a blank interval bound ({rows.at(blank)})")
-    if (unpaired & ~blank).any():
-        parts.append(
-            f"{int((unpaired & ~blank).sum())} without a partner interval "
-            f"({rows.at(unpaired & ~blank)})"
-        )
-    warnings.warn(
-        f"{rows.source}: {int(drop.sum())} row(s) dropped (drop_incomplete): " + "; ".join(parts),
-        RatingsWarning,
-        stacklevel=3,
-    )
-    return kept
 
 
 def _assemble(
@@ -899,7 +733,7 @@ def _assemble(
     cols: _Columns,
     sch: RatingsSchema,
     keys: dict[str, pd.Series],
-    ori: _Origins,
+    ori: _corpora.Origins,
     lo: np.ndarray,
     hi: np.ndarray,
     widened: int,

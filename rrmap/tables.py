@@ -140,8 +140,8 @@ def match_shares(points: pd.DataFrame, by: str | list[str] | None = None) -> pd.
     >>> tab[["query", "within", "matches", "n"]].head(3).values.tolist()
     [['gen-A', 'all', 206, 405], ['gen-B', 'all', 219, 405], ['gen-A', 'expert=E1', 88, 135]]
     """
+    from rrmap._labels import within_label
     from rrmap.points import query_corpora
-    from rrmap.stats._labels import within_label
 
     by = [by] if isinstance(by, str) else list(by or [])
     for col in ["expert", "quality", *by]:

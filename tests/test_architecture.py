@@ -47,6 +47,9 @@ def layer(module: str) -> str:
         "report_html",
         "latex",
         "_results_folder",
+        "_report_format",
+        "_report_sections",
+        "_run_checks",
     ):
         return "analysis"
     return "core"
@@ -167,6 +170,7 @@ def test_every_judge_module_is_in_a_layer():
 #: Private helpers of the core that every layer may use (text, headers, tables).
 _SHARED_CORE = {
     "_atomic",
+    "_labels",
     "_escape",
     "_headers",
     "_markdown",

@@ -285,16 +285,17 @@ def test_unreadable_table(tmp_path):
 
 
 def test_the_steps_of_load_ratings_work_on_their_own():
-    """load_ratings is read → headers → values → origins → keys → pairing; each step alone."""
+    """load_ratings is read → headers → origins → values → keys → pairing; each step alone."""
     import numpy as np
 
+    from rrmap._corpora import origins
     from rrmap._tabular import Table
     from rrmap.ratings import (
         _bounds,
         _first_pass,
+        _key_text,
         _key_values,
         _match_headers,
-        _origins,
         _pairing,
         _Rows,
     )
@@ -329,7 +330,7 @@ def test_the_steps_of_load_ratings_work_on_their_own():
     assert lo.tolist()[:2] == [10.0, 12.5] and ok.tolist() == [True, True, False]
     assert problems == ["column 'high rating': not a number with decimal mark ',': 'x' (line 5)"]
     assert not blank.any()
-    ori = _origins(table, cols, sch, rows)
+    ori = origins(_key_text(table, cols.by_key[cols.origin]), sch, rows)
     assert ori.values.tolist() == ["real", "generated", "real"]
     assert ori.ref.tolist() == [True, False, True] and not ori.problems
     assert ori.queries == ["generated"] and ori.corpus.tolist() == [-1, 0, -1]

@@ -29,20 +29,21 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from rrmap._labels import split_within, within_label
 from rrmap._streams import Streams
 from rrmap.errors import InputError
 from rrmap.limits import MAX_MONTE_CARLO
 from rrmap.points import key_columns
 from rrmap.stats._categories import default_categories
 from rrmap.stats._family import DESIGNS, MATCHED_GROUPS, Settings, columns, run_family
-from rrmap.stats._labels import split_within, within_label
 from rrmap.stats._permutation import blas_threads
+from rrmap.stats._plan import Family
+from rrmap.stats._plan import plan as _plan
 from rrmap.stats.adjust import P_ADJUST_METHODS, adjust_pvalues
 from rrmap.stats.energy import DEFAULT_STOP_HITS, _check_n_perm, _check_stop_hits, check_labels
 
@@ -378,67 +379,6 @@ def expert_effect(
     )
 
 
-@dataclass(frozen=True)
-class _Family:
-    """One family of tests: the groups of *group* compared within one subset of the points.
-
-    *index* holds the positions of the subset's points (None: all points); *query* is
-    the query corpus whose points they are, in a study of several (None: all corpora,
-    or a study of one).
-    """
-
-    group: str
-    within: str
-    index: np.ndarray | None
-    query: str | None = None
-
-
-def _plan(points: pd.DataFrame, by: Sequence[str]) -> list[_Family]:
-    """Every family of tests, in table order: with several query corpora, the generator
-    effect first, then the designs of each corpus."""
-    if not _several(points):
-        return _corpus_plan(points, by, None, None)
-    from rrmap.points import query_corpora
-
-    plan = _generator_plan(points, by)
-    corpus = points["query"].astype(str).to_numpy(dtype=object)
-    for q in query_corpora(points):
-        plan += _corpus_plan(points, by, np.flatnonzero(corpus == q), q)
-    return plan
-
-
-def _corpus_plan(
-    points: pd.DataFrame, by: Sequence[str], sub: np.ndarray | None, query: str | None
-) -> list[_Family]:
-    """The paper's three designs on the points *sub* (None: all)."""
-    part = points if sub is None else points.iloc[sub]
-    at = np.arange(len(points)) if sub is None else sub
-    plan = [_Family("expert", "all", sub, query)]
-    for cat in by:
-        codes, options = pd.factorize(part[cat], sort=True)
-        for j, opt in enumerate(options):
-            index = at[codes == j]
-            plan.append(_Family("expert", within_label(cat, opt), index, query))
-    experts = part["expert"].astype(str).to_numpy(dtype=object)
-    for e in sorted(set(experts)):
-        index = at[experts == e]
-        plan += [_Family(cat, within_label("expert", e), index, query) for cat in by]
-    return plan
-
-
-def _generator_plan(points: pd.DataFrame, by: Sequence[str]) -> list[_Family]:
-    """The generator effect: all points, each rater's, each option's of each category."""
-    plan = [_Family("query", "all", None)]
-    experts = points["expert"].astype(str).to_numpy(dtype=object)
-    for e in sorted(set(experts)):
-        plan.append(_Family("query", within_label("expert", e), np.flatnonzero(experts == e)))
-    for cat in by:
-        codes, options = pd.factorize(points[cat], sort=True)
-        for j, opt in enumerate(options):
-            plan.append(_Family("query", within_label(cat, opt), np.flatnonzero(codes == j)))
-    return plan
-
-
 def generator_effect(
     points: pd.DataFrame,
     by: str | Sequence[str] | None = None,
@@ -651,7 +591,7 @@ def _working(points: pd.DataFrame, by: list[str]) -> tuple[pd.DataFrame, list[st
 
 def _run(
     points: pd.DataFrame,
-    plan: list[_Family],
+    plan: list[Family],
     settings: Settings,
     rng: int | np.random.Generator | None,
     progress: bool,

@@ -1,0 +1,68 @@
+"""What :func:`rrmap.analyze` checks before any test runs: that no energy test is doomed by
+too few permutations, and that the run's size is within :mod:`rrmap.limits`."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from rrmap.errors import InputError, PermutationWarning
+from rrmap.stats.adjust import smallest_rejectable
+from rrmap.stats.energy import _group_sets
+
+__all__ = ["check_size", "warn_if_too_few_permutations"]
+
+#: The level the report marks p-values at.
+ALPHA = 0.05
+
+
+def _largest_family(points: pd.DataFrame, by: Sequence[str]) -> int:
+    """Tests in the largest family of the designs: a k-sample test and its pairs."""
+    ks = [points["expert"].nunique()] + [points[c].nunique() for c in by]
+    return max(len(_group_sets(k, True)) for k in ks)
+
+
+def warn_if_too_few_permutations(
+    points: pd.DataFrame, by: Sequence[str], n_perm: int, p_adjust: str
+) -> None:
+    """Warn when no energy p-value can ever pass the (adjusted) 0.05 threshold."""
+    if n_perm <= 0:
+        return
+    family = _largest_family(points, by)
+    bound = smallest_rejectable(family, p_adjust, ALPHA)
+    if 1.0 / (n_perm + 1) <= bound:
+        return
+    need = int(np.ceil(1.0 / bound - 1))
+    what = (
+        f"{p_adjust} within families of up to {family} tests needs p ≤ {bound:.2g}"
+        if p_adjust != "none"
+        else f"significance needs p ≤ {bound:.2g}"
+    )
+    warnings.warn(
+        f"with {n_perm} permutations the smallest energy p-value is 1/{n_perm + 1} ≈ "
+        f"{1.0 / (n_perm + 1):.2g}, but {what}: some energy tests can never be "
+        f"significant; use at least {need} permutations",
+        PermutationWarning,
+        stacklevel=3,
+    )
+
+
+def check_size(pts: pd.DataFrame, by: Sequence[str], n_boot: int) -> None:
+    """Refuse an analysis past :data:`rrmap.limits.MAX_TESTS` before any test runs."""
+    from rrmap.limits import MAX_BOOTSTRAP, MAX_TESTS, check_count, planned_tests
+
+    check_count("n_boot", n_boot, MAX_BOOTSTRAP)
+    n_raters = int(pts["expert"].nunique())
+    options = [int(pts[c].nunique()) for c in by]
+    corpora = int(pts["query"].nunique()) if "query" in pts.columns else 1
+    planned = planned_tests(n_raters, options, corpora)
+    if planned > MAX_TESTS:
+        sizes = ", ".join(f"{c}: {o} options" for c, o in zip(by, options, strict=True))
+        raise InputError(
+            f"{n_raters} raters ({sizes or 'no categories'}) make {planned} tests, above the "
+            f"limit of {MAX_TESTS} (rrmap.limits): test fewer categories (--by) or compare "
+            "fewer raters at once"
+        )
