@@ -13,25 +13,36 @@ limit                   value            what it bounds
 ``MAX_MONTE_CARLO``     10,000,000       Monte Carlo / permutation draws of a zone test
 ``MAX_BOOTSTRAP``       100,000          bootstrap resamples of the reliability intervals
 ``MAX_TESTS``           200,000          tests one analysis plans (raters² × options)
+``MAX_PANELS``          100              panels of one figure (raters, or raters × rows)
+``MAX_LEGEND_ENTRIES``  60               options of the column that colours a figure
 ======================  ===============  =============================================
 
-Reading limits (file size, line length, spreadsheets) are in
-docs/ratings.md; those of :mod:`rrmap.rank` and :mod:`rrmap.judge` in their
-pages.
+The figure limits can also be raised from the command line, with the
+environment variables ``RRMAP_MAX_PANELS`` and ``RRMAP_MAX_LEGEND_ENTRIES``
+(see :func:`limit_value`). Reading limits (file size, line length, columns,
+spreadsheets) are in docs/ratings.md; those of :mod:`rrmap.rank` and
+:mod:`rrmap.judge` in their pages.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 from rrmap.errors import InputError
 
 __all__ = [
     "MAX_BOOTSTRAP",
+    "MAX_LEGEND_ENTRIES",
     "MAX_MONTE_CARLO",
+    "MAX_PANELS",
     "MAX_PERMUTATIONS",
     "MAX_TESTS",
     "check_count",
+    "check_legend_entries",
+    "check_panels",
+    "limit_note",
+    "limit_value",
     "planned_tests",
 ]
 
@@ -43,6 +54,12 @@ MAX_MONTE_CARLO = 10_000_000
 MAX_BOOTSTRAP = 100_000
 #: Tests planned by one analysis (energy and zone tests of every design).
 MAX_TESTS = 200_000
+#: Panels of one figure: one per rater, or raters × categories in the grid (a panel takes
+#: about 0.1–0.5 s to draw; a hundred are no longer read one by one).
+MAX_PANELS = 100
+#: Options of the column that colours a figure, each an entry of its legend (sixty fill
+#: one column of a 7 in figure; a palette tells a few dozen apart at most).
+MAX_LEGEND_ENTRIES = 60
 
 
 def check_count(name: str, value: object, maximum: int) -> int:
@@ -87,6 +104,113 @@ def planned_tests(n_raters: int, options: Iterable[int]) -> int:
     expert = family(n_raters) * (1 + sum(options))
     per_rater = n_raters * sum(family(o) for o in options)
     return 2 * (expert + per_rater)
+
+
+def limit_value(name: str, value: int, module: str = "rrmap.limits") -> int:
+    """The limit *name* in force: the environment variable ``RRMAP_<name>`` when it is set,
+    else *value* (the module's constant, which Python code may also change).
+
+    Parameters
+    ----------
+    name : str
+        The constant's name (``"MAX_PANELS"``).
+    value : int
+        The constant's value now.
+    module : str
+        Where the constant lives, for the message of a bad variable.
+
+    Examples
+    --------
+    >>> import os
+    >>> limit_value("MAX_PANELS", MAX_PANELS)
+    100
+    >>> os.environ["RRMAP_MAX_PANELS"] = "500"
+    >>> limit_value("MAX_PANELS", MAX_PANELS)
+    500
+    >>> os.environ["RRMAP_MAX_PANELS"] = "lots"
+    >>> limit_value("MAX_PANELS", MAX_PANELS)
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: the environment variable RRMAP_MAX_PANELS='lots' is not a \
+whole number >= 0 (it raises rrmap.limits.MAX_PANELS = 100)
+    >>> del os.environ["RRMAP_MAX_PANELS"]
+    """
+    text = os.environ.get(f"RRMAP_{name}", "").strip()
+    if not text:
+        return value
+    try:
+        given = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        given = -1
+    if given < 0:
+        raise InputError(
+            f"the environment variable RRMAP_{name}={text!r} is not a whole number >= 0 "
+            f"(it raises {module}.{name} = {value:,})"
+        )
+    return given
+
+
+def limit_note(name: str, value: int, module: str = "rrmap.limits") -> str:
+    """How a message names the limit *name* in force (*value*) and how to raise it.
+
+    Examples
+    --------
+    >>> limit_note("MAX_PANELS", 100)
+    'MAX_PANELS = 100; raise it with the environment variable RRMAP_MAX_PANELS, or \
+rrmap.limits.MAX_PANELS in Python'
+    """
+    return (
+        f"{name} = {value:,}; raise it with the environment variable RRMAP_{name}, "
+        f"or {module}.{name} in Python"
+    )
+
+
+def check_panels(n: int, what: str = "the figure") -> None:
+    """Refuse a figure of more than :data:`MAX_PANELS` panels before any is drawn.
+
+    Examples
+    --------
+    >>> check_panels(3)
+    >>> check_panels(10_000, "one panel per rater")
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: one panel per rater: 10,000 panels, more than rrmap draws in \
+one figure (MAX_PANELS = 100; raise it with the environment variable RRMAP_MAX_PANELS, or \
+rrmap.limits.MAX_PANELS in Python): draw fewer raters, or all in one panel \
+(plot_rrmap; rrmap plot --facet none)
+    """
+    limit = limit_value("MAX_PANELS", MAX_PANELS)
+    if n > limit:
+        raise InputError(
+            f"{what}: {n:,} panels, more than rrmap draws in one figure "
+            f"({limit_note('MAX_PANELS', limit)}): draw fewer raters, or all in one panel "
+            "(plot_rrmap; rrmap plot --facet none)"
+        )
+
+
+def check_legend_entries(n: int, column: object) -> None:
+    """Refuse to colour a figure by a column of more than :data:`MAX_LEGEND_ENTRIES` options.
+
+    Examples
+    --------
+    >>> check_legend_entries(5, "movement")
+    >>> check_legend_entries(3000, "painting")
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: colour by 'painting': 3,000 options, more than one legend \
+shows (MAX_LEGEND_ENTRIES = 60; raise it with the environment variable \
+RRMAP_MAX_LEGEND_ENTRIES, or rrmap.limits.MAX_LEGEND_ENTRIES in Python): colour by a \
+column of fewer options (color=, --color)
+    """
+    from rrmap._escape import message_text
+
+    limit = limit_value("MAX_LEGEND_ENTRIES", MAX_LEGEND_ENTRIES)
+    if n > limit:
+        raise InputError(
+            f"colour by {message_text(column)!r}: {n:,} options, more than one legend shows "
+            f"({limit_note('MAX_LEGEND_ENTRIES', limit)}): colour by a column of fewer "
+            "options (color=, --color)"
+        )
 
 
 def __dir__() -> list[str]:
