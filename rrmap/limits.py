@@ -13,7 +13,7 @@ limit                   value            what it bounds
 ``MAX_MONTE_CARLO``     10,000,000       Monte Carlo / permutation draws of a zone test
 ``MAX_BOOTSTRAP``       100,000          bootstrap resamples of the reliability intervals
 ``MAX_TESTS``           200,000          tests one analysis plans (raters² × options)
-``MAX_PANELS``          100              panels of one figure (raters, or raters × rows)
+``MAX_PANELS``          200              panels of one figure (raters, or raters × rows)
 ``MAX_LEGEND_ENTRIES``  60               options of the column that colours a figure
 ======================  ===============  =============================================
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import Any
 
 from rrmap.errors import InputError
 
@@ -39,8 +40,10 @@ __all__ = [
     "MAX_PERMUTATIONS",
     "MAX_TESTS",
     "check_count",
+    "check_figure",
     "check_legend_entries",
     "check_panels",
+    "figure_problem",
     "limit_note",
     "limit_value",
     "planned_tests",
@@ -55,8 +58,8 @@ MAX_BOOTSTRAP = 100_000
 #: Tests planned by one analysis (energy and zone tests of every design).
 MAX_TESTS = 200_000
 #: Panels of one figure: one per rater, or raters × categories in the grid (a panel takes
-#: about 0.1–0.5 s to draw; a hundred are no longer read one by one).
-MAX_PANELS = 100
+#: 0.1–0.5 s to draw: 10,000 raters drew for 15 minutes).
+MAX_PANELS = 200
 #: Options of the column that colours a figure, each an entry of its legend (sixty fill
 #: one column of a 7 in figure; a palette tells a few dozen apart at most).
 MAX_LEGEND_ENTRIES = 60
@@ -123,7 +126,7 @@ def limit_value(name: str, value: int, module: str = "rrmap.limits") -> int:
     --------
     >>> import os
     >>> limit_value("MAX_PANELS", MAX_PANELS)
-    100
+    200
     >>> os.environ["RRMAP_MAX_PANELS"] = "500"
     >>> limit_value("MAX_PANELS", MAX_PANELS)
     500
@@ -132,7 +135,7 @@ def limit_value(name: str, value: int, module: str = "rrmap.limits") -> int:
     Traceback (most recent call last):
     ...
     rrmap.errors.InputError: the environment variable RRMAP_MAX_PANELS='lots' is not a \
-whole number >= 0 (it raises rrmap.limits.MAX_PANELS = 100)
+whole number >= 0 (it raises rrmap.limits.MAX_PANELS = 200)
     >>> del os.environ["RRMAP_MAX_PANELS"]
     """
     text = os.environ.get(f"RRMAP_{name}", "").strip()
@@ -155,8 +158,8 @@ def limit_note(name: str, value: int, module: str = "rrmap.limits") -> str:
 
     Examples
     --------
-    >>> limit_note("MAX_PANELS", 100)
-    'MAX_PANELS = 100; raise it with the environment variable RRMAP_MAX_PANELS, or \
+    >>> limit_note("MAX_PANELS", 200)
+    'MAX_PANELS = 200; raise it with the environment variable RRMAP_MAX_PANELS, or \
 rrmap.limits.MAX_PANELS in Python'
     """
     return (
@@ -175,7 +178,7 @@ def check_panels(n: int, what: str = "the figure") -> None:
     Traceback (most recent call last):
     ...
     rrmap.errors.InputError: one panel per rater: 10,000 panels, more than rrmap draws in \
-one figure (MAX_PANELS = 100; raise it with the environment variable RRMAP_MAX_PANELS, or \
+one figure (MAX_PANELS = 200; raise it with the environment variable RRMAP_MAX_PANELS, or \
 rrmap.limits.MAX_PANELS in Python): draw fewer raters, or all in one panel \
 (plot_rrmap; rrmap plot --facet none)
     """
@@ -211,6 +214,40 @@ column of fewer options (color=, --color)
             f"({limit_note('MAX_LEGEND_ENTRIES', limit)}): colour by a column of fewer "
             "options (color=, --color)"
         )
+
+
+def check_figure(
+    points: Any, panels: int = 1, colours: Iterable[Any] = (), what: str = "the figure"
+) -> None:
+    """:func:`check_panels` of *panels*, and :func:`check_legend_entries` of every column of
+    *colours* (``None`` skipped) by its options in *points* (a DataFrame); *what* names the
+    figure in the message.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_figure(pd.DataFrame({"m": ["a", "b"]}), panels=3, colours=["m", None])
+    """
+    check_panels(panels, what)
+    for column in colours:
+        if column is not None and column in points:
+            check_legend_entries(int(points[column].nunique()), column)
+
+
+def figure_problem(points: Any, panels: int = 1, colours: Iterable[Any] = ()) -> str | None:
+    """What :func:`check_figure` would refuse, or ``None`` (to leave a figure out).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> figure_problem(pd.DataFrame({"m": range(100)}), colours=["m"])[:40]
+    "colour by 'm': 100 options, more than on"
+    """
+    try:
+        check_figure(points, panels, colours)
+    except InputError as exc:
+        return str(exc)
+    return None
 
 
 def __dir__() -> list[str]:
