@@ -6,10 +6,12 @@ from A1. A 7 kB ``.xlsx`` with one value at XFD1048576 asks for 17 billion cells
 the reader aborts the process). So the cells of the chosen sheet are scanned first, as
 text from the archive, without building anything: the farthest row and column of a cell
 with a value, for ``.xlsx``/``.xlsm`` (``<c r="…">`` and cells without a reference, as the
-reader places them) and ``.ods`` (repeated rows and cells counted as repeated). The
-``<dimension ref=…>`` a sheet declares is not used: the reader ignores it too, and it
-may claim less, or more, than the cells hold. ``.xls`` sheets are bounded by their
-format (65,536 rows × 256 columns); ``.xlsb`` sheets are not scanned.
+reader places them) and ``.ods`` (repeated rows and cells counted as repeated); ``.xls``
+sheets are measured by :mod:`rrmap._xls_extent`. The ``<dimension ref=…>`` a sheet
+declares is not used: the reader ignores it too, and it may claim less, or more, than the
+cells hold. The readers of ``.ods`` and ``.xls`` build every sheet when they open the
+workbook, so all of their sheets are measured before it is opened. ``.xlsb`` sheets are
+not measured.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from xml.etree import ElementTree
 import numpy as np
 
 from rrmap._reading_limits import limit_text, reading_limit
+from rrmap._xls_extent import xls_extents
 from rrmap.errors import RatingsError
 
 __all__ = [
@@ -346,9 +349,9 @@ def ods_extents(file: Path | bytes) -> list[tuple[str, int, int]] | None:
 
 
 def check_workbook_extent(file: Path | bytes, source: str) -> list[tuple[str, int, int]] | None:
-    """Before an ``.ods`` workbook is opened: refuse sheets that span more than
-    ``MAX_SHEET_CELLS`` together (its reader builds all of them on opening); returns
-    :func:`ods_extents`.
+    """Before an ``.ods`` or ``.xls`` workbook is opened: refuse sheets that span more than
+    ``MAX_SHEET_CELLS`` together (their readers build all of them on opening); returns
+    every sheet's (name, rows, columns), ``None`` for another workbook.
 
     Examples
     --------
@@ -367,7 +370,7 @@ one workbook (MAX_SHEET_CELLS = 20,000,000; raise it with the environment variab
 RRMAP_MAX_SHEET_CELLS, or rrmap._reading_limits.MAX_SHEET_CELLS in Python): a value far \
 below the table, or repeated? delete it, or save the sheet as CSV
     """
-    tables = ods_extents(file)
+    tables = ods_extents(file) or xls_extents(file)
     if tables:
         total = sum(rows * cols for _, rows, cols in tables)
         name, rows, cols = max(tables, key=lambda t: t[1] * t[2])
@@ -385,7 +388,8 @@ def check_sheet_extent(
     """Refuse a sheet wider than ``MAX_COLUMNS`` or larger than ``MAX_SHEET_CELLS``
     (:mod:`rrmap._reading_limits`), before the spreadsheet reader builds its grid.
 
-    *tables*, from :func:`check_workbook_extent`, gives the extent of an ``.ods`` sheet.
+    *tables*, from :func:`check_workbook_extent`, gives the extent of an ``.ods`` or
+    ``.xls`` sheet.
 
     Examples
     --------

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from rrmap import _reading_limits
 from rrmap._sheet_extent import ods_extents, sheet_extent
 from rrmap._tabular import read_table
+from rrmap._xls_extent import xls_extents
 from rrmap.cli import main
 from rrmap.errors import InputError, RatingsError
 from rrmap.ratings import load_ratings
@@ -112,6 +113,17 @@ def no_grid(monkeypatch):
         raise AssertionError("the sheet's grid was built")
 
     monkeypatch.setattr(python_calamine.CalamineWorkbook, "get_sheet_by_name", never)
+
+
+@pytest.fixture
+def no_open(monkeypatch):
+    """The workbook is never opened by the spreadsheet reader (the refusal comes first)."""
+    import python_calamine
+
+    def never(*args, **kwargs):
+        raise AssertionError("the workbook was opened")
+
+    monkeypatch.setattr(python_calamine.CalamineWorkbook, "from_path", never)
 
 
 _COLUMNS_NOTE = (
@@ -211,14 +223,8 @@ def test_a_large_sheet_is_measured_in_array_operations(tmp_path):
     assert sheet_extent(path.read_bytes(), "ratings") == (30_002, 11)
 
 
-def test_an_ods_bomb_is_refused_before_the_workbook_is_opened(tmp_path, monkeypatch):
+def test_an_ods_bomb_is_refused_before_the_workbook_is_opened(tmp_path, no_open):
     """Its reader builds every sheet on opening: a 1 kB file asked for 82 million cells."""
-    import python_calamine
-
-    def never(*args, **kwargs):
-        raise AssertionError("the workbook was opened")
-
-    monkeypatch.setattr(python_calamine.CalamineWorkbook, "from_path", never)
     head = _row(_cell("expert") + _cell("x"))
     path = ods(tmp_path / "bomb.ods", {"S1": head + _row(_cell("E1") + _cell("1", 16382), 5000)})
     assert path.stat().st_size < 2000
@@ -247,6 +253,19 @@ def test_ods_sheets_count_together_and_empty_repeats_do_not(tmp_path):
                        r"30,000,024 cells together, all read on opening\), more than rrmap "
                        r"reads in one workbook"):  # fmt: skip
         read_table(path, sheet="a")
+
+
+def test_an_xls_far_cell_is_refused_before_the_workbook_is_opened(no_open):
+    """Its reader builds every sheet on opening: a 6 kB file asked for 34 GB and aborted."""
+    path = Path(__file__).parent / "data" / "hostile" / "far_cell.xls"
+    assert xls_extents(path) == [("S", 65_536, 16_384)]
+    with pytest.raises(RatingsError) as info:
+        load_ratings(path)
+    assert str(info.value) == (
+        f"{path}: 1 problem: sheet 'S' reaches cell XFD65536 (65,536 rows × 16,384 columns = "
+        f"1,073,741,824 cells from A1), more than rrmap reads in one workbook ({_CELLS_NOTE}): "
+        "a value far below the table, or repeated? delete it, or save the sheet as CSV"
+    )
 
 
 @pytest.mark.parametrize("name", ["study.xlsx", "study.ods"])
