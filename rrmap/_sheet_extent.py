@@ -10,8 +10,9 @@ reader places them) and ``.ods`` (repeated rows and cells counted as repeated); 
 sheets are measured by :mod:`rrmap._xls_extent`. The ``<dimension ref=…>`` a sheet
 declares is not used: the reader ignores it too, and it may claim less, or more, than the
 cells hold. The readers of ``.ods`` and ``.xls`` build every sheet when they open the
-workbook, so all of their sheets are measured before it is opened. ``.xlsb`` sheets are
-not measured.
+workbook, so all of their sheets are measured before it is opened. An ``.xlsb`` sheet's
+binary records are walked the same way (a row header, then cells that start with their
+column).
 """
 
 from __future__ import annotations
@@ -66,6 +67,16 @@ _ODS_COLS = re.compile(rb"table:number-columns-repeated\s*=\s*[\"'](\d+)[\"']")
 _ODS_EMPTY = re.compile(rb"\s*</table:(?:table-cell|covered-table-cell)\s*>")
 
 _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+#: What a damaged archive raises here (the spreadsheet reader then says what is wrong).
+_UNREADABLE = (
+    zipfile.BadZipFile,
+    OSError,
+    ValueError,
+    EOFError,
+    KeyError,
+    IndexError,
+    ElementTree.ParseError,
+)
 
 
 def column_letters(n: int) -> str:
@@ -223,6 +234,76 @@ def _read_small(archive: zipfile.ZipFile, name: str) -> bytes:
     return data
 
 
+# --- .xlsb -------------------------------------------------------------------------------
+
+#: BIFF12 records: a row's header, the end of the cells; cells with a value (number, error,
+#: boolean, real, string, shared string, formulas), each starting with its column.
+_ROW_HEADER, _END_CELLS = 0x0000, 0x0092
+_XLSB_CELLS = frozenset(range(0x0002, 0x000B))
+_XLSB_SHEET, _XLSB_END_SHEETS = 0x009C, 0x0090
+
+
+def _xlsb_records(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """(type, data) of every record: a type of one or two bytes, a length of up to four,
+    7 bits each."""
+    buf, pos = b"", 0
+    while True:
+        if len(buf) - pos < 16:
+            buf, pos = buf[pos:] + stream.read(_CHUNK), 0
+            if pos >= len(buf):
+                return
+        kind = buf[pos] & 0x7F
+        if buf[pos] & 0x80:
+            kind, pos = kind | (buf[pos + 1] & 0x7F) << 7, pos + 1
+        pos, size, shift = pos + 1, 0, 0
+        for _ in range(4):
+            byte, pos = buf[pos], pos + 1
+            size, shift = size | (byte & 0x7F) << shift, shift + 7
+            if not byte & 0x80:
+                break
+        while len(buf) - pos < size:
+            more = stream.read(max(_CHUNK, size))
+            if not more:
+                return
+            buf, pos = buf[pos:] + more, 0
+        yield kind, buf[pos : pos + size]
+        pos += size
+
+
+def _xlsb_extent(stream: IO[bytes]) -> tuple[int, int]:
+    rows = cols = row = 0
+    for kind, data in _xlsb_records(stream):
+        if kind == _ROW_HEADER and len(data) >= 4:
+            row = int.from_bytes(data[:4], "little")
+            if row > 0x100000:  # the reader stops there
+                break
+        elif kind in _XLSB_CELLS and len(data) >= 4:
+            rows, cols = max(rows, row + 1), max(cols, int.from_bytes(data[:4], "little") + 1)
+        elif kind == _END_CELLS:
+            break
+    return rows, cols
+
+
+def _xlsb_member(archive: zipfile.ZipFile, sheet: str, index: int) -> str | None:
+    """The archive member of *sheet* (else of the *index*-th), from ``xl/workbook.bin``."""
+    rels = ElementTree.fromstring(_read_small(archive, "xl/_rels/workbook.bin.rels"))
+    targets = {r.get("Id"): r.get("Target") or "" for r in rels.iter() if r.get("Id")}
+    sheets = []
+    with archive.open("xl/workbook.bin") as fh:
+        for kind, data in _xlsb_records(fh):
+            if kind == _XLSB_END_SHEETS:
+                break
+            if kind == _XLSB_SHEET and len(data) >= 12:
+                n = int.from_bytes(data[8:12], "little")
+                rel = data[12 : 12 + 2 * n].decode("utf-16-le", "replace")
+                m = int.from_bytes(data[12 + 2 * n : 16 + 2 * n], "little")
+                name = data[16 + 2 * n : 16 + 2 * n + 2 * m].decode("utf-16-le", "replace")
+                sheets.append((name, targets.get(rel, "")))
+    chosen = [t for n, t in sheets if n == sheet] or [t for _, t in sheets[index : index + 1]]
+    path = posixpath.normpath(posixpath.join("xl", chosen[0])) if chosen else ""
+    return path if path in archive.NameToInfo else None
+
+
 # --- .ods ----------------------------------------------------------------------------------
 
 
@@ -276,8 +357,9 @@ def _archive(file: Path | bytes) -> zipfile.ZipFile:
 
 def sheet_extent(file: Path | bytes, sheet: str, index: int = 0) -> tuple[int, int] | None:
     """Rows and columns a sheet spans from A1 to its farthest cell with a value, read from
-    the workbook's archive without building the grid; ``None`` when not known (``.xls``,
-    ``.xlsb``, a damaged archive: the spreadsheet reader says so).
+    the workbook's archive without building the grid; ``None`` when not known (an ``.xls``
+    file, measured by :func:`rrmap._xls_extent.xls_extents`; a damaged archive: the
+    spreadsheet reader says so).
 
     Parameters
     ----------
@@ -310,6 +392,12 @@ def sheet_extent(file: Path | bytes, sheet: str, index: int = 0) -> tuple[int, i
                 tables = ods_extents(file) or []
                 named = [t[1:] for t in tables if t[0] == sheet] or [t[1:] for t in tables[index:]]
                 return named[0] if named else None
+            if "xl/workbook.bin" in archive.NameToInfo:
+                member = _xlsb_member(archive, sheet, index)
+                if member is None:
+                    return None
+                with archive.open(member) as fh:
+                    return _xlsb_extent(fh)
             member = _xlsx_member(archive, sheet, index)
             if member is None:
                 return None
@@ -319,7 +407,7 @@ def sheet_extent(file: Path | bytes, sheet: str, index: int = 0) -> tuple[int, i
                 with archive.open(member) as fh:
                     extent = _xlsx_extent_walked(fh)
             return extent
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+    except _UNREADABLE:
         return None
 
 
@@ -344,7 +432,7 @@ def ods_extents(file: Path | bytes) -> list[tuple[str, int, int]] | None:
                 return None
             with archive.open("content.xml") as fh:
                 return _ods_extents(fh)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+    except _UNREADABLE:
         return None
 
 

@@ -368,7 +368,7 @@ def _read_sheet(path: Path, sheet: str | int | None, data: bytes | None = None) 
         ) from None
     workbook = path if data is None else data
     # the grids the reader builds are bounded before they are built (a 7 kB file can ask
-    # for 512 GiB); .ods and .xls sheets are all built on opening, .xlsb ones are not measured
+    # for 512 GiB); .ods and .xls sheets are all built on opening
     tables = check_workbook_extent(workbook, str(path))
     try:
         book = (

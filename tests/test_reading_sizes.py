@@ -5,6 +5,7 @@ FIFO without a writer waited for a bounded time."""
 from __future__ import annotations
 
 import os
+import struct
 import threading
 import time
 import zipfile
@@ -266,6 +267,55 @@ def test_an_xls_far_cell_is_refused_before_the_workbook_is_opened(no_open):
         f"1,073,741,824 cells from A1), more than rrmap reads in one workbook ({_CELLS_NOTE}): "
         "a value far below the table, or repeated? delete it, or save the sheet as CSV"
     )
+
+
+def _record(kind: int, data: bytes = b"") -> bytes:
+    """A BIFF12 record: its type and length as 7-bit groups, then *data*."""
+    head = bytes([kind]) if kind < 0x80 else bytes([(kind & 0x7F) | 0x80, kind >> 7])
+    size, n = b"", len(data)
+    while True:
+        size += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
+        n >>= 7
+        if not n:
+            return head + size + data
+
+
+def xlsb(path: Path, cells: list[tuple[int, int, float]]) -> Path:
+    """A binary workbook of one sheet 'S' holding *cells* (row, column, number), 0-based."""
+
+    def wide(text: str) -> bytes:
+        return struct.pack("<I", len(text)) + text.encode("utf-16-le")
+
+    book = _record(0x83) + _record(0x9C, struct.pack("<II", 0, 1) + wide("rId1") + wide("S"))
+    book += _record(0x90) + _record(0x9D, bytes(26)) + _record(0x84)
+    sheet = _record(0x81) + _record(0x94, bytes(16)) + _record(0x91)
+    for row, col, value in cells:
+        sheet += _record(0x00, struct.pack("<I", row) + bytes(13))
+        sheet += _record(0x05, struct.pack("<IId", col, 0, value))
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("_rels/.rels", _RELS.replace("xl/workbook.xml", "xl/workbook.bin"))
+        z.writestr(
+            "xl/_rels/workbook.bin.rels",
+            '<Relationships><Relationship Id="rId1" Type="' + rel + '/worksheet" '
+            'Target="worksheets/sheet1.bin"/></Relationships>',
+        )
+        z.writestr("xl/workbook.bin", book)
+        z.writestr("xl/worksheets/sheet1.bin", sheet + _record(0x92) + _record(0x82))
+    return path
+
+
+def test_an_xlsb_sheet_is_measured_as_read(tmp_path):
+    near = xlsb(tmp_path / "near.xlsb", [(0, 0, 1.0), (0, 1, 2.0), (1, 0, 3.0), (1, 1, 4.0)])
+    assert sheet_extent(near, "S") == (2, 2)
+    assert read_table(near).header == ["1", "2"]
+
+
+def test_an_xlsb_far_cell_is_refused_before_the_grid_is_built(tmp_path, no_grid):
+    path = xlsb(tmp_path / "far.xlsb", [(0, 0, 1.0), (0, 1, 2.0), (1_048_575, 16_383, 4.0)])
+    assert sheet_extent(path, "S") == (1_048_576, 16_384)
+    with pytest.raises(RatingsError, match=r"sheet 'S' reaches column XFD \(16,384 columns\)"):
+        read_table(path)
 
 
 @pytest.mark.parametrize("name", ["study.xlsx", "study.ods"])
