@@ -276,10 +276,10 @@ def _size_cases(tmp: Path, df: pd.DataFrame) -> list[tuple[str, list[str], dict]
         ("points: a 1 GB one-line file", ["points", str(line)], {}),
         ("rank fit: a 1 GB one-line file", ["rank", "fit", str(line)], {}),
         ("points: a FIFO no program writes to", ["points", str(tmp / "fifo")], never),
-        ("plot: 1,000 raters", ["plot", str(raters), "-o", str(tmp / "r.pdf")], {}),
+        ("plot: 1,000 raters", ["plot", str(raters), "-o", str(tmp / "r.pdf"), "--force"], {}),
         (
             "plot: a colour of 1,000 options",
-            ["plot", str(options), "--facet", "none", "-o", str(tmp / "o.pdf")],
+            ["plot", str(options), "--facet", "none", "-o", str(tmp / "o.pdf"), "--force"],
             {},
         ),
     ]
