@@ -57,12 +57,20 @@ def test_one_panel_per_rater_past_the_limit(example_points, no_drawing):
 def test_a_colour_of_too_many_options(example_points, no_drawing):
     pts = example_points.assign(movement=[f"m{i}" for i in range(len(example_points))])
     with pytest.raises(InputError) as info:
-        plot_rrmap(pts, "movement")
+        plot_rrmap_by_rater(pts, "movement")
     assert str(info.value) == (
         f"colour by 'movement': {len(pts):,} options, more than one legend shows "
         f"(MAX_LEGEND_ENTRIES = 60; {LEGEND_NOTE}): colour by a column of fewer options "
         "(color=, --color)"
     )
+
+
+def test_one_panel_is_refused_where_its_legend_is_made(example_points):
+    """plot_rrmap's legend is checked where every figure's is made (style_map)."""
+    pts = example_points.assign(movement=[f"m{i}" for i in range(len(example_points))])
+    with pytest.raises(InputError, match=r"^colour by 'movement': 405 options, more than one"):
+        plot_rrmap(pts, "movement")
+    plt.close("all")
 
 
 def test_the_grid_counts_raters_times_rows(example_points, monkeypatch, no_drawing):

@@ -741,9 +741,6 @@ def plot_rrmap(
     st = _panel_style(style)
     if points is not None:
         _check_points(points, [color])
-        from rrmap.limits import check_figure  # sizes past rrmap.limits, before any drawing
-
-        check_figure(points, 1, [color])
     if ax is not None:
         if width is not None:
             raise InputError("width sizes a new figure; with ax=, size your own figure")
