@@ -280,7 +280,7 @@ def _read_text(path: Path, src: Source, sep: str | None, encoding: str | None) -
     else:
         lines, counts = _layout_fast(encoded, sep)
     ncols = int(counts.max(initial=1))
-    _check_width(str(path), ncols, f"line {int(lines[np.argmax(counts)])} has", sep)
+    _check_width(str(path), ncols, lambda: f"line {int(lines[np.argmax(counts)])} has", sep)
     info.update(
         format="text",
         encoding=enc,
@@ -306,10 +306,12 @@ def _read_text(path: Path, src: Source, sep: str | None, encoding: str | None) -
     return _tidy(path, str(path), "line", cells, lines, counts, info)
 
 
-def _check_width(source: str, ncols: int, where: str, sep: str | None = None) -> None:
-    """Refuse a table of more than ``MAX_COLUMNS`` columns before its cells are parsed."""
+def _check_width(source: str, ncols: int, where: Any, sep: str | None = None) -> None:
+    """Refuse a table of more than ``MAX_COLUMNS`` columns before its cells are parsed;
+    *where* names the widest record (a function that says it, for a text file)."""
     limit = reading_limit("MAX_COLUMNS")
     if ncols > limit:
+        where = where() if callable(where) else where
         kind = f" ({_SEP_NAMES.get(sep, repr(sep))}-separated)" if sep else ""
         raise RatingsError(
             source,
