@@ -106,6 +106,7 @@ def _write_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
     cases.append(("points: a pipe (stdin)", ["points", "/dev/stdin"], {"stdin": EXAMPLE}))
     cases.append(("points: a FIFO with a writer", ["points", str(tmp / "fifo")], {"fifo": True}))
     cases.append(("points: a zip-bomb xlsx", ["points", _zip_bomb(tmp / "bomb.xlsx")], {}))
+    cases += _size_cases(tmp, df)
 
     # labels that are commands of an output format
     hostile = df.assign(
@@ -519,6 +520,96 @@ def _server(args: list[str] | None):
         proc.wait()
 
 
+def _size_cases(tmp: Path, df: pd.DataFrame) -> list[tuple[str, list[str], dict]]:
+    """Sizes past a limit: each refused before the work it would cost (a far cell, repeated
+    cells, a 1 GB line, a FIFO nobody writes to, thousands of panels or legend entries)."""
+    one = df[df["expert"] == "E1"]
+    raters = tmp / "raters1000.csv"
+    pd.concat([one.assign(expert=f"R{i}") for i in range(1000)]).to_csv(raters, index=False)
+    options = tmp / "options1000.csv"
+    pd.concat([one.assign(movement=f"m{i}") for i in range(1000)]).to_csv(options, index=False)
+    line = tmp / "oneline.csv"
+    with open(line, "wb") as fh:
+        fh.write(b"instance,left,right,winner\n")
+        for _ in range(1000):
+            fh.write(b"x" * 1_000_000)
+    never = {"fifo": "no writer", "env": {"RRMAP_MAX_FIFO_WAIT": "3"}}
+    return [
+        ("points: an xlsx with a value at XFD1048576", ["points", _far_cell(tmp / "far.xlsx")], {}),
+        ("points: an ods of 82 million repeated cells", ["points", _ods_bomb(tmp / "b.ods")], {}),
+        (
+            "points: an xls with a value at row 65,536, column 16,384",
+            ["points", str(ROOT / "tests" / "data" / "hostile" / "far_cell.xls")],
+            {},
+        ),
+        ("points: a 1 GB one-line file", ["points", str(line)], {}),
+        ("rank fit: a 1 GB one-line file", ["rank", "fit", str(line)], {}),
+        ("points: a FIFO no program writes to", ["points", str(tmp / "fifo")], never),
+        ("plot: 1,000 raters", ["plot", str(raters), "-o", str(tmp / "r.pdf"), "--force"], {}),
+        (
+            "plot: a colour of 1,000 options",
+            ["plot", str(options), "--facet", "none", "-o", str(tmp / "o.pdf"), "--force"],
+            {},
+        ),
+    ]
+
+
+def _far_cell(path: Path) -> str:
+    """A workbook of 2 kB whose one far value asked the reader for 512 GiB."""
+    ns = 'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(
+            "_rels/.rels",
+            '<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/'
+            'officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>'
+            "</Relationships>",
+        )
+        zf.writestr(
+            "xl/workbook.xml",
+            f'<workbook {ns}><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        )
+        zf.writestr(
+            "xl/_rels/workbook.xml.rels",
+            '<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/'
+            'officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>'
+            "</Relationships>",
+        )
+        zf.writestr(
+            "xl/worksheets/sheet1.xml",
+            '<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>expert</t></is>'
+            '</c></row><row r="1048576"><c r="XFD1048576"><v>1</v></c></row></sheetData>'
+            "</worksheet>",
+        )
+    return str(path)
+
+
+def _ods_bomb(path: Path) -> str:
+    """An OpenDocument sheet of 1 kB whose repeated cells its reader builds on opening."""
+    cell = '<table:table-cell office:value-type="float" office:value="1"{}/>'
+    rows = (
+        f"<table:table-row>{cell.format('')}</table:table-row>"
+        '<table:table-row table:number-rows-repeated="5000">'
+        + cell.format(' table:number-columns-repeated="16382"')
+        + "</table:table-row>"
+    )
+    content = (
+        '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"><office:body>'
+        f'<office:spreadsheet><table:table table:name="S">{rows}</table:table>'
+        "</office:spreadsheet></office:body></office:document-content>"
+    )
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        zf.writestr(
+            "META-INF/manifest.xml",
+            '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:'
+            'manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type='
+            '"application/vnd.oasis.opendocument.spreadsheet"/></manifest:manifest>',
+        )
+        zf.writestr("content.xml", content, compress_type=zipfile.ZIP_DEFLATED)
+    return str(path)
+
+
 def _zip_bomb(path: Path) -> str:
     """An xlsx-shaped zip whose sheet inflates from ~3 MB to ~3 GB."""
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
@@ -588,6 +679,7 @@ def _run_case(
             with contextlib.suppress(FileNotFoundError):
                 fifo.unlink()
             os.mkfifo(fifo)
+        if opts.get("fifo") is True:  # else no program writes to it
             threading.Thread(
                 target=lambda: fifo.write_bytes(EXAMPLE.read_bytes()), daemon=True
             ).start()
@@ -610,7 +702,7 @@ def _run_case(
             cwd=tmp,  # not the repository: python -m would import rrmap from there
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            env=env,
+            env={**env, **opts.get("env", {})},
             preexec_fn=_pre,
         )
         timer = threading.Timer(timeout, proc.kill)

@@ -6,9 +6,13 @@ is checked before it is read; a pipe, a FIFO or a device is read in blocks until
 passes the limit, so ``<(cat ratings.csv)`` reads like the file and ``/dev/zero`` stops at
 its first block (nothing but NUL bytes: not a text file). Text with a NUL character is
 refused where the first one is, lines longer than :data:`MAX_LINE_BYTES` where the first
-one is, and a workbook whose archive would unpack to more than :data:`MAX_ARCHIVE_BYTES`
+one is (as the blocks arrive: a 1 GB file of one line is refused after its first
+megabytes), and a workbook whose archive would unpack to more than :data:`MAX_ARCHIVE_BYTES`
 (or one member more than :data:`MAX_ARCHIVE_RATIO` times its compressed size) before
-anything in it is parsed.
+anything in it is parsed. A FIFO that no program opens for writing is waited for
+:data:`MAX_FIFO_WAIT` seconds at most, and said so on stderr after the first second.
+Tables wider than :data:`MAX_COLUMNS` and sheets larger than :data:`MAX_SHEET_CELLS` are
+refused before their cells are parsed (:mod:`rrmap._tabular`, :mod:`rrmap._sheet_extent`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import io
 import os
 import stat
 import sys
+import threading
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,14 +36,21 @@ from rrmap.errors import RatingsError
 __all__ = [
     "MAX_ARCHIVE_BYTES",
     "MAX_ARCHIVE_RATIO",
+    "MAX_COLUMNS",
+    "MAX_FIFO_WAIT",
     "MAX_FILE_BYTES",
     "MAX_LINE_BYTES",
+    "MAX_SHEET_CELLS",
+    "LineWatch",
     "Source",
     "check_archive",
     "check_line_lengths",
     "field_limit",
+    "limit_text",
     "nul_problem",
+    "open_input",
     "read_source",
+    "reading_limit",
     "wide_encoding",
 ]
 
@@ -54,6 +66,16 @@ MAX_ARCHIVE_BYTES = 1024**3
 #: compressed size (members under :data:`_RATIO_FLOOR` bytes unpacked are not held to it).
 MAX_ARCHIVE_RATIO = 100
 _RATIO_FLOOR = 1024**2
+#: The most columns a table may have (fields of its widest record; a sheet's columns up to
+#: its last cell with a value). Loading costs a few milliseconds per column and row block.
+MAX_COLUMNS = 1_000
+#: The most cells a sheet may span, rows × columns from A1 to its farthest cell with a
+#: value: every one is held as a Python object (about 120 bytes), empty or not.
+MAX_SHEET_CELLS = 20_000_000
+#: Seconds a FIFO is waited for when no program has opened it for writing.
+MAX_FIFO_WAIT = 60
+#: Seconds of waiting for a FIFO's writer before saying so on stderr.
+_FIFO_NOTICE = 1.0
 
 #: Bytes looked at before the rest is read: the kind of file, and NUL bytes.
 _PROBE = 64 * 1024
@@ -107,7 +129,35 @@ def _too_big(source: str, size: str) -> RatingsError:
 STDIN = "<stdin>"
 
 
-def read_source(path: Path, source: str, sheet_suffix: bool) -> Source:
+def reading_limit(name: str) -> int:
+    """The reading limit *name* in force: ``RRMAP_<name>`` from the environment when set,
+    else this module's constant (see :func:`rrmap.limits.limit_value`).
+
+    Examples
+    --------
+    >>> reading_limit("MAX_COLUMNS")
+    1000
+    """
+    from rrmap.limits import limit_value
+
+    return limit_value(name, int(globals()[name]), __name__)
+
+
+def limit_text(name: str, value: int) -> str:
+    """The limit *name* (*value*) for a message, with how to raise it.
+
+    Examples
+    --------
+    >>> limit_text("MAX_COLUMNS", 1000)
+    'MAX_COLUMNS = 1,000; raise it with the environment variable RRMAP_MAX_COLUMNS, or \
+rrmap._reading_limits.MAX_COLUMNS in Python'
+    """
+    from rrmap.limits import limit_note
+
+    return limit_note(name, value, __name__)
+
+
+def read_source(path: Path, source: str, sheet_suffix: bool, encoding: str | None = None) -> Source:
     """Read *path* once, within :data:`MAX_FILE_BYTES`, and say whether it is a workbook.
 
     Parameters
@@ -118,6 +168,10 @@ def read_source(path: Path, source: str, sheet_suffix: bool) -> Source:
         The name used in messages.
     sheet_suffix : bool
         Whether the extension names a workbook.
+    encoding : str, optional
+        The encoding the text will be decoded with, when it is forced (a line
+        is then measured only after decoding, unless the encoding is one whose
+        characters are never fewer bytes in UTF-8: see :class:`LineWatch`).
 
     Returns
     -------
@@ -126,8 +180,10 @@ def read_source(path: Path, source: str, sheet_suffix: bool) -> Source:
     Raises
     ------
     RatingsError
-        The file is larger than the limit, or is binary (a NUL byte in its first
-        block that no UTF-16/UTF-32 text explains).
+        The file is larger than the limit, is binary (a NUL byte in its first
+        block that no UTF-16/UTF-32 text explains), has a line longer than
+        :data:`MAX_LINE_BYTES` (found as it is read), or is a FIFO that no
+        program opened for writing in :data:`MAX_FIFO_WAIT` seconds.
 
     Examples
     --------
@@ -142,7 +198,7 @@ def read_source(path: Path, source: str, sheet_suffix: bool) -> Source:
     regular = stat.S_ISREG(info.st_mode) and not stdin
     if regular and info.st_size > MAX_FILE_BYTES:
         raise _too_big(source, f"{info.st_size:,} bytes")
-    opened = contextlib.nullcontext(sys.stdin.buffer) if stdin else open(path, "rb")
+    opened = contextlib.nullcontext(sys.stdin.buffer) if stdin else open_input(path, source)
     with opened as fh:
         first = fh.read(_PROBE)
         sheet = sheet_suffix or first.startswith((ZIP_MAGIC, _OLE2_MAGIC))
@@ -150,29 +206,188 @@ def read_source(path: Path, source: str, sheet_suffix: bool) -> Source:
             problem = nul_problem(first, None)
             if problem:
                 raise RatingsError(source, [problem])
-        if regular:
-            if sheet:
-                return Source(None, True, True)
-            fh.seek(0)
-            data = fh.read()
-        else:
-            data = _read_stream(fh, first, source)
-    if len(data) > MAX_FILE_BYTES:  # a regular file that grew while it was read
-        raise _too_big(source, f"over {_size_text(MAX_FILE_BYTES)}")
+        if regular and sheet:
+            return Source(None, True, True)
+        watch = None if sheet or not LineWatch.measures(encoding) else LineWatch()
+        data = _read_rest(fh, first, source, watch, "" if regular else " (read from a stream)")
     return Source(data, sheet, regular)
 
 
-def _read_stream(fh: io.BufferedReader, first: bytes, source: str) -> bytes:
-    """The rest of a pipe, FIFO or device after *first*, in blocks, within the limit."""
+def _read_rest(
+    fh: io.BufferedReader, first: bytes, source: str, watch: LineWatch | None, where: str
+) -> bytes:
+    """*first* and the rest of *fh*, in blocks, within the limit; *watch* refuses a line
+    past :data:`MAX_LINE_BYTES` as soon as its block is read."""
     blocks = [first]
     total = len(first)
-    while len(blocks[-1]):
+    while True:
+        problem = watch.feed(blocks[-1]) if watch is not None else None
+        if problem:
+            raise RatingsError(source, [problem + ": not a table of ratings?"])
+        if not blocks[-1]:
+            break
         block = fh.read(min(_BLOCK, MAX_FILE_BYTES + 1 - total))
         blocks.append(block)
         total += len(block)
-        if total > MAX_FILE_BYTES:
-            raise _too_big(source, f"over {_size_text(MAX_FILE_BYTES)} (read from a stream)")
+        if total > MAX_FILE_BYTES:  # a stream, or a regular file that grew while read
+            raise _too_big(source, f"over {_size_text(MAX_FILE_BYTES)}{where}")
     return b"".join(blocks)
+
+
+class LineWatch:
+    """The first line longer than :data:`MAX_LINE_BYTES`, found block by block as the
+    bytes of a text arrive, before the text is decoded.
+
+    A line is measured in bytes of UTF-8 once decoded (:func:`check_line_lengths`); here
+    it is measured in the file's own bytes, so that a 1 GB file of one line is refused
+    after its first megabytes, not after 1 GB was read and decoded. Without NUL bytes,
+    no encoding rrmap detects (UTF-8, UTF-16 and UTF-32 of characters above U+00FF,
+    legacy code pages) writes a character in more bytes than UTF-8 does, so a run of
+    bytes without a line end (LF or CR) longer than the limit is a line that the check
+    after decoding refuses too; with NUL bytes (UTF-16 or UTF-32) the run must pass
+    four times the limit. Only the bytes at the blocks' edges are searched (in C), and
+    a block longer than the limit is searched whole.
+
+    Examples
+    --------
+    >>> watch = LineWatch(limit=10)
+    >>> watch.feed(b"expert,low\\nE1,40\\n") is None
+    True
+    >>> watch.feed(b"E2," + b"9" * 20)
+    'line 3 is over 10 bytes long, more than rrmap reads in one line (MAX_LINE_BYTES = 10 bytes)'
+    """
+
+    #: Forced encodings whose characters are never fewer bytes than in UTF-8 (NUL aside).
+    _MEASURED = ("utf-8", "utf_8", "utf-16", "utf_16", "utf-32", "utf_32", "cp", "latin",
+                 "iso8859", "iso-8859", "mac", "ascii", "windows-")  # fmt: skip
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = MAX_LINE_BYTES if limit is None else limit
+        self.seen = 0  # bytes fed
+        self.start = 0  # where the line being read starts
+        self.nul = False
+        self.lf = self.cr = 0  # line ends before the current block
+
+    @classmethod
+    def measures(cls, encoding: str | None) -> bool:
+        """Whether lines of text in *encoding* (``None``: detected) can be measured raw."""
+        if encoding is None:
+            return True
+        import codecs
+
+        try:
+            name = codecs.lookup(encoding).name
+        except LookupError:
+            return False  # the decoder names the unknown encoding
+        return name.startswith(cls._MEASURED)
+
+    def feed(self, block: bytes) -> str | None:
+        """The problem of the first line past the limit that *block* ends or continues."""
+        self.nul = self.nul or b"\0" in block
+        most = self.limit * (4 if self.nul else 1) + 4  # + a byte-order mark
+        ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
+        run = self.seen + (min(ends) if ends else len(block)) - self.start
+        if run > most:
+            return self._problem(self.lf, self.cr, most)
+        if ends and len(block) > most:
+            gap = _first_long_gap(block, most)
+            if gap is not None:
+                head = block[:gap]
+                return self._problem(self.lf + head.count(b"\n"), self.cr + head.count(b"\r"), most)
+        if ends:
+            last = max(block.rfind(b"\n"), block.rfind(b"\r"))
+            self.start = self.seen + last + 1
+            self.lf += block.count(b"\n")
+            if not self.lf:
+                self.cr += block.count(b"\r")
+        self.seen += len(block)
+        return None
+
+    def _problem(self, lf: int, cr: int, most: int) -> str:
+        line = (lf or cr) + 1  # lines end with LF, or with CR alone (classic Mac)
+        return (
+            f"line {line} is over {_size_text(most - 4)} long, more than rrmap reads in one "
+            f"line (MAX_LINE_BYTES = {_size_text(self.limit)})"
+        )
+
+
+def _first_long_gap(block: bytes, most: int) -> int | None:
+    """Where in *block* the first run of more than *most* bytes after a line end starts."""
+    data = np.frombuffer(block, dtype=np.uint8)
+    ends = np.flatnonzero((data == 10) | (data == 13))
+    begins = ends + 1
+    lengths = np.append(ends[1:], len(data)) - begins
+    over = np.flatnonzero(lengths > most)
+    return int(begins[over[0]]) if len(over) else None
+
+
+def open_input(path: Path, source: str) -> io.BufferedReader:
+    """*path* opened for reading; a FIFO is waited for while no program opens it to write.
+
+    Opening a FIFO blocks until a writer opens it (``cat`` waits forever). Here the
+    opening runs in a thread: after a second without a writer, a line on stderr says
+    that rrmap waits and for how long; after :data:`MAX_FIFO_WAIT` seconds the FIFO
+    is refused (a :class:`~rrmap.errors.RatingsError`), and the thread let go by
+    opening the FIFO's writing end once. Anything else is opened at once.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.csv"
+    >>> _ = p.write_bytes(b"expert\\n")
+    >>> with open_input(p, "r.csv") as fh:
+    ...     fh.read()
+    b'expert\\n'
+    """
+    if not stat.S_ISFIFO(os.stat(path).st_mode):
+        return open(path, "rb")
+    wait = reading_limit("MAX_FIFO_WAIT")
+    got: dict[str, object] = {}
+
+    def opener() -> None:
+        try:
+            got["fh"] = open(path, "rb")  # handed to the caller, who closes it
+        except OSError as exc:
+            got["error"] = exc
+
+    thread = threading.Thread(target=opener, name="rrmap-fifo", daemon=True)
+    thread.start()
+    thread.join(min(_FIFO_NOTICE, wait))
+    if thread.is_alive() and wait > _FIFO_NOTICE:
+        print(
+            f"waiting for a program to write to {source}: a FIFO that no program has "
+            f"opened yet (at most {wait:,} s: MAX_FIFO_WAIT)",
+            file=sys.stderr,
+            flush=True,
+        )
+        thread.join(wait - _FIFO_NOTICE)
+    if thread.is_alive():
+        _release(path, thread)
+        if "fh" in got:
+            got.pop("fh").close()  # type: ignore[attr-defined]
+        raise RatingsError(
+            source,
+            [
+                f"a FIFO that no program opened for writing in {wait:,} s "
+                f"({limit_text('MAX_FIFO_WAIT', wait)}): start the program that writes "
+                "to it, or give a file"
+            ],
+        )
+    if "error" in got:
+        raise got["error"]  # type: ignore[misc]
+    return got["fh"]  # type: ignore[return-value]
+
+
+def _release(path: Path, thread: threading.Thread) -> None:
+    """Let the thread blocked opening *path* (a FIFO) go: open its writing end once."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:  # no reader any more: the thread got its writer meanwhile
+        return
+    try:
+        thread.join(5)
+    finally:
+        os.close(fd)
 
 
 def wide_encoding(head: bytes) -> str | None:

@@ -36,9 +36,12 @@ from rrmap._reading_limits import (
     check_archive,
     check_line_lengths,
     field_limit,
+    limit_text,
     nul_problem,
     read_source,
+    reading_limit,
 )
+from rrmap._sheet_extent import check_sheet_extent, check_workbook_extent
 from rrmap.errors import RatingsError
 
 __all__ = ["Table", "describe_reading", "detect_decimal", "read_table"]
@@ -277,6 +280,7 @@ def _read_text(path: Path, src: Source, sep: str | None, encoding: str | None) -
     else:
         lines, counts = _layout_fast(encoded, sep)
     ncols = int(counts.max(initial=1))
+    _check_width(str(path), ncols, lambda: f"line {int(lines[np.argmax(counts)])} has", sep)
     info.update(
         format="text",
         encoding=enc,
@@ -300,6 +304,23 @@ def _read_text(path: Path, src: Source, sep: str | None, encoding: str | None) -
         keep = lines > skip
         cells, lines, counts = cells[keep], lines[keep], counts[keep]
     return _tidy(path, str(path), "line", cells, lines, counts, info)
+
+
+def _check_width(source: str, ncols: int, where: Any, sep: str | None = None) -> None:
+    """Refuse a table of more than ``MAX_COLUMNS`` columns before its cells are parsed;
+    *where* names the widest record (a function that says it, for a text file)."""
+    limit = reading_limit("MAX_COLUMNS")
+    if ncols > limit:
+        where = where() if callable(where) else where
+        kind = f" ({_SEP_NAMES.get(sep, repr(sep))}-separated)" if sep else ""
+        raise RatingsError(
+            source,
+            [
+                f"{where} {ncols:,} {'fields' if sep else 'columns'}{kind}, more than rrmap "
+                f"reads in one table ({limit_text('MAX_COLUMNS', limit)}): a table of "
+                "ratings has a column per variable, one row per rating"
+            ],
+        )
 
 
 # --- spreadsheets --------------------------------------------------------------
@@ -347,6 +368,10 @@ def _read_sheet(path: Path, sheet: str | int | None, data: bytes | None = None) 
         raise RatingsError(
             str(path), ["reading spreadsheets needs python-calamine: pip install python-calamine"]
         ) from None
+    workbook = path if data is None else data
+    # the grids the reader builds are bounded before they are built (a 7 kB file can ask
+    # for 512 GiB); .ods and .xls sheets are all built on opening
+    tables = check_workbook_extent(workbook, str(path))
     try:
         book = (
             python_calamine.CalamineWorkbook.from_path(str(path))
@@ -357,10 +382,12 @@ def _read_sheet(path: Path, sheet: str | int | None, data: bytes | None = None) 
         if not names:
             raise RatingsError(str(path), ["the workbook has no sheets"])
         name = _pick_sheet(path, names, sheet)
+        check_sheet_extent(workbook, name, names.index(name), str(path), tables)
         values = book.get_sheet_by_name(name).to_python(skip_empty_area=False)
     except python_calamine.CalamineError as exc:
         raise RatingsError(str(path), [f"not a readable spreadsheet ({exc})"]) from None
     width = max((len(r) for r in values), default=0)
+    _check_width(str(path), width, f"sheet {_shown(name)} has")
     rows = [[_cell_text(v).strip() for v in r] + [""] * (width - len(r)) for r in values]
     cells = pd.DataFrame(rows, columns=range(width), dtype=object)
     lines = np.arange(1, len(rows) + 1)
@@ -574,7 +601,7 @@ def read_table(
         raise FileNotFoundError(2, "no such file", str(path))
     elif path.is_dir():
         raise IsADirectoryError(21, "is a directory, expected a ratings file", str(path))
-    src = read_source(path, str(path), path.suffix.lower() in SHEET_SUFFIXES)
+    src = read_source(path, str(path), path.suffix.lower() in SHEET_SUFFIXES, encoding)
     if src.sheet:
         given = [
             f"{k}={_shown(v)}" for k, v in (("sep", sep), ("encoding", encoding)) if v is not None

@@ -450,7 +450,8 @@ def test_long_labels_are_cut_and_direction_overrides_escaped_in_messages(write_c
     assert f"not a number: '{'x' * 100}… (300 characters)' (line 6)" in msg
 
 
-def test_thousands_of_headers_are_listed_in_part(write_csv):
+def test_thousands_of_headers_are_listed_in_part(write_csv, monkeypatch):
+    monkeypatch.setenv("RRMAP_MAX_COLUMNS", "6000")  # above rrmap._reading_limits.MAX_COLUMNS
     header = ",".join(
         ["who", "origin", "low rating", "high rating"] + [f"c{i}" for i in range(5000)]
     )

@@ -207,13 +207,75 @@ def test_a_line_over_the_limit_is_named(tmp_path):
     rows[3] = long + rows[3][rows[3].index(",") :]  # the movement of line 4
     path = tmp_path / "r.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    n = len(rows[3].encode("utf-8"))
     with pytest.raises(
         RatingsError,
-        match=rf"line 4 is {n:,} bytes long, more than rrmap reads in one line "
+        match=r"line 4 is over 1 MiB long, more than rrmap reads in one line "
         r"\(MAX_LINE_BYTES = 1 MiB\): not a table of ratings\?",
     ):
         load_ratings(path)
+
+
+def test_a_line_over_the_limit_in_utf16_is_measured_once_decoded(tmp_path):
+    """UTF-16 writes ASCII in two bytes: 1.5 MiB of bytes is a line of 0.75 MiB, read; a
+    line of 1.1 MiB of characters is found after decoding, with its length."""
+    from rrmap._tabular import read_table
+
+    rows = STUDY.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "r.csv"
+    ok = [r + ("x" * 780_000 if i == 3 else "") for i, r in enumerate(rows)]
+    path.write_bytes(("\n".join(ok) + "\n").encode("utf-16"))
+    assert path.stat().st_size > 1.5 * _reading_limits.MAX_LINE_BYTES
+    assert read_table(path).cells.iloc[2, -1].endswith("x" * 780_000)
+    long = [r + ("x" * (_reading_limits.MAX_LINE_BYTES + 10) if i == 3 else "") for i, r in
+            enumerate(rows)]  # fmt: skip
+    path.write_bytes(("\n".join(long) + "\n").encode("utf-16"))
+    n = len(long[3].encode("utf-8"))
+    with pytest.raises(RatingsError, match=rf"line 4 is {n:,} bytes long, more than rrmap"):
+        load_ratings(path)
+
+
+def test_a_one_line_file_is_refused_after_its_first_blocks(tmp_path, monkeypatch):
+    """A file of one 50 MB line is refused where the line passes the limit: the reading
+    stops there (blocks of 1 MiB are read; 3 of them here), nothing is decoded."""
+    path = tmp_path / "r.csv"
+    path.write_bytes(b"expert,origin\n" + b"x" * 50_000_000)
+    reads = []
+    real_open = _reading_limits.open_input
+
+    def counting_open(*args):
+        fh = real_open(*args)
+        read = fh.read
+        fh_reads = reads
+
+        class Counted:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                fh.close()
+
+            def read(self, n=-1):
+                data = read(n)
+                fh_reads.append(len(data))
+                return data
+
+        return Counted()
+
+    monkeypatch.setattr(_reading_limits, "open_input", counting_open)
+    with pytest.raises(RatingsError, match=r"line 2 is over 1 MiB long, more than rrmap"):
+        load_ratings(path)
+    assert sum(reads) < 3 * 1024**2
+
+
+def test_the_command_line_refuses_a_long_line_in_one_line(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_bytes(b"expert,origin\r" + b"x" * 3_000_000)  # classic Mac line ends
+    result = CliRunner().invoke(main, ["points", str(path)])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {path}: 1 problem: line 2 is over 1 MiB long, more than rrmap reads in one "
+        "line (MAX_LINE_BYTES = 1 MiB): not a table of ratings?\n"
+    )
 
 
 def test_a_quoted_field_over_the_limit_is_named(tmp_path):

@@ -101,6 +101,9 @@ def plot_command(
             "category (choose rows with --row)"
         )
     df, settings = ratings_from_options(ratings, opts)
+    from rrmap.limits import check_figure  # before the points are made (rrmap.limits)
+
+    check_figure(df, df["expert"].nunique() if facet != "none" else 1, [color], f"--facet {facet}")
     pts = points(df, **settings)
     categories = pts.attrs["rrmap"].get("categories") or []
     if color is None and facet != "grid":

@@ -319,9 +319,12 @@ def figure_plan(
 ) -> list[tuple[str, str, dict[str, Any]]]:
     """The figures :func:`~rrmap.plot.save_analysis_figures` writes, in its order; a
     width or dpi too large is refused here, before anything is drawn."""
+    from rrmap.limits import figure_problem  # past rrmap.limits: left out, not drawn
+
     if color is None:
         cats = points.attrs.get("rrmap", {}).get("categories") or []
         color = cats[0] if cats else None
+    color = None if figure_problem(points, colours=[color]) else color  # too many options
     # the grid needs room for its panels: narrower, it spans two columns (or more)
     need = min_grid_width(max(points[rater].nunique(), 1))
     grid_width = parse_width(width, 7.0)
@@ -348,8 +351,13 @@ def figure_plan(
     if several:  # one panel per corpus, coloured by the first category
         plan.insert(1, ("rrmap_by_query", "by_rater", {**by_rater, "color": color,
                                                           "rater": "query"}))  # fmt: skip
-    if need > 20.0:  # more raters than columns of panels fit on any page
-        plan = [job for job in plan if job[1] != "grid"]
+    n, rows = points[rater].nunique(), categories or points.attrs.get("rrmap", {}).get("categories")
+    left_out = set()
+    if need > 20.0 or figure_problem(points, n * len(rows or ()), categories or ()):
+        left_out.add("rrmap_grid")  # more raters than columns of panels fit on any page, or
+    if figure_problem(points, n):  # than rrmap draws
+        left_out.add("rrmap_by_rater")
+    plan = [job for job in plan if job[0] not in left_out]
     if points[rater].nunique() >= 2:
         plan.append(("agreement", "agreement", {"width": width}))
     return plan
@@ -376,6 +384,10 @@ def map_html(points: pd.DataFrame) -> str | None:
     try:
         from rrmap.plot.interactive import html_fragment
     except ImportError:
+        return None
+    from rrmap.limits import figure_problem  # more panels than rrmap draws: no map
+
+    if "expert" in points and figure_problem(points, points["expert"].nunique()):
         return None
     return html_fragment(points, facet="expert")
 

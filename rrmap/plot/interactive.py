@@ -284,6 +284,9 @@ def interactive_rrmap(
     ['abstract art', 'cubism']
     """
     _check_points(points, [color, facet])
+    from rrmap.limits import check_figure  # sizes past rrmap.limits, before any drawing
+
+    check_figure(points, 1 if facet is None else points[facet].nunique(), [color], "the map")
     xlim, ylim = _check_limits(xlim, ylim)
     th = _thresholds_of(points, thresholds)
     panels = [None] if facet is None else _levels(points[facet], None)

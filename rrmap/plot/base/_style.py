@@ -218,6 +218,9 @@ def style_map(
     >>> len({style_map(list("abcdefghij"), None, None, "c")[k] for k in "abcdefghij"})
     10
     """
+    from rrmap.limits import check_legend_entries  # every figure's legend (rrmap.limits)
+
+    check_legend_entries(len(levels), column)
     palette = _per_column(palette, column, columns)
     markers = _per_column(markers, column, columns)
     quality = column == "quality" and set(levels) <= set(QUALITY_LEVELS)

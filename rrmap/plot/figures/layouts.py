@@ -246,6 +246,9 @@ def plot_rrmap_by_rater(
     """
     _check_points(points, [color, rater])
     raters = _levels(points[rater], None)
+    from rrmap.limits import check_figure  # sizes past rrmap.limits, before any drawing
+
+    check_figure(points, len(raters), [color], "one panel per rater")
     w = parse_width(width, 7.0)
     n = len(raters)
     ncols = ncols or max(1, min(n, int((w - _BY_RATER_MARGIN) // _MIN_PANEL)))
@@ -370,6 +373,9 @@ def plot_rrmap_grid(
         categories = _default_categories(points, rater, max_options)
     if not categories:
         raise InputError("no category column to draw rows for; pass categories=[...]")
+    from rrmap.limits import check_figure  # sizes past rrmap.limits, before any drawing
+
+    check_figure(points, max(points[rater].nunique(), 1) * len(categories), categories, "the grid")
     w = parse_width(width, 7.0)
     n = max(points[rater].nunique(), 1)
     if legends is None:

@@ -201,7 +201,9 @@ def _record_lines(data: bytes, path: str) -> np.ndarray:
     bad: dict[int, list[int]] = {}
     width = None
     try:
-        reader = csv.reader(io.StringIO(data.decode("utf-8-sig"), newline=""))
+        # decoded as it is read: a StringIO of the whole text holds 4 bytes per character
+        text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
+        reader = csv.reader(text)
         start = 1
         for row in reader:
             if _is_blank(row):
@@ -372,6 +374,7 @@ def read_json(path: Source) -> object:
         MAX_FILE_BYTES,
         "the limit is rrmap.rank.limits.MAX_FILE_BYTES; split it, or convert it to a "
         "comparisons CSV",
+        lines=False,  # JSON may be one line
     )
     try:
         return json.loads(data.decode("utf-8-sig"))

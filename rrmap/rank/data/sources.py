@@ -3,7 +3,11 @@
 Every reader of :mod:`rrmap.rank` takes either; this module reads the input
 once, within a size limit, and gives the name messages use: the path, the
 open file's ``name`` (``<stdin>`` on the command line's ``-``), or
-``<buffer>`` for an unnamed one such as :class:`io.BytesIO`.
+``<buffer>`` for an unnamed one such as :class:`io.BytesIO`. A CSV input is
+refused at its first line longer than ``MAX_LINE_BYTES``, as its blocks are
+read (as a ratings file is: :class:`rrmap._reading_limits.LineWatch`); a FIFO
+that no program opens for writing is waited for a bounded time
+(:func:`rrmap._reading_limits.open_input`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from rrmap._reading_limits import MAX_FILE_BYTES as MAX_TABLE_BYTES
-from rrmap._reading_limits import STDIN
+from rrmap._reading_limits import STDIN, LineWatch, open_input
 from rrmap.errors import InputError
 from rrmap.rank.limits import format_bytes
 
@@ -54,7 +58,7 @@ _SPLIT = "split it (e.g. one file per instance)"
 
 
 def read_input(
-    source: Source, limit: int = MAX_TABLE_BYTES, advice: str = _SPLIT
+    source: Source, limit: int = MAX_TABLE_BYTES, advice: str = _SPLIT, lines: bool = True
 ) -> tuple[bytes, str]:
     """The bytes of *source* (at most *limit*) and its name for messages.
 
@@ -66,6 +70,9 @@ def read_input(
         Bytes accepted; a larger input is an error naming the limit.
     advice : str
         What the error for a larger input tells the user to do.
+    lines : bool, default True
+        Refuse a line longer than ``MAX_LINE_BYTES`` as soon as it is read,
+        unless the input starts like JSON (which may be one line).
 
     Returns
     -------
@@ -76,16 +83,23 @@ def read_input(
     FileNotFoundError, IsADirectoryError
         For a path that is not a file.
     rrmap.errors.InputError
-        For an input larger than *limit*, or text where bytes were expected.
+        For an input larger than *limit*, a line longer than ``MAX_LINE_BYTES``,
+        a FIFO without a writer, or text where bytes were expected.
 
     Examples
     --------
     >>> read_input(io.BytesIO(b"left,right,winner\\n"))
     (b'left,right,winner\\n', '<buffer>')
+    >>> read_input(io.BytesIO(b"left,right,winner\\n" + b"x" * 2**21))
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: <buffer>: line 2 is over 1 MiB long, more than rrmap reads \
+in one line (MAX_LINE_BYTES = 1 MiB): not a CSV table? (nothing was read)
     """
     name = source_name(source)
     if hasattr(source, "read"):
-        return _read_limited(source, limit, name, advice), name  # type: ignore[arg-type]
+        data = _read_limited(source, limit, name, advice, lines)  # type: ignore[arg-type]
+        return data, name
     path = Path(source)  # type: ignore[arg-type]
     if not path.exists():
         raise FileNotFoundError(2, "No such file or directory", name)
@@ -94,18 +108,27 @@ def read_input(
     size = path.stat().st_size
     if path.is_file() and size > limit:
         raise _too_large(name, format_bytes(size), limit, advice)
-    with open(path, "rb") as fh:  # a pipe or a file that grows: read no more than the limit
-        return _read_limited(fh, limit, name, advice), name
+    with open_input(path, name) as fh:  # a pipe or a file that grows: no more than the limit
+        return _read_limited(fh, limit, name, advice, lines), name
 
 
-def _read_limited(fh: IO[bytes], limit: int, name: str, advice: str = _SPLIT) -> bytes:
-    """The rest of *fh*, in blocks, refusing more than *limit* bytes."""
+def _read_limited(
+    fh: IO[bytes], limit: int, name: str, advice: str = _SPLIT, lines: bool = True
+) -> bytes:
+    """The rest of *fh*, in blocks, refusing more than *limit* bytes and, with *lines*
+    and unless it starts like JSON, a line longer than ``MAX_LINE_BYTES``."""
     blocks: list[bytes] = []
     total = 0
+    watch: LineWatch | None = None
     while True:
         block = fh.read(min(_BLOCK, limit + 1 - total))
         if isinstance(block, str):
             raise InputError(f"{name}: opened as text; open it in binary mode ('rb')")
+        if not blocks and lines and not looks_like_json(block):
+            watch = LineWatch()
+        problem = watch.feed(block) if watch is not None else None
+        if problem:
+            raise InputError(f"{name}: {problem}: not a CSV table? (nothing was read)")
         if not block:
             return b"".join(blocks)
         blocks.append(block)
