@@ -102,6 +102,15 @@ class GroupRun:
                 raise AssertionError(f"no {what} after {timeout} s")
             time.sleep(0.01)
 
+    def loaded(self, name: str) -> bool:
+        """Whether the command has loaded a shared library whose path holds *name* (pandas'
+        ``_libs`` once it runs a command that reads a table)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/maps", encoding="utf-8", errors="replace") as fh:
+                return name in fh.read()
+        except OSError:
+            return False
+
     def handlers_set(self) -> bool:
         """Whether the command has set its handlers (it then catches ``SIGTERM``)."""
         return bool(caught_signals(self.proc.pid) & (1 << (signal.SIGTERM - 1)))

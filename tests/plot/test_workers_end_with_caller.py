@@ -59,6 +59,22 @@ def test_kill_9_leaves_no_process_and_closes_the_output(run_in, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(
+    ("sig", "group", "code", "line"),
+    [
+        (signal.SIGINT, True, 130, "Interrupted."),  # Ctrl-C: the terminal signals the group
+        (signal.SIGTERM, False, 143, "Terminated."),  # kill PID
+        (signal.SIGTERM, True, 143, "Terminated."),  # a CI runner stopping the job's group
+    ],
+    ids=["ctrl-c", "kill", "kill-group"],
+)
+def test_a_stopped_run_says_one_line_and_leaves_nothing(run_in, tmp_path, sig, group, code, line):
+    run = _killed_with_workers(run_in, tmp_path, sig, group)
+    assert run.end(within=2.0) == (code, {}, [])
+    assert run.stderr() == f"{line}\n"  # no traceback from any process, no "Aborted!"
+    assert sorted(os.listdir(tmp_path)) == []  # no results, staging folder or lock file
+
+
 def test_a_run_that_fails_leaves_no_process(run_in, tmp_path):
     """The workers' server starts before the ratings are read: a bad column ends the run
     with the server importing or idle."""
