@@ -139,12 +139,32 @@ class GroupRun:
         return self.output.get("stderr", b"").decode("utf-8", "replace")
 
     def kill_group(self) -> None:
-        """End whatever is left of the run (a failed test leaves nothing behind)."""
+        """End whatever is left of the run (a failed test leaves nothing behind): the
+        resource tracker last, once it had the time to remove the run's semaphores."""
+        tracker = [pid for pid in group_processes(self.pgid) if _is_tracker(pid)]
         for pid in group_processes(self.pgid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            if pid not in tracker:
+                _kill(pid)
         if self.proc.poll() is None:
             self.proc.kill()
-            self.proc.wait()
+        self.proc.wait()
+        deadline = time.monotonic() + 10
+        while group_processes(self.pgid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for pid in group_processes(self.pgid):
+            _kill(pid)
+
+
+def _is_tracker(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"resource_tracker" in fh.read()
+    except OSError:
+        return False
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:  # ended meanwhile
+        pass

@@ -94,7 +94,8 @@ def start_server() -> Any:
         ctx.set_forkserver_preload([*PRELOAD, DIES_WITH_CALLER] if main else PRELOAD)
         from multiprocessing import forkserver, resource_tracker
 
-        resource_tracker.ensure_running()  # first: it unblocks SIGINT when it starts
+        with _quiet_tracker():  # first: it unblocks SIGINT when it starts
+            resource_tracker.ensure_running()
         with _interrupts_blocked():
             forkserver.ensure_running()
         # a server restarted later (it was killed) may be started from another thread
@@ -112,6 +113,25 @@ def start_pool(workers: int, context: Any | None = None) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=context or start_server(), initializer=_start_worker
     )
+
+
+#: The warning filter of the resource tracker this module starts: after a caller that ended
+#: without its cleanup (``kill -9``, a second Ctrl-C), the tracker removes the semaphores
+#: of the workers' queues, as it should, but also said so on the caller's stderr, in two
+#: lines with a path into Python's library.
+_TRACKER_FILTER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+@contextlib.contextmanager
+def _quiet_tracker() -> Iterator[None]:
+    """A resource tracker started meanwhile gets :data:`_TRACKER_FILTER` (on its command
+    line, made from ``sys.warnoptions``; this process's own filters were made from them
+    at its start and stay as they are)."""
+    sys.warnoptions.append(_TRACKER_FILTER)
+    try:
+        yield
+    finally:
+        sys.warnoptions.remove(_TRACKER_FILTER)
 
 
 @contextlib.contextmanager

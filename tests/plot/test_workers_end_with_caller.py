@@ -56,6 +56,8 @@ def test_kill_9_leaves_no_process_and_closes_the_output(run_in, tmp_path):
     code, left, still_open = run.end(within=2.0)
     assert code == -signal.SIGKILL
     assert left == {} and still_open == []  # was: 4 processes, both pipes open for good
+    # the resource tracker removed the semaphores of the workers' queues without a word
+    assert run.stderr() == ""
     assert not (tmp_path / "out").exists()
 
 
@@ -131,6 +133,7 @@ def test_a_script_killed_while_its_workers_draw_leaves_no_process(tmp_path):
         run.wait_for("two figure workers", lambda: len(run.workers()) >= 2)
         os.kill(run.pgid, signal.SIGKILL)
         assert run.end(within=2.0) == (-signal.SIGKILL, {}, [])
+        assert run.stderr() == ""
     finally:
         run.kill_group()
 
