@@ -37,18 +37,6 @@ def group_processes(pgid: int) -> dict[int, int]:
     return found
 
 
-def caught_signals(pid: int) -> int:
-    """The mask of signals *pid* has a handler for (``SigCgt``), 0 once it is gone."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("SigCgt:"):
-                    return int(line.split()[1], 16)
-    except OSError:
-        pass
-    return 0
-
-
 def rrmap_command(*args: str) -> list[str]:
     """The ``rrmap`` command line with *args*."""
     return [sys.executable, "-m", "rrmap.cli", *args]
@@ -102,18 +90,17 @@ class GroupRun:
                 raise AssertionError(f"no {what} after {timeout} s")
             time.sleep(0.01)
 
-    def loaded(self, name: str) -> bool:
-        """Whether the command has loaded a shared library whose path holds *name* (pandas'
-        ``_libs`` once it runs a command that reads a table)."""
+    def reading_a_pipe(self) -> bool:
+        """Whether the command waits in a read from a pipe (its main thread sleeps in the
+        kernel's pipe read: ``pipe_read``, ``anon_pipe_read`` or, in older kernels,
+        ``pipe_wait``). Signalled then, it is past its imports: an interrupt that lands
+        in an import can be lost (C code that looks up an attribute clears any error,
+        the ``KeyboardInterrupt`` with it), in any Python program."""
         try:
-            with open(f"/proc/{self.proc.pid}/maps", encoding="utf-8", errors="replace") as fh:
-                return name in fh.read()
+            with open(f"/proc/{self.proc.pid}/wchan", encoding="ascii") as fh:
+                return "pipe" in fh.read()
         except OSError:
             return False
-
-    def handlers_set(self) -> bool:
-        """Whether the command has set its handlers (it then catches ``SIGTERM``)."""
-        return bool(caught_signals(self.proc.pid) & (1 << (signal.SIGTERM - 1)))
 
     def workers(self) -> list[int]:
         """Processes of the run forked by another one of it than the command (the figure

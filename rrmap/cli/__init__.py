@@ -16,20 +16,17 @@ all share (help options, the overwrite guard) is in :mod:`rrmap.cli.common`.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import importlib
 import os
 import signal
 import sys
-import threading
-from collections.abc import Iterator
-from typing import ClassVar
 
 import click
 
 from rrmap._escape import message_text
 from rrmap._version import __version__
+from rrmap.cli._signals import command_running, signal_received, stop_on_signals, stopped
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 
 __all__ = ["CONTEXT_SETTINGS", "error_line", "main", "refuse_overwrite"]
@@ -114,119 +111,28 @@ class _Group(click.Group):
 
     def main(self, args=None, *rest, **kwargs):  # type: ignore[override]
         """Run the command line; Ctrl-C, ``kill`` and a closed terminal stop it with one
-        line (:func:`_stop_on_signals`)."""
-        with _stop_on_signals(for_good=args is None):
+        line (:mod:`rrmap.cli._signals`)."""
+        with stop_on_signals(for_good=args is None):
             return super().main(args, *rest, **kwargs)
 
     def invoke(self, ctx: click.Context):
-        _Run.running = True
         try:
-            return super().invoke(ctx)
+            with command_running():
+                return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except KeyboardInterrupt:  # Ctrl-C, or _Stopped by another signal
-            _stopped(ctx, _Run.received[0] if _Run.received else signal.SIGINT)
+        except KeyboardInterrupt:  # Ctrl-C, or Stopped by another signal
+            stopped(ctx, signal_received() or signal.SIGINT)
         except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             ctx.exit(141)
         except Exception as exc:  # every failure is one line; RRMAP_DEBUG=1 shows the traceback
-            if _Run.received:  # a failure of the work a signal cut short: the signal's line
-                _stopped(ctx, _Run.received[0])
+            if (signum := signal_received()) is not None:  # the work a signal cut short
+                stopped(ctx, signum)
             if os.environ.get("RRMAP_DEBUG"):
                 raise
             raise click.ClickException(error_line(exc)) from None
-        finally:
-            _Run.running = False
-
-
-class _Stopped(KeyboardInterrupt):
-    """Raised in the main thread by ``SIGTERM`` or ``SIGHUP``, as ``KeyboardInterrupt`` is by
-    Ctrl-C: the command unwinds (its lock, staging folder and worker processes released).
-
-    A ``KeyboardInterrupt``, for the code it passes through: asyncio, for one, re-raises
-    only that (and ``SystemExit``) from a callback or a task, and logs any other
-    exception there and runs on (a ``kill`` of ``rrmap judge`` then went unheard).
-    """
-
-
-class _Run:
-    """The signals the command received (the first decides its line and exit code),
-    whether it is running (a signal then unwinds it) and whether its line was said."""
-
-    received: ClassVar[list[int]] = []
-    running = False
-    said = False
-
-
-#: The one line rrmap prints on stderr when a signal stops it; its exit code is then
-#: 128 + the signal's number, as a shell reports it (130, 143, 129).
-_STOP_LINES: dict[int, str] = {
-    signal.SIGINT: "Interrupted.",
-    signal.SIGTERM: "Terminated.",
-    **({signal.SIGHUP: "Hangup."} if hasattr(signal, "SIGHUP") else {}),
-}
-
-
-def _stop_line(signum: int) -> str:
-    """*signum*'s line; after a new line on a terminal, where Ctrl-C left ``^C``."""
-    tty = signum == signal.SIGINT and sys.stderr is not None and sys.stderr.isatty()
-    return ("\n" if tty else "") + _STOP_LINES.get(signum, "Stopped.")
-
-
-def _stopped(ctx: click.Context, signum: int) -> None:
-    """End the command stopped by *signum*: its one line, exit code 128 + *signum*."""
-    with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
-        click.echo(_stop_line(signum), err=True)
-    _Run.said = True
-    ctx.exit(128 + signum)
-
-
-def _on_signal(signum: int, frame: object) -> None:
-    """The first signal while the command runs stops it where it is (it unwinds, releasing
-    what it holds); one before it runs, after it ran or while it unwinds ends the process
-    at once (its outputs are written all-or-nothing; the next run into the same folder
-    removes what is left of this one)."""
-    if _Run.received or not _Run.running:
-        signum = _Run.received[0] if _Run.received else signum
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-        if not _Run.said:
-            with contextlib.suppress(OSError):
-                os.write(2, f"{_stop_line(signum)}\n".encode())
-        os._exit(128 + signum)
-    _Run.received.append(signum)
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise _Stopped(signum)
-
-
-@contextlib.contextmanager
-def _stop_on_signals(*, for_good: bool) -> Iterator[None]:
-    """Ctrl-C (``SIGINT``), ``SIGTERM`` and ``SIGHUP`` stop the command with one line and
-    exit code 128 + the signal's number, no traceback, whatever it was doing
-    (:func:`_on_signal`).
-
-    A signal the caller ignores (``nohup``, a background job) stays ignored. Run as the
-    program (*for_good*), the handlers stay until the interpreter's end; otherwise (a
-    test's ``CliRunner``) the previous ones are put back. Only the main thread can set
-    them: elsewhere nothing changes.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    _Run.received.clear()
-    _Run.said = False
-    before = {sig: signal.getsignal(sig) for sig in _STOP_LINES}
-    ours = [s for s, h in before.items() if h in (signal.SIG_DFL, signal.default_int_handler)]
-    for sig in ours:
-        signal.signal(sig, _on_signal)
-    try:
-        yield
-    finally:
-        if not for_good:
-            for sig in ours:
-                signal.signal(sig, before[sig])
 
 
 #: What to do about an OS error, by ``errno``.
@@ -302,7 +208,8 @@ def main() -> None:
     mistyped (unknown option, missing argument, value out of range), with its
     usage; 130 stopped by Ctrl-C, 143 by kill (SIGTERM), 129 by a closed
     terminal (SIGHUP), with one line "Interrupted.", "Terminated." or "Hangup."
-    (a second signal ends it at once); no process of the run is left.
+    (a second signal, or 10 s without an end, ends it at once); no process of
+    the run is left.
 
     Outputs are all-or-nothing: files are written to a temporary name and
     renamed into place, an analysis folder is swapped in whole and locked
