@@ -206,7 +206,7 @@ def _signal_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
         (
             "rank fit -: Ctrl-C while it reads standard input",
             ["rank", "fit", "-"],
-            {"signal": "SIGINT", "group": True, "when": "pandas", "stdin_open": True},
+            {"signal": "SIGINT", "group": True, "when": "reading", "stdin_open": True},
         )
     )
     return cases
@@ -341,13 +341,13 @@ def _group(pgid: int) -> dict[int, int]:
 
 
 def _ready(pid: int, when: str) -> bool:
-    """Whether run *pid* is where its case signals it: figure workers forked, or pandas
-    loaded (the command runs)."""
+    """Whether run *pid* is where its case signals it: figure workers forked, or waiting
+    in a read from a pipe (its main thread's kernel wait)."""
     if when == "workers":
         procs = _group(pid)
         return any(ppid in procs and ppid != pid for ppid in procs.values())
     try:
-        return "pandas/_libs" in Path(f"/proc/{pid}/maps").read_text(errors="replace")
+        return "pipe" in Path(f"/proc/{pid}/wchan").read_text(errors="replace")
     except OSError:
         return False
 
