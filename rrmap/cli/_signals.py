@@ -13,7 +13,7 @@ any command the same way (:func:`stop_on_signals`):
   all-or-nothing, and the next run into the same folder removes what is left;
 - raised where Python ignores exceptions (a weakref callback, ``__del__``: it printed
   ``Exception ignored in ...`` and a traceback, and the command ran on), the interrupt
-  is raised again, quietly, at the next instruction (:func:`_unraisable`);
+  is raised again, quietly, by the same signal sent again (:func:`_unraisable`);
 - if the process still runs :data:`GRACE` seconds after the first signal, it ends at
   once too: an unwinding that hangs, or an interrupt that was lost (C code that calls
   back into Python may clear any error raised there, ``KeyboardInterrupt`` included:
