@@ -14,8 +14,12 @@ node, a user's file, another run's staged folder), ``leftover`` (a run left a
 file on the mounted disk, such as a stale lock), ``wrong`` (a case with a
 ``check`` of its outputs — a valid input — refused, or its outputs wrong: rows
 lost in a CSV, a formula cell, a file missing, a raw control character in a
-report) or ``other`` (any other ending). With ``--baseline REV`` the same cases
-run, in
+report) or ``other`` (any other ending). A run stopped by a signal while its
+figure workers draw (``kill -9``, ``kill``, Ctrl-C to its process group) is
+``clear`` when it ends with exit code 128 + the signal's number and one line
+(nothing for ``kill -9``), and no process of it is left and its output pipes are
+closed 2 s after it ended; ``orphans`` when some are. With ``--baseline REV`` the
+same cases run, in
 the same run, against a git worktree of REV (default: the commit before the
 outputs work), so the two columns compare like with like.
 
@@ -193,6 +197,33 @@ def _write_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
     cases += _target_cases(tmp)
     cases += _rank_and_judge_cases(tmp, raw)
     cases += _label_text_cases(tmp, df)
+    cases += _signal_cases(tmp)
+    return cases
+
+
+def _signal_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
+    """Runs stopped by a signal: analyze once its figure workers exist, rank while it reads
+    a standard input that never ends."""
+    slow = ["--permutations", "5000", "-q"]
+    cases = [
+        (
+            f"analyze: {name} while the figure workers draw",
+            ["analyze", str(EXAMPLE), "--out", str(tmp / f"sig-{sig}-{group}"), *slow],
+            {"signal": sig, "group": group, "when": "workers"},
+        )
+        for name, sig, group in [
+            ("kill -9", "SIGKILL", False),
+            ("kill (SIGTERM)", "SIGTERM", False),
+            ("Ctrl-C (SIGINT to the group)", "SIGINT", True),
+        ]
+    ]
+    cases.append(
+        (
+            "rank fit -: Ctrl-C while it reads standard input",
+            ["rank", "fit", "-"],
+            {"signal": "SIGINT", "group": True, "when": "reading", "stdin_open": True},
+        )
+    )
     return cases
 
 
@@ -660,9 +691,122 @@ def _mounted(kind: str | None, tmp: Path):
             subprocess.run(["umount", str(folder)], check=False)
 
 
+def _group(pgid: int) -> dict[int, int]:
+    """Live processes of process group *pgid* (``/proc``): pid → parent pid."""
+    found: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text(errors="replace")
+        except (OSError, ValueError):
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            found[int(entry)] = int(fields[1])
+    return found
+
+
+def _ready(pid: int, when: str) -> bool:
+    """Whether run *pid* is where its case signals it: figure workers forked, or waiting
+    in a read from a pipe (its main thread's kernel wait)."""
+    if when == "workers":
+        procs = _group(pid)
+        return any(ppid in procs and ppid != pid for ppid in procs.values())
+    try:
+        return "pipe" in Path(f"/proc/{pid}/wchan").read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def _run_signal_case(
+    args: list[str], opts: dict, tmp: Path, env: dict, timeout: float
+) -> tuple[str, float, float, str]:
+    """Start the run in a process group of its own, signal it once it is ready, and see
+    what is left of it 2 s after it ended."""
+    sig = getattr(signal, opts["signal"])
+    read, write = os.pipe()  # a standard input that never ends, for those that read it
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rrmap.cli", *args],
+        stdin=read if opts.get("stdin_open") else subprocess.DEVNULL,
+        cwd=tmp,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(read)
+    closed = {name: threading.Event() for name in ("stdout", "stderr")}
+    text: dict[str, bytes] = {}
+
+    def drain(name: str) -> None:
+        text[name] = getattr(proc, name).read()
+        closed[name].set()
+
+    for name in closed:
+        threading.Thread(target=drain, args=(name,), daemon=True).start()
+    try:
+        deadline = time.monotonic() + timeout
+        while not _ready(proc.pid, opts["when"]):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                return "other", 0.0, 0.0, "ended (or hung) before it could be signalled"
+            time.sleep(0.01)
+        (os.killpg if opts.get("group") else os.kill)(proc.pid, sig)
+        start = time.perf_counter()
+        _, status, usage = os.wait4(proc.pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        ended = time.perf_counter()
+        while time.perf_counter() - ended < 2.0:
+            if not _group(proc.pid) and all(e.is_set() for e in closed.values()):
+                break
+            time.sleep(0.01)
+        left, still_open = _group(proc.pid), [n for n, e in closed.items() if not e.is_set()]
+        wall = time.perf_counter() - start
+    finally:
+        _end_group(proc)
+        os.close(write)
+    for event in closed.values():
+        event.wait(10)
+    err = text.get("stderr", b"").decode("utf-8", "replace")
+    lines = err.splitlines()
+    said = f"exit {code}, {len(left)} processes left, open: {', '.join(still_open) or 'none'}"
+    if left or still_open:
+        kind = "orphans"
+    elif "Traceback" in err:
+        kind = "traceback"
+    elif sig == signal.SIGKILL:
+        kind = "clear" if code == -signal.SIGKILL else "other"
+    else:
+        kind = "clear" if code == 128 + sig and len(lines) == 1 else "other"
+    return kind, wall, usage.ru_maxrss / 1024, f"{said}; stderr: {' | '.join(lines)[:80]}"
+
+
+def _end_group(proc: subprocess.Popen) -> None:
+    """End what is left of *proc*'s process group (nothing of a run outlives its case):
+    the resource tracker last, once it removed the run's semaphores."""
+
+    def tracker(pid: int) -> bool:
+        with contextlib.suppress(OSError):
+            return b"resource_tracker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return False
+
+    for pid in [p for p in _group(proc.pid) if not tracker(p)]:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while _group(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in _group(proc.pid):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
 def _run_case(
     args: list[str], opts: dict, tmp: Path, env: dict, timeout: float
 ) -> tuple[str, float, float, str]:
+    if "signal" in opts:
+        return _run_signal_case(args, opts, tmp, env, timeout)
     with _mounted(opts.get("mount"), tmp) as where, _server(opts.get("server")) as url:
         if where is None:
             return "skipped", 0.0, 0.0, "cannot mount a tmpfs"

@@ -1,7 +1,10 @@
 """The ``rrmap`` command line: a thin layer over the library.
 
 Every sub-command reports user errors as one line on stderr with exit
-code 1; results go to stdout or files, progress and logs to stderr.
+code 1; results go to stdout or files, progress and logs to stderr. Ctrl-C
+and ``kill`` stop any of them with one line too (exit code 128 + the signal's
+number): the command unwinds, so its lock, temporary files and worker
+processes are released.
 Sub-commands are imported when they are run (or listed by ``--help``), so
 the command line starts without loading what other commands need.
 
@@ -16,12 +19,14 @@ from __future__ import annotations
 import errno
 import importlib
 import os
+import signal
 import sys
 
 import click
 
 from rrmap._escape import message_text
 from rrmap._version import __version__
+from rrmap.cli._signals import command_running, signal_received, stop_on_signals, stopped
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 
 __all__ = ["CONTEXT_SETTINGS", "error_line", "main", "refuse_overwrite"]
@@ -104,16 +109,27 @@ class _Group(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
+    def main(self, args=None, *rest, **kwargs):  # type: ignore[override]
+        """Run the command line; Ctrl-C, ``kill`` and a closed terminal stop it with one
+        line (:mod:`rrmap.cli._signals`)."""
+        with stop_on_signals(for_good=args is None):
+            return super().main(args, *rest, **kwargs)
+
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            with command_running():
+                return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except KeyboardInterrupt:  # Ctrl-C, or Stopped by another signal
+            stopped(ctx, signal_received() or signal.SIGINT)
         except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             ctx.exit(141)
         except Exception as exc:  # every failure is one line; RRMAP_DEBUG=1 shows the traceback
+            if (signum := signal_received()) is not None:  # the work a signal cut short
+                stopped(ctx, signum)
             if os.environ.get("RRMAP_DEBUG"):
                 raise
             raise click.ClickException(error_line(exc)) from None
@@ -190,7 +206,10 @@ def main() -> None:
     a full or read-only disk, a memory limit: one line "Error: ...", set
     RRMAP_DEBUG=1 to see a traceback instead); 2 the command itself was
     mistyped (unknown option, missing argument, value out of range), with its
-    usage.
+    usage; 130 stopped by Ctrl-C, 143 by kill (SIGTERM), 129 by a closed
+    terminal (SIGHUP), with one line "Interrupted.", "Terminated." or "Hangup."
+    (a second signal, or 10 s without an end, ends it at once); no process of
+    the run is left.
 
     Outputs are all-or-nothing: files are written to a temporary name and
     renamed into place, an analysis folder is swapped in whole and locked

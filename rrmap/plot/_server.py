@@ -20,6 +20,12 @@ to close after ``rrmap`` itself had finished. The server has nothing to flush or
 (it draws nothing: its children do, and they end with ``os._exit`` already), so it
 ends with ``os._exit``.
 
+Started from the caller's main thread (:data:`~rrmap.plot._workers.DIES_WITH_CALLER` on
+its command line), the server asks the kernel, before its imports, to kill it when the
+caller ends (Linux): a caller killed while the server imports (about a second) does not
+leave it importing on, holding the caller's output. Otherwise it ends when the caller
+closes its end of the server's "alive" pipe, as every forkserver does.
+
 Imported anywhere else (the test suite, a user), this module does nothing.
 """
 
@@ -58,8 +64,17 @@ def _preload() -> None:
             gc.enable()
 
 
+def _bind_to_caller() -> None:
+    """End with the caller, when it started this server from its main thread."""
+    from rrmap.plot._workers import DIES_WITH_CALLER, die_with_parent
+
+    if any(DIES_WITH_CALLER in arg for arg in sys.orig_argv):
+        die_with_parent()
+
+
 #: Whether this process ends with ``os._exit`` (set on import, in the server only).
 FAST_EXIT = in_forkserver()
 if FAST_EXIT:
     atexit.register(os._exit, 0)
+    _bind_to_caller()
     _preload()

@@ -13,12 +13,36 @@ forkserver, the workers are spawned.
 A task runs with the rcParams and the fonts of the process that gave it
 (:func:`caller_settings`, applied by :func:`call`): a figure drawn in a worker is the
 figure the caller would have drawn itself.
+
+The server and the workers end with the caller, however it ends (its normal end, an
+error, Ctrl-C, ``kill``, ``kill -9``): they hold its standard output and error, and a
+reader of them (``$(rrmap ...)``, ``| tee``, a CI step) waits until the last one ends.
+
+- The multiprocessing forkserver lives until every holder of its "alive" pipe has
+  ended, and each worker is given one: a worker waiting for a task of a caller killed
+  with ``kill -9`` kept the server, which kept the workers, alive for ever. A worker
+  lets its copy go (:func:`_start_worker`): the server sees the pipe close when the
+  caller ends.
+- Each worker watches a pipe only the caller holds (multiprocessing's parent sentinel)
+  and ends when it closes; on Linux it also gets ``SIGKILL`` from the kernel when the
+  server ends (``PR_SET_PDEATHSIG``), which reaches it even while it draws. The server
+  started from the caller's main thread gets it when the caller ends, even while it
+  imports (:data:`DIES_WITH_CALLER`).
+- None of them takes Ctrl-C: the terminal sends it to every process of the group, and
+  a worker then printed a ``KeyboardInterrupt`` traceback. The server starts with
+  ``SIGINT`` blocked (:func:`_interrupts_blocked`), which its workers inherit; the
+  caller, on ``KeyboardInterrupt``, stops them (``AnalysisFigures.close``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
+import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -39,6 +63,14 @@ DRAWING_MODULES: list[str] = [
 #: :data:`DRAWING_MODULES` without collecting garbage, freezes them, and makes the
 #: server end without tearing them down.
 PRELOAD: list[str] = ["rrmap.plot._server"]
+#: Added to :data:`PRELOAD` when the server is started from the caller's main thread: not
+#: a module (the server ignores a name it cannot import) but a word on the server's
+#: command line, where :mod:`rrmap.plot._server` reads it and asks the kernel to end the
+#: server with its caller. Linux ties that signal to the *thread* that started the
+#: process: from another thread, the server would end with that thread.
+DIES_WITH_CALLER = "rrmap.plot._server.dies_with_caller"
+#: ``prctl`` option: the signal this process gets when its parent ends (Linux).
+_PR_SET_PDEATHSIG = 1
 #: rcParams a worker keeps its own: it draws off screen.
 _OWN = frozenset({"backend", "backend_fallback", "interactive"})
 
@@ -56,23 +88,136 @@ def start_server() -> Any:
     """
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
+        main = threading.current_thread() is threading.main_thread()
         # no effect if this process already runs a forkserver: its workers then import
         # the modules themselves, when a task needs them
-        ctx.set_forkserver_preload(PRELOAD)
-        from multiprocessing import forkserver
+        ctx.set_forkserver_preload([*PRELOAD, DIES_WITH_CALLER] if main else PRELOAD)
+        from multiprocessing import forkserver, resource_tracker
 
-        forkserver.ensure_running()
+        with _quiet_tracker():  # first: it unblocks SIGINT when it starts
+            resource_tracker.ensure_running()
+        with _interrupts_blocked():
+            forkserver.ensure_running()
+        # a server restarted later (it was killed) may be started from another thread
+        ctx.set_forkserver_preload(PRELOAD)
         return ctx
     return mp.get_context("spawn")
 
 
 def start_pool(workers: int, context: Any | None = None) -> ProcessPoolExecutor:
     """A pool of *workers* processes of *context* (default: :func:`start_server`'s); they
-    start with the first task given to them.
+    start with the first task given to them, and end with this process (:func:`_start_worker`).
 
     Raises ``OSError`` (or ``ValueError``) where processes cannot be started.
     """
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context or start_server())
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=context or start_server(), initializer=_start_worker
+    )
+
+
+#: The warning filter of the resource tracker this module starts: after a caller that ended
+#: without its cleanup (``kill -9``, a second Ctrl-C), the tracker removes the semaphores
+#: of the workers' queues, as it should, but also said so on the caller's stderr, in two
+#: lines with a path into Python's library.
+_TRACKER_FILTER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+@contextlib.contextmanager
+def _quiet_tracker() -> Iterator[None]:
+    """A resource tracker started meanwhile gets :data:`_TRACKER_FILTER` (on its command
+    line, made from ``sys.warnoptions``; this process's own filters were made from them
+    at its start and stay as they are)."""
+    sys.warnoptions.append(_TRACKER_FILTER)
+    try:
+        yield
+    finally:
+        sys.warnoptions.remove(_TRACKER_FILTER)
+
+
+@contextlib.contextmanager
+def _interrupts_blocked() -> Iterator[None]:
+    """``SIGINT`` blocked in this thread meanwhile: a process started here starts with it
+    blocked (the mask survives ``fork`` and ``exec``), and so do the processes it forks.
+
+    A Ctrl-C that comes meanwhile is not lost: it is delivered when the block ends.
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: nothing to block
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def block_interrupts() -> None:
+    """Block ``SIGINT`` in this thread for good: processes it starts (workers spawned where
+    there is no forkserver) never take Ctrl-C. Never call it in the main thread."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def die_with_parent() -> bool:
+    """Ask the kernel to kill this process (``SIGKILL``) when its parent ends (Linux's
+    ``PR_SET_PDEATHSIG``; the parent being the *thread* that started this process);
+    whether it could."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # no libc prctl (another C library)
+        return False
+
+
+def _start_worker() -> None:
+    """Run in each worker before its first task: it ignores Ctrl-C and ends with the caller.
+
+    The caller's end closes the pipe of multiprocessing's parent sentinel (only the
+    caller holds its other end): a thread waiting on it ends the worker. A worker of
+    the server also lets go of the server's "alive" pipe (so that the server sees the
+    caller end) and gets ``SIGKILL`` when the server ends (on Linux, see the module's
+    documentation).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from rrmap.plot._server import in_forkserver
+
+    if in_forkserver():
+        die_with_parent()  # the server forks from its one thread: no thread to outlive
+        _release_the_server()
+    parent = mp.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+    from multiprocessing.connection import wait
+
+    if wait([parent.sentinel], timeout=0):  # the caller ended before we were bound to it
+        os._exit(0)
+    threading.Thread(
+        target=_end_with, args=(parent.sentinel,), name="rrmap-caller-watch", daemon=True
+    ).start()
+
+
+def _end_with(sentinel: int) -> None:
+    """End this process as soon as *sentinel* is ready (the caller ended)."""
+    from multiprocessing.connection import wait
+
+    wait([sentinel])
+    os._exit(0)
+
+
+def _release_the_server() -> None:
+    """Close this worker's copy of the forkserver's "alive" pipe (it starts no process)."""
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if isinstance(fd, int):
+        server._forkserver_alive_fd = None  # type: ignore[union-attr]
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def caller_settings() -> Settings:

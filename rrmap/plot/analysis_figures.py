@@ -202,8 +202,9 @@ class AnalysisFigures:
 
     def _submit(self, settings: Any) -> None:
         """Give the workers every task, the longest first."""
-        from rrmap.plot._workers import call
+        from rrmap.plot._workers import block_interrupts, call
 
+        block_interrupts()  # workers spawned from here (no forkserver) ignore Ctrl-C
         assert self._pool is not None
         rank = {kind: i for i, kind in enumerate(_ORDER)}
         tasks: list[tuple[int, Any]] = [(rank.get(job[1], len(rank)), job) for job in self._plan]
