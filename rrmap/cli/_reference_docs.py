@@ -47,7 +47,10 @@ def cli_reference() -> str:
         "cannot use — reported as one line `Error: …` on stderr (set `RRMAP_DEBUG=1` for a "
         "traceback). `2`: the command line itself is wrong — an unknown option or command, a "
         "missing argument, a value of the wrong type or out of range — reported with the "
-        "command's usage, as in every click program. Warnings about the input (a guessed "
+        "command's usage, as in every click program. `130`/`143`/`129`: stopped by Ctrl-C, "
+        "`kill` (SIGTERM) or a closed terminal (SIGHUP), reported as one line "
+        "`Interrupted.`, `Terminated.` or `Hangup.`; no process of the run is left. "
+        "Warnings about the input (a guessed "
         "encoding, `mean` columns that disagree with the intervals) are lines `Warning: …` "
         "on stderr and do not change the exit code.",
         "",
