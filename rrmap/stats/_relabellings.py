@@ -71,7 +71,8 @@ class BlockShuffles:
     groups a fair coin per block (one uniform double below or above 1/2), for
     more one of the k! permutations per block, its index the remainder of a
     raw 64-bit draw modulo k! (off uniform by at most k!/2⁶⁴, below 4·10⁻¹⁸
-    for 5 raters). Every draw consumes a fixed number of words of the stream,
+    for 5 raters); past :data:`MAX_LISTED_K` groups, the order of k uniform
+    doubles per block. Every draw consumes a fixed number of words of the stream,
     so drawing ``c₁`` then ``c₂`` rows gives the same rows as drawing ``c₁ + c₂``.
     """
 
@@ -80,8 +81,9 @@ class BlockShuffles:
     def __init__(self, k: int, blocks: int) -> None:
         self.k, self.blocks = k, blocks
         self.base = np.repeat(np.arange(k), blocks)
-        # labels as small integers: a chunk of relabellings is rows × points of them
-        self.perms = np.array(list(permutations(range(k))), dtype=np.int8)
+        # labels as small integers: a chunk of relabellings is rows × points of them; the k!
+        # permutations are listed only while they are few (8! = 40,320)
+        self.perms = _permutations(k) if k <= MAX_LISTED_K else None
 
     def draw(self, c: int, rng: np.random.Generator) -> np.ndarray:
         k, nb = self.k, self.blocks
@@ -91,12 +93,27 @@ class BlockShuffles:
             labels[:, :nb] = swap
             labels[:, nb:] = ~swap
             return labels
+        if self.perms is None:  # many groups: each block's permutation by sorting k doubles
+            order = np.argsort(rng.random((c, nb, k)), axis=2)  # [b, j, g]: group g's label
+            dtype = np.int8 if k < 127 else np.intp
+            return np.ascontiguousarray(order.transpose(0, 2, 1)).reshape(c, k * nb).astype(dtype)
         raw = rng.bit_generator.random_raw(c * nb)
         index = (raw % np.uint64(len(self.perms))).astype(np.intp).reshape(c, nb)
         labels = np.empty((c, k * nb), dtype=np.int8)
         for g in range(k):  # group g's label on every block: a lookup in the k! permutations
             np.take(self.perms[:, g], index, out=labels[:, g * nb : (g + 1) * nb])
         return labels
+
+
+#: Up to this many groups, :class:`BlockShuffles` draws one of the listed k! permutations
+#: per block; past it, each block's order comes from sorting k uniform doubles (8! = 40,320
+#: listed; 18! could not be).
+MAX_LISTED_K = 8
+
+
+def _permutations(k: int) -> np.ndarray:
+    """Every permutation of k labels, as rows of small integers."""
+    return np.array(list(permutations(range(k))), dtype=np.int8 if k < 127 else np.intp)
 
 
 def _labels_of(perms: np.ndarray) -> np.ndarray:
@@ -115,6 +132,7 @@ class BlockEnumeration(BlockShuffles):
 
     def __init__(self, k: int, blocks: int) -> None:
         super().__init__(k, blocks)
+        self.perms = _permutations(k)  # an enumeration is asked for only when they are few
         self.total = len(self.perms) ** blocks
         self.done = 0
 

@@ -352,3 +352,23 @@ def test_bad_inputs_name_what_is_wrong():
         marginal_homogeneity_test([[0, -1, 1], [1, -1, 0]])
     with pytest.raises(InputError, match="zone codes must be below n_levels = 2"):
         marginal_homogeneity_test([[0, 2], [1, 1]], n_levels=2)
+
+
+def test_many_raters_are_shuffled_without_listing_every_permutation():
+    """18 raters: 18! permutations cannot be listed (an analysis of 18 raters grew to 22 GB);
+    each block's order comes from sorting uniform doubles, uniform and chunk-free."""
+    src = BlockShuffles(18, 4)
+    assert src.perms is None
+    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
+    rows = np.vstack([src.draw(3, g1), src.draw(5, g1)])
+    np.testing.assert_array_equal(rows, src.draw(8, g2))
+    blocks = rows.reshape(8, 18, 4)
+    assert all(sorted(blocks[b, :, j]) == list(range(18)) for b in range(8) for j in range(4))
+    first = BlockShuffles(9, 1).draw(45_000, np.random.default_rng(2))[:, 0]
+    counts = np.bincount(first, minlength=9)
+    assert stats.chisquare(counts).pvalue > 0.001
+    # up to 8 raters the listed permutations are drawn as before (p-values unchanged)
+    assert BlockShuffles(8, 1).perms.shape == (40320, 8)
+    pts = _matched_points(12, 6, seed=1)
+    res = compare_groups(pts, "expert", tests=["energy"], n_perm=199, rng=0, pairwise=False)
+    assert res.iloc[0].design == "matched" and 0 < res.iloc[0].pvalue <= 1
