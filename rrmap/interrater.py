@@ -40,12 +40,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import join_groups
-from rrmap._streams import Streams
+from rrmap._io.keys import key_codes
+from rrmap._util.escape import join_groups
+from rrmap._util.streams import Streams
 from rrmap.errors import InputError
 from rrmap.limits import MAX_BOOTSTRAP, check_count
 from rrmap.points import key_columns
-from rrmap.ratings import _key_codes
 from rrmap.zones import QUALITY_LEVELS
 
 __all__ = ["RELIABILITY_COLUMNS", "reliability"]
@@ -145,7 +145,7 @@ def _wide(points: pd.DataFrame, raters: list[str]) -> tuple[np.ndarray, np.ndarr
             "reliability needs the comparison keys (category columns) of the points; "
             f"columns: {list(points.columns)}"
         )
-    unit = _key_codes({c: points[c] for c in keys})  # one unit per comparison key
+    unit = key_codes({c: points[c] for c in keys})  # one unit per comparison key
     rater = pd.Index(raters).get_indexer(points["expert"].astype(str))
     dup = pd.Series(unit * len(raters) + rater).duplicated()
     if dup.any():

@@ -210,7 +210,7 @@ shows (MAX_LEGEND_ENTRIES = 60; raise it with the environment variable \
 RRMAP_MAX_LEGEND_ENTRIES, or rrmap.limits.MAX_LEGEND_ENTRIES in Python): colour by a \
 column of fewer options (color=, --color)
     """
-    from rrmap._escape import message_text
+    from rrmap._util.escape import message_text
 
     limit = limit_value("MAX_LEGEND_ENTRIES", MAX_LEGEND_ENTRIES)
     if n > limit:

@@ -124,7 +124,7 @@ def _pair_rows(
     """
     import numpy as np
 
-    from rrmap._keys import key_codes
+    from rrmap._io.keys import key_codes
 
     origin = ratings["origin"]
     is_ref = (origin == ref).to_numpy(dtype=bool, na_value=False)

@@ -18,18 +18,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rrmap import _corpora
-from rrmap._escape import message_text, quoted_list
-from rrmap._headers import snake
-from rrmap._keys import MAX_LISTED as _MAX_LINES
-from rrmap._keys import Rows as _Rows
-from rrmap._keys import key_codes as _key_codes  # noqa: F401 - used by other modules
-from rrmap._keys import merged_labels_text, nfc_labels
-from rrmap._keys import nfc_text as _nfc_text
-from rrmap._keys import pairing as _pairing
-from rrmap._keys import shown as _shown
-from rrmap._numbers import numeric, point_numbers
-from rrmap._tabular import Table, detect_decimal, read_table
+from rrmap._io import corpora as _corpora
+from rrmap._io.keys import MAX_LISTED as _MAX_LINES
+from rrmap._io.keys import Rows as _Rows
+from rrmap._io.keys import merged_labels_text, nfc_labels
+from rrmap._io.keys import nfc_text as _nfc_text
+from rrmap._io.keys import pairing as _pairing
+from rrmap._io.keys import shown as _shown
+from rrmap._io.numbers import numeric, point_numbers
+from rrmap._io.tabular import Table, detect_decimal, read_table
+from rrmap._util.escape import message_text, quoted_list
+from rrmap._util.headers import snake
 from rrmap.errors import RatingsError, RatingsWarning
 from rrmap.gaussian import interval_to_gaussian
 
@@ -215,7 +214,7 @@ def _read(
 
 
 def _encoding_name(enc: str) -> str:
-    from rrmap._encodings import ENCODING_NAMES
+    from rrmap._io.encodings import ENCODING_NAMES
 
     return ENCODING_NAMES.get(enc, enc)
 

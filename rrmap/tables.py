@@ -7,7 +7,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import join_groups, split_escaped
+from rrmap._util.escape import join_groups, split_escaped
 from rrmap.errors import InputError
 from rrmap.gaussian import z_value
 from rrmap.points import key_columns
@@ -140,7 +140,7 @@ def match_shares(points: pd.DataFrame, by: str | list[str] | None = None) -> pd.
     >>> tab[["query", "within", "matches", "n"]].head(3).values.tolist()
     [['gen-A', 'all', 206, 405], ['gen-B', 'all', 219, 405], ['gen-A', 'expert=E1', 88, 135]]
     """
-    from rrmap._labels import within_label
+    from rrmap._util.labels import within_label
     from rrmap.points import query_corpora
 
     by = [by] if isinstance(by, str) else list(by or [])

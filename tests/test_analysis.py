@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 
 import numpy as np
 import pandas as pd
@@ -185,11 +184,11 @@ def test_write_refuses_to_overwrite(result, tmp_path):
         result.write(tmp_path / "file")
 
 
-def test_write_without_plotting_module(result, tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "rrmap.plot", None)  # import fails
-    written = result.write(tmp_path, figures=True)
+def test_write_without_figures(result, tmp_path):
+    written = result.write(tmp_path, figures=False)
     assert [p.name for p in written] == list(OUTPUT_FILES)
     assert "Figures" not in (tmp_path / "report.md").read_text()
+    assert not (tmp_path / "figures").exists()
 
 
 def test_report_marks_significant_pvalues(result, path):

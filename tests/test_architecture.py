@@ -14,18 +14,24 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "rrmap"
 
-#: Which layers each layer may import (besides itself). The RRMap model is the core.
+#: Which layers each layer may import (besides itself). The RRMap model is the core: the
+#: root modules and the plumbing they share (``_util``, ``_io``).
 ALLOWED = {
     "core": set(),
     "stats": {"core"},
     "plot": {"core"},
-    "analysis": {"core", "stats", "plot"},
+    "report": {"core", "stats", "plot"},
+    "analysis": {"core", "stats", "plot", "report"},
     "rank": {"core"},
     "judge": {"core", "rank"},
-    "cli": {"core", "stats", "plot", "analysis", "rank", "judge", "api"},
+    "cli": {"core", "stats", "plot", "report", "analysis", "rank", "judge", "api"},
     # the package root is the public surface: it re-exports, it does not run commands
-    "api": {"core", "stats", "plot", "analysis", "rank", "judge"},
+    "api": {"core", "stats", "plot", "report", "analysis", "rank", "judge"},
 }
+
+#: Packages of the core that every layer shares (their modules are private to rrmap, not to
+#: one package).
+SHARED = ("_util", "_io")
 
 
 def module_name(path: Path) -> str:
@@ -39,32 +45,26 @@ def layer(module: str) -> str:
     parts = module.split(".")
     if module == "rrmap":
         return "api"
-    if len(parts) > 1 and parts[1] in ("stats", "plot", "cli", "rank", "judge"):
+    if len(parts) > 1 and parts[1] in ("stats", "plot", "cli", "rank", "judge", "report",
+                                       "analysis"):  # fmt: skip
         return parts[1]
-    if len(parts) > 1 and parts[1] in (
-        "analysis",
-        "report",
-        "report_html",
-        "latex",
-        "_results_folder",
-        "_report_format",
-        "_report_sections",
-        "_run_checks",
-    ):
-        return "analysis"
+    if module in ("rrmap.latex", "rrmap.report_html"):  # the reports' former homes
+        return "report"
     return "core"
 
 
 MODULES = {module_name(p): p for p in ROOT.rglob("*.py")}
 
 
-def imports(path: Path) -> list[tuple[int, str, bool]]:
-    """(line, imported rrmap module, at module level) for every import, TYPE_CHECKING excluded."""
+def imports(path: Path, type_checking: bool = False) -> list[tuple[int, str, bool]]:
+    """(line, imported rrmap module, at module level) for every import (those under
+    ``if TYPE_CHECKING`` only with *type_checking*)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skip.update(id(n) for n in ast.walk(node))
+            if not type_checking:
+                skip.update(id(n) for n in ast.walk(node))
     top = {id(n) for n in tree.body}
     found = []
     for node in ast.walk(tree):
@@ -79,6 +79,27 @@ def imports(path: Path) -> list[tuple[int, str, bool]]:
             names = [a.name for a in node.names if a.name.startswith("rrmap")]
         found += [(node.lineno, name, id(node) in top) for name in names]
     return found
+
+
+def imported_names(path: Path) -> list[tuple[int, str, str]]:
+    """(line, module, name) of every ``from rrmap… import name``, TYPE_CHECKING included."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        (node.lineno, node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rrmap")
+        for alias in node.names
+    ]
+
+
+def package_of(module: str) -> str:
+    """The top-level package of *module*: ``stats``, ``plot``, …, or ``core`` (the root
+    modules and the shared ``_util`` and ``_io``)."""
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in ("stats", "plot", "cli", "rank", "judge", "report",
+                                       "analysis"):  # fmt: skip
+        return parts[1]
+    return "core"
 
 
 def test_imports_go_down_the_layers():
@@ -105,6 +126,28 @@ def test_only_the_shared_module_of_the_cli_is_used_outside_it():
     assert not wrong, "\n".join(wrong)
 
 
+def test_no_private_name_is_imported_across_top_level_packages():
+    """A name spelled private is private to its top-level package: what another package
+    uses is named public (the core — root modules, ``_util``, ``_io`` — is one package)."""
+    wrong = [
+        f"{mod}:{line} imports {name} from {source}"
+        for mod, path in MODULES.items()
+        for line, source, name in imported_names(path)
+        if name.startswith("_") and name != "__version__" and package_of(source) != package_of(mod)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_locals_passed_on():
+    """Options travel as named values or typed objects, never as a function's ``locals()``."""
+    wrong = []
+    for mod, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("locals", "vars"):
+                wrong.append(f"{mod}:{node.lineno}")
+    assert not wrong, "\n".join(wrong)
+
+
 def test_no_private_module_of_another_package_is_imported():
     wrong = []
     for mod, path in MODULES.items():
@@ -113,7 +156,7 @@ def test_no_private_module_of_another_package_is_imported():
             private = [p for p in target.split(".")[1:] if p.startswith("_")]
             owner = target.rsplit(".", 1)[0]
             if private and target != "rrmap._version" and not package.startswith(owner):
-                if owner == "rrmap" and layer(mod) != "core" and private[0] in _SHARED_CORE:
+                if private[0] in SHARED:  # the core's shared plumbing
                     continue
                 if judge_layer(mod) and judge_layer(target):  # private to the judge, not its layer
                     continue
@@ -167,27 +210,14 @@ def test_every_judge_module_is_in_a_layer():
     assert not loose, f"judge modules outside cli/, tasks/, prompting/, transport/: {loose}"
 
 
-#: Private helpers of the core that every layer may use (text, headers, tables).
-_SHARED_CORE = {
-    "_atomic",
-    "_labels",
-    "_escape",
-    "_headers",
-    "_markdown",
-    "_progress",
-    "_streams",
-    "_tabular",
-    "_version",
-    "_writing",
-}
-
-
-def test_no_import_cycle_at_module_level():
+def test_no_import_cycle_of_any_kind():
+    """No circle of imports, counting those inside functions and under TYPE_CHECKING (a
+    package's ``__init__`` importing its own modules is not one)."""
     graph: dict[str, set[str]] = defaultdict(set)
     for mod, path in MODULES.items():
-        for _, target, top in imports(path):
+        for _, target, _top in imports(path, type_checking=True):
             own_sub = path.name == "__init__.py" and target.startswith(mod + ".")
-            if top and target != mod and not own_sub:
+            if target != mod and not own_sub:
                 graph[mod].add(target)
     seen: dict[str, int] = {}
     cycle: list[str] = []

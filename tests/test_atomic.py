@@ -1,4 +1,4 @@
-"""All-or-nothing single files (rrmap._atomic): synced by default, named in every error."""
+"""All-or-nothing single files (rrmap._util.atomic): synced by default, named in every error."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from rrmap import _atomic
-from rrmap._atomic import atomic_path, write_bytes
+from rrmap._util import atomic as _atomic
+from rrmap._util.atomic import atomic_path, write_bytes
 
 
 def test_a_failed_rename_names_the_target_not_the_temporary_file(tmp_path):

@@ -1,4 +1,4 @@
-"""What rrmap writes to and tidies (rrmap._atomic): only regular files are replaced, lock
+"""What rrmap writes to and tidies (rrmap._util.atomic): only regular files are replaced, lock
 and temporary files are never opened through a link, leftovers are matched literally,
 and a full disk is named even when a library hides it."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rrmap._atomic import (
+from rrmap._util.atomic import (
     FolderLock,
     atomic_path,
     check_output_file,

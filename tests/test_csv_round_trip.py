@@ -2,7 +2,7 @@
 
 Labels holding a bare carriage return (``ok\\r=1+1``), line feeds, quotes, the
 separator and formula triggers go through each writer: the one writer
-(:mod:`rrmap._writing`), ``rrmap points -o``, the tables of ``rrmap analyze``,
+(:mod:`rrmap._io.writing`), ``rrmap points -o``, the tables of ``rrmap analyze``,
 ``rrmap rank fit``/``filter`` and :func:`rrmap.rank.write_comparisons`. pandas and
 Python's :mod:`csv` module read the same rows and cells back; spreadsheet-safe
 cells have a ``'`` before each formula trigger at their start or after a line
@@ -27,7 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rrmap
-from rrmap._writing import csv_text, write_csv
+from rrmap._io.writing import csv_text, write_csv
 from rrmap.cli import main
 from rrmap.rank import read_comparisons, write_comparisons
 
@@ -71,7 +71,7 @@ def formula_cells(rows: list[list[str]]) -> list[str]:
 def _rows_assembled_by(arrow: bool) -> Iterator[None]:
     """Within the block the writer assembles rows with Arrow (pyarrow is in the test
     extra) or in Python."""
-    import rrmap._writing as writing
+    import rrmap._io.writing as writing
 
     saved = writing._has_pyarrow
     writing._has_pyarrow = (lambda: True) if arrow else (lambda: False)

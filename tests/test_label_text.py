@@ -1,4 +1,4 @@
-"""One normaliser for every format that shows a label (rrmap._escape.display_text).
+"""One normaliser for every format that shows a label (rrmap._util.escape.display_text).
 
 Characters drawn as nothing (a byte-order mark, zero-width spaces and joiners,
 marks, soft hyphens, variation selectors, tags) are left out, control
@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from rrmap._escape import (
+from rrmap._util.escape import (
     INVISIBLE,
     display_text,
     html_text,

@@ -1,4 +1,4 @@
-"""Tests of rrmap.latex: the LaTeX tables hold the analysis' numbers, one p-value style per
+"""Tests of rrmap.report.latex: the LaTeX tables hold the analysis' numbers, one p-value style per
 column, aligned on the decimal mark, and fit their column in one- and two-column documents."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 
 import rrmap
 from rrmap.errors import InputError
-from rrmap.latex import agreement_latex, latex_pvalue, proportions_latex, result_latex
-from rrmap.latex import tests_latex as render_tests  # not collected as a test
+from rrmap.report.latex import agreement_latex, latex_pvalue, proportions_latex, result_latex
+from rrmap.report.latex import tests_latex as render_tests  # not collected as a test
 
 BY = ["movement", "criterion", "criterion_group", "modality"]
 

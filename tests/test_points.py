@@ -107,7 +107,7 @@ def test_pairing_of_a_tampered_table_is_refused():
 )
 def test_key_codes_equal_pandas_groups(rows):
     """Group ids of the combined key: pandas' groupby numbering (first appearance, NA kept)."""
-    from rrmap.ratings import _key_codes
+    from rrmap._io.keys import key_codes as _key_codes
 
     df = pd.DataFrame(rows, columns=["expert", "item"]).astype("str")
     expected = df.groupby(["expert", "item"], sort=False, dropna=False).ngroup().to_numpy()

@@ -288,8 +288,8 @@ def test_the_steps_of_load_ratings_work_on_their_own():
     """load_ratings is read → headers → origins → values → keys → pairing; each step alone."""
     import numpy as np
 
-    from rrmap._corpora import origins
-    from rrmap._tabular import Table
+    from rrmap._io.corpora import origins
+    from rrmap._io.tabular import Table
     from rrmap.ratings import (
         _bounds,
         _first_pass,
@@ -451,7 +451,7 @@ def test_long_labels_are_cut_and_direction_overrides_escaped_in_messages(write_c
 
 
 def test_thousands_of_headers_are_listed_in_part(write_csv, monkeypatch):
-    monkeypatch.setenv("RRMAP_MAX_COLUMNS", "6000")  # above rrmap._reading_limits.MAX_COLUMNS
+    monkeypatch.setenv("RRMAP_MAX_COLUMNS", "6000")  # above rrmap._io.reading_limits.MAX_COLUMNS
     header = ",".join(
         ["who", "origin", "low rating", "high rating"] + [f"c{i}" for i in range(5000)]
     )

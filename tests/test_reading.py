@@ -169,7 +169,7 @@ def test_a_workbook_with_several_sheets_and_an_offset_table(tmp_path, study_rows
 
 
 def test_spreadsheet_cells_read_as_a_csv_export_shows_them():
-    from rrmap._tabular import _cell_text
+    from rrmap._io.tabular import _cell_text
 
     assert [_cell_text(v) for v in (66.0, 40.5, 3.265, 0.1 + 0.2, 7, True, "E1")] == [
         "66",
@@ -355,7 +355,7 @@ def test_mojibake_in_a_utf8_file_is_warned_about(tmp_path, study_rows):
 
 
 def test_legacy_decoding_picks_the_code_page_whose_letters_read(tmp_path):
-    from rrmap._tabular import _decode
+    from rrmap._io.tabular import _decode
 
     text = "expert,movement\nE1,Münter Miró Émile Kubismus über\n"
     for enc in ("cp1252", "mac_roman"):
@@ -477,7 +477,7 @@ def test_analyze_gives_the_same_tests_from_every_export(tmp_path):
 )
 def test_padded_scan_equals_the_substring_rule(text, sep):
     """The byte scan that decides whether cells are stripped agrees with its definition."""
-    from rrmap._tabular import _padded
+    from rrmap._io.tabular import _padded
 
     blanks = " " if sep == "\t" else " \t"
     edges = (sep, "\n", "\r", '"')
@@ -490,7 +490,7 @@ def test_padded_scan_equals_the_substring_rule(text, sep):
 
 
 def test_padded_scan_sees_a_pair_across_its_blocks():
-    from rrmap._tabular import _padded_bytes
+    from rrmap._io.tabular import _padded_bytes
 
     # blocks of 2**24 bytes overlap by one: a blank and a separator straddling the boundary
     data = np.frombuffer(("x" * ((1 << 24) - 1) + " ,").encode(), dtype=np.uint8)

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import rrmap
-from rrmap import _reading_limits
+from rrmap._io import reading_limits as _reading_limits
 from rrmap.cli import main
 from rrmap.errors import RatingsError
 from rrmap.ratings import load_ratings
@@ -218,7 +218,7 @@ def test_a_line_over_the_limit_is_named(tmp_path):
 def test_a_line_over_the_limit_in_utf16_is_measured_once_decoded(tmp_path):
     """UTF-16 writes ASCII in two bytes: 1.5 MiB of bytes is a line of 0.75 MiB, read; a
     line of 1.1 MiB of characters is found after decoding, with its length."""
-    from rrmap._tabular import read_table
+    from rrmap._io.tabular import read_table
 
     rows = STUDY.read_text(encoding="utf-8").splitlines()
     path = tmp_path / "r.csv"

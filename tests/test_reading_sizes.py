@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rrmap import _reading_limits
-from rrmap._sheet_extent import ods_extents, sheet_extent
-from rrmap._tabular import read_table
-from rrmap._xls_extent import xls_extents
+from rrmap._io import reading_limits as _reading_limits
+from rrmap._io.sheet_extent import ods_extents, sheet_extent
+from rrmap._io.tabular import read_table
+from rrmap._io.xls_extent import xls_extents
 from rrmap.cli import main
 from rrmap.errors import InputError, RatingsError
 from rrmap.ratings import load_ratings
@@ -129,11 +129,11 @@ def no_open(monkeypatch):
 
 _COLUMNS_NOTE = (
     "MAX_COLUMNS = 1,000; raise it with the environment variable RRMAP_MAX_COLUMNS, or "
-    "rrmap._reading_limits.MAX_COLUMNS in Python"
+    "rrmap._io.reading_limits.MAX_COLUMNS in Python"
 )
 _CELLS_NOTE = (
     "MAX_SHEET_CELLS = 20,000,000; raise it with the environment variable "
-    "RRMAP_MAX_SHEET_CELLS, or rrmap._reading_limits.MAX_SHEET_CELLS in Python"
+    "RRMAP_MAX_SHEET_CELLS, or rrmap._io.reading_limits.MAX_SHEET_CELLS in Python"
 )
 
 
@@ -179,7 +179,7 @@ def test_the_limits_are_raised_from_the_environment_or_in_python(tmp_path, monke
         read_table(path)
     assert str(info.value) == (
         "the environment variable RRMAP_MAX_COLUMNS='many' is not a whole number >= 0 (it "
-        "raises rrmap._reading_limits.MAX_COLUMNS = 2,000)"
+        "raises rrmap._io.reading_limits.MAX_COLUMNS = 2,000)"
     )
 
 
@@ -374,7 +374,7 @@ def test_a_fifo_without_a_writer_is_refused_after_the_wait(tmp_path, monkeypatch
     assert str(info.value) == (
         f"{path}: 1 problem: a FIFO that no program opened for writing in 2 s (MAX_FIFO_WAIT "
         "= 2; raise it with the environment variable RRMAP_MAX_FIFO_WAIT, or "
-        "rrmap._reading_limits.MAX_FIFO_WAIT in Python): start the program that writes to "
+        "rrmap._io.reading_limits.MAX_FIFO_WAIT in Python): start the program that writes to "
         "it, or give a file"
     )
     assert capsys.readouterr().err == (
@@ -408,7 +408,7 @@ def test_the_command_line_says_it_waits_and_exits_1(tmp_path):
     assert result.output == (
         f"Error: {path}: 1 problem: a FIFO that no program opened for writing in 0 s "
         "(MAX_FIFO_WAIT = 0; raise it with the environment variable RRMAP_MAX_FIFO_WAIT, or "
-        "rrmap._reading_limits.MAX_FIFO_WAIT in Python): start the program that writes to "
+        "rrmap._io.reading_limits.MAX_FIFO_WAIT in Python): start the program that writes to "
         "it, or give a file\n"
     )
 

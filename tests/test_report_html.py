@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 import rrmap
-from rrmap.report_html import key_findings, render_html
+from rrmap.report.html import key_findings, render_html
 
 FAST = {"n_perm": 99, "n_boot": 50, "rng": 0}
 

@@ -176,7 +176,7 @@ def test_unknown_column_is_named(example_points):
 
 
 def test_agreement_pairs_stay_unambiguous_with_separators_in_names(example_points):
-    from rrmap._escape import split_escaped, split_groups
+    from rrmap._util.escape import split_escaped, split_groups
 
     names = {"E1": "a;b", "E2": "c|d", "E3": "e\\"}
     pts = example_points.assign(expert=example_points["expert"].map(names))

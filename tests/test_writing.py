@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rrmap
-from rrmap._writing import csv_text, write_parquet
+from rrmap._io.writing import csv_text, write_parquet
 from rrmap.cli import main
 
 EXAMPLE = str(rrmap.datasets.example_ratings_path())
@@ -41,7 +41,7 @@ def test_csv_text_is_pandas_to_csv(rows):
     df["s"] = df["label"].astype("string")
     expected = df.to_csv(index=False)
     assert csv_text(df, raw=True) == expected  # Arrow assembles the rows (the test extra)
-    import rrmap._writing as writing
+    import rrmap._io.writing as writing
 
     try:  # the same text without pyarrow
         writing._has_pyarrow, saved = (lambda: False), writing._has_pyarrow
@@ -101,7 +101,7 @@ def test_parquet_without_pyarrow_is_a_clear_error(tmp_path, monkeypatch):
 def test_writing_many_columns_costs_no_copy_of_attrs_per_column(attrs_copies):
     """The CSV writer (spreadsheet-safe) takes columns from a frame whose attrs pandas
     would deep-copy into each: the copies made do not grow with the columns."""
-    from rrmap._writing import csv_text
+    from rrmap._io.writing import csv_text
 
     calls = attrs_copies
     counts = {}

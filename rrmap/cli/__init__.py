@@ -24,7 +24,7 @@ import sys
 
 import click
 
-from rrmap._escape import message_text
+from rrmap._util.escape import message_text
 from rrmap._version import __version__
 from rrmap.cli._signals import command_running, signal_received, stop_on_signals, stopped
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite

@@ -153,7 +153,7 @@ def _plain(info: dict[str, Any]) -> bool:
 
 def _corpora_line(df: pd.DataFrame) -> str:
     """``Corpora: reference 'real' (405 rows); query 'gen-A' (405), 'gen-B' (405).``"""
-    from rrmap._escape import message_text
+    from rrmap._util.escape import message_text
 
     meta = df.attrs["rrmap"]
     counts = df["origin"].value_counts()
@@ -177,7 +177,7 @@ def ratings_from_options(
     """
     # imported here, not with the options: a command starts its work (analyze: its figure
     # workers) before pandas is imported
-    from rrmap._tabular import describe_reading
+    from rrmap._io.tabular import describe_reading
     from rrmap.gaussian import z_value
     from rrmap.ratings import RatingsWarning, load_ratings
     from rrmap.zones import Thresholds

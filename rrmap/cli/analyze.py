@@ -7,13 +7,20 @@ import os
 import shutil
 import sys
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from rrmap.cli._options import check_jobs, ratings_from_options, ratings_options
 from rrmap.cli.common import CONTEXT_SETTINGS, OutputPath, raw_csv_option
 from rrmap.limits import MAX_BOOTSTRAP, MAX_MONTE_CARLO, MAX_PERMUTATIONS
+from rrmap.stats.settings import Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rrmap.analysis import AnalysisResult
+    from rrmap.plot.analysis_figures import AnalysisFigures
 
 
 @click.command("analyze", context_settings=CONTEXT_SETTINGS)
@@ -154,8 +161,8 @@ def analyze_command(
     verdict. The study's own tests: --design independent --p-adjust none
     --chi2-monte-carlo 0.
     """
-    from rrmap._atomic import FolderLock
-    from rrmap._results_folder import existing_outputs
+    from rrmap._util.atomic import FolderLock
+    from rrmap.analysis.folder import existing_outputs
 
     if out.exists() and not out.is_dir():
         raise click.ClickException(f"{out} exists and is not a folder")
@@ -177,7 +184,17 @@ def analyze_command(
         say = _Steps(verbose and not quiet)
         with FolderLock(out):
             say(f"locked {out} (a second run into it is refused until this one ends)")
-            result = _analysis(ratings, by, opts, quiet, locals(), say)
+            tests = Settings(
+                n_perm=permutations,
+                stop_hits=stop_hits or None,
+                chi2_n_perm=chi2_draws,
+                chi2_mc_all=chi2_all,
+                design=design,
+                p_adjust=p_adjust,
+                seed=seed,
+            )
+            run = _Run(tests, n_boot, jobs, figures, quiet, say)
+            result = _analysis(ratings, by, opts, run)
             say(
                 f"writing the tables{'' if no_figures else ', the figures'} and the reports "
                 f"into a temporary folder beside {out}, then swapping it in"
@@ -217,38 +234,47 @@ class _Steps:
             click.echo(f"[{self.elapsed():6.1f} s] {text}", err=True)
 
 
-def _analysis(ratings: Path, by: tuple[str, ...], opts: dict, quiet: bool, o: dict, say: _Steps):
-    """The analysis of RATINGS with the command's options *o*; warnings as one line each."""
+@dataclass(frozen=True)
+class _Run:
+    """What the command hands the analysis besides the ratings: the test settings, the
+    reliability bootstrap, the jobs, the figures being drawn, and how to speak."""
+
+    settings: Settings
+    n_boot: int
+    jobs: int
+    figures: AnalysisFigures | None
+    quiet: bool
+    say: _Steps
+
+
+def _analysis(ratings: Path, by: tuple[str, ...], opts: dict, run: _Run) -> AnalysisResult:
+    """The analysis of RATINGS (*opts*: the ratings-file options); warnings as one line
+    each."""
     from rrmap.analysis import analyze, file_sha256
     from rrmap.errors import PermutationWarning
 
+    s, say = run.settings, run.say
     say(f"reading {'standard input' if str(ratings) == '-' else ratings}")
-    df, settings = ratings_from_options(ratings, opts, quiet=quiet)
+    df, points_settings = ratings_from_options(ratings, opts, quiet=run.quiet)
     raters = df["expert"].nunique() if "expert" in df.columns else "?"
     say(
         f"read {len(df)} intervals of {raters} raters; running the tests "
-        f"(at most {o['permutations']} permutations each, {o['design']} design, "
-        f"p-values adjusted: {o['p_adjust']}, seed {o['seed']})"
+        f"(at most {s.n_perm} permutations each, {s.design} design, "
+        f"p-values adjusted: {s.p_adjust}, seed {s.seed})"
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PermutationWarning)
         result = analyze(
             df,
             by=list(by) if by else None,
-            n_perm=o["permutations"],
-            stop_hits=o["stop_hits"] or None,
-            n_jobs=o["jobs"],
-            figures=o["figures"],
-            rng=o["seed"],
-            p_adjust=o["p_adjust"],
-            design=o["design"],
-            chi2_n_perm=o["chi2_draws"],
-            chi2_mc_all=o["chi2_all"],
-            n_boot=o["n_boot"],
-            coverage=settings["coverage"],
-            z=settings["z"],
-            thresholds=settings["thresholds"],
-            progress=not quiet,
+            settings=s,
+            n_jobs=run.jobs,
+            figures=run.figures,
+            n_boot=run.n_boot,
+            coverage=points_settings["coverage"],
+            z=points_settings["z"],
+            thresholds=points_settings["thresholds"],
+            progress=not run.quiet,
         )
     for w in caught:
         if issubclass(w.category, PermutationWarning):

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from rrmap._atomic import check_output_file
+from rrmap._util.atomic import check_output_file
 from rrmap.errors import InputError
 
 #: ``-h``/``--help`` everywhere, and defaults shown in every help text.
@@ -31,7 +31,7 @@ raw_csv_option = click.option(
 
 def refuse_overwrite(path: Path, force: bool) -> None:
     """Raise a click error if *path* is no file to write (a folder, a device, a FIFO, a
-    socket, a link to one of them: :func:`~rrmap._atomic.check_output_file`), or if it
+    socket, a link to one of them: :func:`~rrmap._util.atomic.check_output_file`), or if it
     exists and ``--force`` was not given."""
     if str(path) != "-":
         _check_file(path)

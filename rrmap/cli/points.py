@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from rrmap._atomic import atomic_path, write_text
-from rrmap._markdown import markdown_table
-from rrmap._writing import write_csv, write_parquet
+from rrmap._io.writing import write_csv, write_parquet
+from rrmap._util.atomic import atomic_path, write_text
+from rrmap._util.markdown import markdown_table
 from rrmap.cli._options import ratings_from_options, ratings_options
 from rrmap.cli.common import CONTEXT_SETTINGS, raw_csv_option, refuse_overwrite
 from rrmap.points import points

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from rrmap._atomic import write_text
+from rrmap._util.atomic import write_text
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
 from rrmap.errors import InputError
 
@@ -44,7 +44,7 @@ def table_command(
     \\usepackage{booktabs}.
     """
     from rrmap.analysis import load_result
-    from rrmap.latex import result_latex
+    from rrmap.report.latex import result_latex
 
     path = results / "results.json" if results.is_dir() else results
     if not path.is_file():

@@ -1,4 +1,5 @@
-"""Names of :mod:`rrmap.judge`, each imported from its module on first use (see ``rrmap._lazy``)."""
+"""Names of :mod:`rrmap.judge`, each imported from its module on first use
+(see ``rrmap._util.lazy``)."""
 
 from . import cli, prompting, tasks, transport
 from .prompting.corpora import Corpus, load_corpora, meta_image

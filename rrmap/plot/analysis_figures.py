@@ -20,7 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rrmap._atomic import write_bytes
+from rrmap._util.atomic import write_bytes
 from rrmap.errors import InputError
 from rrmap.plot.base._widths import check_figure_size, min_grid_width, parse_width
 
@@ -399,7 +399,7 @@ def _with_bar(items: Iterator[Any], total: int, show: bool) -> Iterator[Any]:
     if not show:
         yield from items
         return
-    from rrmap._progress import progress_bar
+    from rrmap._util.progress import progress_bar
 
     with progress_bar(total, "figures", "figure") as bar:
         for item in items:

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from rrmap._atomic import atomic_path
+from rrmap._util.atomic import atomic_path
 from rrmap.errors import InputError
 from rrmap.plot.base._glyphs import gathered_glyph_warnings
 from rrmap.plot.base._sizing import fix_ticks, text_as_text

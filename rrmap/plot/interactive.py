@@ -24,8 +24,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rrmap._atomic import atomic_path
-from rrmap._escape import display_text, short_label
+from rrmap._util.atomic import atomic_path
+from rrmap._util.escape import display_text, short_label
 from rrmap.plot.base._geometry import (
     DEFAULT_XLIM,
     DEFAULT_YLIM,
@@ -77,7 +77,7 @@ _PX_PER_IN = 96.0
 def html_text(value: Any, limit: int | None = None) -> str:
     """*value* as plotly text that shows its characters: HTML escaped (``<b>`` is no tag),
     ``$`` and ``%`` as character references (no LaTeX, no ``%{...}`` placeholder),
-    shown as every format shows a label (:func:`rrmap._escape.display_text`), cut to
+    shown as every format shows a label (:func:`rrmap._util.escape.display_text`), cut to
     *limit* characters with "…".
 
     Examples

@@ -17,7 +17,7 @@ Three layers, each importing only those below it:
 Every public name is importable from here.
 """
 
-from rrmap._lazy import attach_stub
+from rrmap._util.lazy import attach_stub
 
 # every name is imported from its module on first use; the names are listed once,
 # in __init__.pyi

@@ -1,4 +1,5 @@
-"""Names of :mod:`rrmap.rank`, each imported from its module on first use (see ``rrmap._lazy``)."""
+"""Names of :mod:`rrmap.rank`, each imported from its module on first use
+(see ``rrmap._util.lazy``)."""
 
 from . import agreement, data, limits, models
 from .agreement.alignment import (

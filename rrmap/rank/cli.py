@@ -10,10 +10,10 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from rrmap._atomic import write_text
-from rrmap._escape import markdown_text, message_text
-from rrmap._markdown import markdown_table
-from rrmap._writing import csv_text
+from rrmap._io.writing import csv_text
+from rrmap._util.atomic import write_text
+from rrmap._util.escape import markdown_text, message_text
+from rrmap._util.markdown import markdown_table
 from rrmap.cli.common import CONTEXT_SETTINGS, OutputPath, refuse_overwrite
 from rrmap.errors import InputError
 from rrmap.rank.agreement.alignment import align_rankings

@@ -21,7 +21,7 @@ Examples
 {'energy': 4, 'marginal_homogeneity': 1, 'stuart_maxwell': 3}
 """
 
-from rrmap._lazy import attach_stub
+from rrmap._util.lazy import attach_stub
 
 # every name is imported from its module on first use; the names are listed once,
 # in __init__.pyi

@@ -1,6 +1,7 @@
-"""Names of :mod:`rrmap.stats`, each imported from its module on first use (see ``rrmap._lazy``)."""
+"""Names of :mod:`rrmap.stats`, each imported from its module on first use
+(see ``rrmap._util.lazy``)."""
 
-from . import adjust, chi2, designs, energy, matched
+from . import adjust, chi2, designs, energy, matched, settings
 from .adjust import P_ADJUST_METHODS, adjust_pvalues
 from .chi2 import Chi2TestResult, chi2_test, contingency_table, cramers_v, fails_cochran
 from .designs import (
@@ -27,3 +28,4 @@ from .energy import (
     pairwise_distances,
 )
 from .matched import MatchedTestResult, marginal_homogeneity_test, stuart_maxwell_test
+from .settings import Settings

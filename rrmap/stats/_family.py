@@ -27,19 +27,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import join_groups
-from rrmap._streams import Streams
+from rrmap._io.keys import key_codes
+from rrmap._util.escape import join_groups
+from rrmap._util.streams import Streams
 from rrmap.errors import InputError
-from rrmap.ratings import _key_codes
 from rrmap.stats import _permutation as _engine
 from rrmap.stats._relabellings import enumeration_size, strata_enumeration_size
 from rrmap.stats.chi2 import chi2_test
-from rrmap.stats.energy import DEFAULT_STOP_HITS, _energy_streams, _group_sets, _skip_reason
+from rrmap.stats.energy import _energy_streams, _skip_reason, group_sets
 from rrmap.stats.matched import marginal_homogeneity_test, stuart_maxwell_test
+from rrmap.stats.settings import Settings
 from rrmap.zones import QUALITY_LEVELS
 
 #: Values of ``design``.
-DESIGNS: tuple[str, ...] = ("auto", "matched", "independent")
 
 #: Columns whose groups rated the same comparison keys, and can be matched: the raters,
 #: and the query corpora (generators), matched on the rater and the key.
@@ -102,25 +102,12 @@ def columns(points: pd.DataFrame, groups: Iterable[str], keys: list[str] | None)
     matched: dict[str, np.ndarray] = {}
     if keys:
         if "expert" in codes:
-            matched["expert"] = _key_codes({c: points[c] for c in keys})
+            matched["expert"] = key_codes({c: points[c] for c in keys})
         if "query" in codes:
             on = ["expert", *(c for c in keys if c != "query")]
-            matched["query"] = _key_codes({c: points[c] for c in on})
+            matched["query"] = key_codes({c: points[c] for c in on})
     xy = points[["delta", "r"]].to_numpy(dtype=float)
     return Columns(xy, quality.astype(np.intp), codes, names, matched)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What every family of a run shares: the tests and their permutation settings."""
-
-    tests: tuple[str, ...]
-    n_perm: int
-    chi2_n_perm: int
-    pairwise: bool = True
-    stop_hits: int | None = DEFAULT_STOP_HITS
-    design: str = "auto"
-    chi2_mc_all: bool = False
 
 
 @dataclass(frozen=True)
@@ -417,7 +404,7 @@ def run_family(
     noun = _NOUNS.get(group, "group")
     plans = [
         _plan(codes, counts, grp, names, keys, settings.design, noun)
-        for grp in _group_sets(len(names), settings.pairwise)
+        for grp in group_sets(len(names), settings.pairwise)
     ]
     out: list[dict] = []
     for kind in settings.tests:

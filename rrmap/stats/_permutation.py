@@ -116,11 +116,8 @@ def blas_threads(n: int) -> Iterator[None]:
     if n > SINGLE_THREAD_MAX_N:
         yield
         return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
-        yield
-        return
+    from threadpoolctl import threadpool_limits
+
     with threadpool_limits(limits=1, user_api="blas"):
         yield
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rrmap._labels import within_label
+from rrmap._util.labels import within_label
 
 __all__ = ["Family", "plan"]
 

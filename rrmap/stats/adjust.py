@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
+from rrmap.stats.settings import P_ADJUST_METHODS
 
 __all__ = [
     "P_ADJUST_METHODS",
@@ -25,7 +26,6 @@ __all__ = [
 ]
 
 #: Accepted values of ``p_adjust``.
-P_ADJUST_METHODS: tuple[str, ...] = ("none", "holm", "fdr_bh")
 
 
 def adjusted(pvalues: np.ndarray, method: str) -> np.ndarray:

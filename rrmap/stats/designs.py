@@ -34,18 +34,18 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from rrmap._labels import split_within, within_label
-from rrmap._streams import Streams
+from rrmap._util.labels import split_within, within_label
+from rrmap._util.streams import Streams
 from rrmap.errors import InputError
-from rrmap.limits import MAX_MONTE_CARLO
 from rrmap.points import key_columns
 from rrmap.stats._categories import default_categories
-from rrmap.stats._family import DESIGNS, MATCHED_GROUPS, Settings, columns, run_family
+from rrmap.stats._family import MATCHED_GROUPS, columns, run_family
 from rrmap.stats._permutation import blas_threads
 from rrmap.stats._plan import Family
 from rrmap.stats._plan import plan as _plan
-from rrmap.stats.adjust import P_ADJUST_METHODS, adjust_pvalues
-from rrmap.stats.energy import DEFAULT_STOP_HITS, _check_n_perm, _check_stop_hits, check_labels
+from rrmap.stats.adjust import adjust_pvalues
+from rrmap.stats.energy import DEFAULT_STOP_HITS, check_labels
+from rrmap.stats.settings import DEFAULT_CHI2_N_PERM, DESIGNS, Settings, resolve
 
 __all__ = [
     "DESIGNS",
@@ -88,7 +88,6 @@ EXTRA_COLUMNS: tuple[str, ...] = (
 )
 
 #: Monte Carlo draws of the zone tests by default (where a χ² p-value needs them).
-DEFAULT_CHI2_N_PERM = 5000
 
 TestKind = Literal["energy", "chi2"]
 Design = Literal["auto", "matched", "independent"]
@@ -120,14 +119,6 @@ def _check_points(points: pd.DataFrame, columns: Iterable[str]) -> None:
         )
     for col in ["expert", *columns]:
         check_labels(points[col].to_numpy(dtype=object), f"column {col!r}")
-
-
-def _check_tests(tests: Sequence[str]) -> tuple[str, ...]:
-    tests = tuple([tests] if isinstance(tests, str) else tests)
-    bad = [t for t in tests if t not in _KINDS]
-    if bad or not tests:
-        raise InputError(f"tests must be among {list(_KINDS)}, got {list(tests)}")
-    return tests
 
 
 def _keys(points: pd.DataFrame) -> list[str]:
@@ -172,6 +163,7 @@ def compare_groups(
     stop_hits: int | None = DEFAULT_STOP_HITS,
     design: Design = "auto",
     chi2_mc_all: bool = False,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """Test whether the groups of *group* differ: all at once, then every pair.
 
@@ -227,6 +219,11 @@ def compare_groups(
         :func:`rrmap.stats.energy_test`); ``n_perm`` in the table is the
         number drawn. None or 0 always draws ``B``.
 
+    settings : Settings, optional
+        The test settings at once (:class:`rrmap.stats.Settings`), instead of the
+        keywords above (which are then left at their defaults); its ``seed`` is the
+        seed when *rng* is not given.
+
     Returns
     -------
     DataFrame
@@ -242,8 +239,18 @@ def compare_groups(
     >>> res.test.head(8).tolist()[4:], res.design.unique().tolist()
     (['marginal_homogeneity', 'stuart_maxwell', 'stuart_maxwell', 'stuart_maxwell'], ['matched'])
     """
-    settings = _settings(tests, n_perm, chi2_n_perm, stop_hits, design, chi2_mc_all, pairwise)
-    _check_group(points, group, design)
+    settings, rng = resolve(
+        settings,
+        rng,
+        tests=tuple(tests),
+        n_perm=n_perm,
+        chi2_n_perm=chi2_n_perm,
+        stop_hits=stop_hits,
+        design=design,
+        chi2_mc_all=chi2_mc_all,
+        pairwise=pairwise,
+    )
+    _check_group(points, group, settings.design)
     points, within = _subset(points, within)
     _check_points(points, [group])
     cols = columns(points, [group], _keys(points) if group in MATCHED_GROUPS else None)
@@ -314,28 +321,6 @@ def _streams_of(streams: Streams, points: pd.DataFrame, group: str) -> Streams:
     return streams.within("query", corpora[0]) if len(corpora) == 1 else streams
 
 
-def _settings(
-    tests: Sequence[str],
-    n_perm: int,
-    chi2_n_perm: int,
-    stop_hits: int | None,
-    design: str,
-    chi2_mc_all: bool,
-    pairwise: bool = True,
-) -> Settings:
-    if design not in DESIGNS:
-        raise InputError(f"design must be one of {list(DESIGNS)}, got {design!r}")
-    return Settings(
-        _check_tests(tests),
-        _check_n_perm(n_perm),
-        _check_n_perm(chi2_n_perm, "chi2_n_perm", MAX_MONTE_CARLO),
-        pairwise,
-        _check_stop_hits(stop_hits),
-        design,
-        bool(chi2_mc_all),
-    )
-
-
 def expert_effect(
     points: pd.DataFrame,
     *,
@@ -346,6 +331,7 @@ def expert_effect(
     stop_hits: int | None = DEFAULT_STOP_HITS,
     design: Design = "auto",
     chi2_mc_all: bool = False,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """Design 1: the expert effect overall (all raters, then every rater pair).
 
@@ -355,6 +341,11 @@ def expert_effect(
         Output of :func:`rrmap.points`.
     tests, n_perm, chi2_n_perm, rng, stop_hits, design, chi2_mc_all
         As in :func:`compare_groups`.
+
+    settings : Settings, optional
+        The test settings at once (:class:`rrmap.stats.Settings`), instead of the
+        keywords above (which are then left at their defaults); its ``seed`` is the
+        seed when *rng* is not given.
 
     Returns
     -------
@@ -370,13 +361,18 @@ def expert_effect(
     >>> res.groupby("test").size().to_dict()
     {'energy': 4, 'marginal_homogeneity': 1, 'stuart_maxwell': 3}
     """
-    return _run(
-        points,
-        [f for f in _plan(points, []) if f.group == "expert" and f.within == "all"],
-        _settings(tests, n_perm, chi2_n_perm, stop_hits, design, chi2_mc_all),
+    settings, rng = resolve(
+        settings,
         rng,
-        False,
+        tests=tuple(tests),
+        n_perm=n_perm,
+        chi2_n_perm=chi2_n_perm,
+        stop_hits=stop_hits,
+        design=design,
+        chi2_mc_all=chi2_mc_all,
     )
+    plan = [f for f in _plan(points, []) if f.group == "expert" and f.within == "all"]
+    return _run(points, plan, settings, rng, False)
 
 
 def generator_effect(
@@ -391,6 +387,7 @@ def generator_effect(
     design: Design = "auto",
     chi2_mc_all: bool = False,
     n_jobs: int | None = None,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """The generator effect: are the query corpora equally close to the reference?
 
@@ -416,6 +413,11 @@ def generator_effect(
     n_jobs : int, optional
         As in :func:`run_designs`.
 
+    settings : Settings, optional
+        The test settings at once (:class:`rrmap.stats.Settings`), instead of the
+        keywords above (which are then left at their defaults); its ``seed`` is the
+        seed when *rng* is not given.
+
     Returns
     -------
     DataFrame
@@ -438,16 +440,20 @@ def generator_effect(
     >>> res.groupby("test").size().to_dict()
     {'energy': 7, 'stuart_maxwell': 7}
     """
-    _check_group(points, "query", design)
-    by = _check_by(points, by)
-    return _run(
-        points,
-        [f for f in _plan(points, by) if f.group == "query"],
-        _settings(tests, n_perm, chi2_n_perm, stop_hits, design, chi2_mc_all),
+    by = check_by(points, by)
+    settings, rng = resolve(
+        settings,
         rng,
-        False,
-        n_jobs,
+        tests=tuple(tests),
+        n_perm=n_perm,
+        chi2_n_perm=chi2_n_perm,
+        stop_hits=stop_hits,
+        design=design,
+        chi2_mc_all=chi2_mc_all,
     )
+    _check_group(points, "query", settings.design)
+    plan = [f for f in _plan(points, by) if f.group == "query"]
+    return _run(points, plan, settings, rng, False, n_jobs)
 
 
 def expert_effect_per_option(
@@ -462,6 +468,7 @@ def expert_effect_per_option(
     design: Design = "auto",
     chi2_mc_all: bool = False,
     n_jobs: int | None = None,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """Design 2: the expert effect within each option of each category.
 
@@ -476,6 +483,11 @@ def expert_effect_per_option(
     n_jobs : int, optional
         As in :func:`run_designs`.
 
+    settings : Settings, optional
+        The test settings at once (:class:`rrmap.stats.Settings`), instead of the
+        keywords above (which are then left at their defaults); its ``seed`` is the
+        seed when *rng* is not given.
+
     Returns
     -------
     DataFrame
@@ -489,15 +501,19 @@ def expert_effect_per_option(
     >>> sorted(res.within.unique())
     ['modality=female painter', 'modality=male painter', 'modality=movement']
     """
-    by = _check_by(points, by)
-    return _run(
-        points,
-        [f for f in _plan(points, by) if f.within != "all" and f.group == "expert"],
-        _settings(tests, n_perm, chi2_n_perm, stop_hits, design, chi2_mc_all),
+    by = check_by(points, by)
+    settings, rng = resolve(
+        settings,
         rng,
-        False,
-        n_jobs,
+        tests=tuple(tests),
+        n_perm=n_perm,
+        chi2_n_perm=chi2_n_perm,
+        stop_hits=stop_hits,
+        design=design,
+        chi2_mc_all=chi2_mc_all,
     )
+    plan = [f for f in _plan(points, by) if f.within != "all" and f.group == "expert"]
+    return _run(points, plan, settings, rng, False, n_jobs)
 
 
 def category_effect_per_expert(
@@ -512,6 +528,7 @@ def category_effect_per_expert(
     design: Design = "auto",
     chi2_mc_all: bool = False,
     n_jobs: int | None = None,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """Design 3: for each rater, the effect of each category (all options, then pairs).
 
@@ -526,6 +543,11 @@ def category_effect_per_expert(
     n_jobs : int, optional
         As in :func:`run_designs`.
 
+    settings : Settings, optional
+        The test settings at once (:class:`rrmap.stats.Settings`), instead of the
+        keywords above (which are then left at their defaults); its ``seed`` is the
+        seed when *rng* is not given.
+
     Returns
     -------
     DataFrame
@@ -539,18 +561,22 @@ def category_effect_per_expert(
     >>> len(res), sorted(res.within.unique())
     (24, ['expert=E1', 'expert=E2', 'expert=E3'])
     """
-    by = _check_by(points, by)
-    return _run(
-        points,
-        [f for f in _plan(points, by) if f.group not in MATCHED_GROUPS],
-        _settings(tests, n_perm, chi2_n_perm, stop_hits, design, chi2_mc_all),
+    by = check_by(points, by)
+    settings, rng = resolve(
+        settings,
         rng,
-        False,
-        n_jobs,
+        tests=tuple(tests),
+        n_perm=n_perm,
+        chi2_n_perm=chi2_n_perm,
+        stop_hits=stop_hits,
+        design=design,
+        chi2_mc_all=chi2_mc_all,
     )
+    plan = [f for f in _plan(points, by) if f.group not in MATCHED_GROUPS]
+    return _run(points, plan, settings, rng, False, n_jobs)
 
 
-def _check_by(points: pd.DataFrame, by: str | Sequence[str] | None) -> list[str]:
+def check_by(points: pd.DataFrame, by: str | Sequence[str] | None) -> list[str]:
     if by is None:
         return default_categories(points)
     by = [by] if isinstance(by, str) else list(by)
@@ -570,12 +596,12 @@ def _check_by(points: pd.DataFrame, by: str | Sequence[str] | None) -> list[str]
         hints = [difflib.get_close_matches(str(b), [str(c) for c in choices], n=1) for b in bad]
         near = "; ".join(f"did you mean {h[0]}?" for h in hints if h)
         raise InputError(
-            f"--by {', '.join(map(str, bad))}: not a category column; choose from "
+            f"by {', '.join(map(str, bad))}: not a category column; choose from "
             f"{', '.join(map(str, choices))}" + (f" ({near})" if near else "")
         )
     if len(set(by)) != len(by):
         twice = sorted({b for b in by if by.count(b) > 1}, key=str)
-        raise InputError(f"--by lists a category twice: {', '.join(map(str, twice))}")
+        raise InputError(f"by lists a category twice: {', '.join(map(str, twice))}")
     return by
 
 
@@ -652,7 +678,7 @@ def _progress_bar(total: int, show: bool) -> Iterator[Any]:
         return
     import threading
 
-    from rrmap._progress import progress_bar
+    from rrmap._util.progress import progress_bar
 
     bar = progress_bar(total, "tests", "family")
     stop = threading.Event()
@@ -694,6 +720,7 @@ def run_designs(
     n_jobs: int | None = None,
     design: Design = "auto",
     chi2_mc_all: bool = False,
+    settings: Settings | None = None,
 ) -> pd.DataFrame:
     """All three designs of the paper, for both test kinds, in one table.
 
@@ -727,6 +754,11 @@ def run_designs(
         :func:`joblib.parallel_config`, which can also send them to a Dask
         or Ray cluster). The table does not depend on it.
 
+    settings : Settings, optional
+        The test settings at once (:class:`rrmap.stats.Settings`), instead of the
+        keywords above (which are then left at their defaults); its ``seed`` is the
+        seed when *rng* is not given.
+
     Returns
     -------
     DataFrame
@@ -741,10 +773,18 @@ def run_designs(
     >>> res.groupby("by").size().to_dict()
     {'expert': 32, 'modality': 24}
     """
-    if p_adjust not in P_ADJUST_METHODS:
-        raise InputError(f"p_adjust must be one of {list(P_ADJUST_METHODS)}, got {p_adjust!r}")
-    by = _check_by(points, by)
-    settings = _settings(tests, n_perm, chi2_n_perm, stop_hits, design, chi2_mc_all)
+    settings, rng = resolve(
+        settings,
+        rng,
+        tests=tuple(tests),
+        n_perm=n_perm,
+        chi2_n_perm=chi2_n_perm,
+        stop_hits=stop_hits,
+        design=design,
+        chi2_mc_all=chi2_mc_all,
+        p_adjust=p_adjust,
+    )
+    by = check_by(points, by)
     work, keys = _working(points, by)
     out = _run(work, _plan(work, by), settings, rng, progress, n_jobs, keys)
-    return adjust_pvalues(out, p_adjust)
+    return adjust_pvalues(out, settings.p_adjust)

@@ -40,12 +40,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from rrmap._escape import join_groups
-from rrmap._streams import Streams
+from rrmap._util.escape import join_groups
+from rrmap._util.streams import Streams
 from rrmap.errors import InputError, PermutationWarning
 from rrmap.limits import MAX_PERMUTATIONS, check_count
 from rrmap.stats import _permutation as _engine
 from rrmap.stats._permutation import DEFAULT_CHUNK_BYTES, DEFAULT_MEMORY_BYTES, PlannedTest
+from rrmap.stats.settings import DEFAULT_STOP_HITS
+from rrmap.stats.settings import _stop_hits as _check_stop_hits
 
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
@@ -60,10 +62,6 @@ __all__ = [
     "pairwise_distances",
 ]
 # check_labels is shared with rrmap.stats.designs, not part of the public surface
-
-#: Besag–Clifford ``h`` of the sequential p-values (docs/tests.md): a test
-#: stops once this many relabellings reached the observed statistic.
-DEFAULT_STOP_HITS = 100
 
 
 @dataclass(frozen=True)
@@ -266,15 +264,6 @@ def _pool(samples: Sequence[ArrayLike]) -> tuple[np.ndarray, np.ndarray, np.ndar
     return np.concatenate(arrs), codes, sizes
 
 
-def _check_stop_hits(stop_hits: int | None) -> int | None:
-    """*stop_hits* as the engine takes it: a positive integer, or None (0 means None)."""
-    if stop_hits is not None and (
-        isinstance(stop_hits, bool) or int(stop_hits) != stop_hits or stop_hits < 0
-    ):
-        raise InputError(f"stop_hits must be a non-negative integer or None, got {stop_hits!r}")
-    return int(stop_hits) if stop_hits else None
-
-
 def _check_options(chunk_size: int | None, stop_hits: int | None, memory: int) -> None:
     if chunk_size is not None and (isinstance(chunk_size, bool) or int(chunk_size) < 1):
         raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
@@ -461,7 +450,7 @@ def _test_rows(
     """
     counts = np.bincount(codes, minlength=len(names))
     rows, specs, runs = [], [], []
-    for grp in _group_sets(len(names), pairwise):
+    for grp in group_sets(len(names), pairwise):
         row, spec = _plan_test(codes, counts, grp, names, n_perm)
         rows.append(row)
         if spec is not None:
@@ -528,7 +517,7 @@ def _skip_reason(names: Sequence, counts: Sequence[int]) -> str:
     return ("group with < 2 points: " + "; ".join(small)) if small else ""
 
 
-def _group_sets(k: int, pairwise: bool) -> list[tuple[int, ...]]:
+def group_sets(k: int, pairwise: bool) -> list[tuple[int, ...]]:
     """The groups of each test of k groups: all of them, then (with *pairwise*, k > 2)
     every pair; as positions 0 … k − 1."""
     sets: list[tuple[int, ...]] = [tuple(range(k))]

@@ -172,9 +172,7 @@ def test_a_mistyped_category_is_named_as_typed_with_the_nearest_one(tmp_path):
         ],
     )
     assert res.exit_code == 1
-    assert res.output.startswith(
-        "Error: --by movment: not a category column; choose from movement,"
-    )
+    assert res.output.startswith("Error: by movment: not a category column; choose from movement,")
     assert res.output.rstrip().endswith("(did you mean movement?)")
 
 

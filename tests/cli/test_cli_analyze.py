@@ -146,7 +146,7 @@ def test_out_is_a_file(runner, tmp_path):
 def test_bad_by_is_one_line(runner, tmp_path):
     res = _run(runner, "--by", "style", "--out", str(tmp_path), "--permutations", "9")
     assert res.exit_code == 1
-    assert res.stderr.startswith("Error: --by style: not a category column; choose from")
+    assert res.stderr.startswith("Error: by style: not a category column; choose from")
     assert len(res.stderr.strip().splitlines()) == 1
 
 

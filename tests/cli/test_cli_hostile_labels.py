@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 import rrmap
-from rrmap._escape import split_groups
+from rrmap._util.escape import split_groups
 from rrmap.cli import main
 
 RATERS = {"E1": "[1pt]", "E2": "a|b", "E3": '=HYPERLINK("http://x","y")'}

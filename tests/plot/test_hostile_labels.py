@@ -18,7 +18,7 @@ from matplotlib.text import Text
 from plot_helpers import drawn_texts, outside_page
 
 import rrmap
-from rrmap._escape import display_text, short_label
+from rrmap._util.escape import display_text, short_label
 from rrmap.plot import (
     plot_agreement,
     plot_proportions,

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import rrmap._atomic as atomic_module
+import rrmap._util.atomic as atomic_module
 from rrmap.cli import main
 from rrmap.rank import read_comparisons, write_comparisons
 

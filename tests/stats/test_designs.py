@@ -243,7 +243,7 @@ def test_bad_p_adjust(pts):
 
 
 def test_bad_by(pts):
-    with pytest.raises(InputError, match=r"--by style: not a category column; choose from"):
+    with pytest.raises(InputError, match=r"by style: not a category column; choose from"):
         run_designs(pts, by=["style"], n_perm=0)
     with pytest.raises(InputError, match="lists a category twice"):
         run_designs(pts, by=["movement", "movement"], n_perm=0)

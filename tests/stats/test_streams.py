@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import rrmap
-from rrmap._streams import Streams
+from rrmap._util.streams import Streams
 from rrmap.stats import compare_groups, energy_test, energy_tests, run_designs
 
 KEY = ["test", "by", "within", "groups"]

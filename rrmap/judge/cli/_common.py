@@ -26,7 +26,7 @@ from typing import Any
 import click
 import pandas as pd
 
-from rrmap._escape import message_text
+from rrmap._util.escape import message_text
 from rrmap._version import __version__
 from rrmap.cli.common import refuse_overwrite
 from rrmap.judge.prompting._sources import STDIN, input_source, is_stdin

@@ -3,7 +3,7 @@
 Every table a judge command reads (pairs, questions, responses, corpora,
 per-order replies, a lexicon, batch results, human ratings) may come from
 standard input: ``-`` reads it once, whole (within the size limit of a ratings
-file, :data:`rrmap._reading_limits.MAX_FILE_BYTES`), and messages call it
+file, :data:`rrmap._io.reading_limits.MAX_FILE_BYTES`), and messages call it
 ``<stdin>``. Paths inside it (images, image folders) are then relative to
 the current folder, as the folder of a file is for a file.
 """
@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from rrmap._reading_limits import STDIN  # how messages name standard input
+from rrmap._io.reading_limits import STDIN  # how messages name standard input
 from rrmap.rank.data.sources import stdin_input
 
 __all__ = ["STDIN", "Source", "input_source", "is_stdin", "looks_like_jsonl"]

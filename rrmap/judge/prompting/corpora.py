@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import message_text
-from rrmap._headers import snake
+from rrmap._util.escape import message_text
+from rrmap._util.headers import snake
 from rrmap.errors import InputError
 from rrmap.judge.prompting._sources import input_source
 from rrmap.judge.prompting.images import grid_image, image_problem

@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from rrmap._lazy import optional_module
+from rrmap._util.lazy import optional_module
 from rrmap.errors import InputError
 
 __all__ = [

@@ -2,9 +2,9 @@
 
 Every table and record the judge writes goes through here. A file is
 written beside its target and renamed over it once complete
-(:func:`rrmap._atomic.atomic_path`), so a full disk, a kill or a crash
+(:func:`rrmap._util.atomic.atomic_path`), so a full disk, a kill or a crash
 leaves the previous file, never a truncated one. Tables are written by
-rrmap's one CSV writer (:mod:`rrmap._writing`): a cell holding a comma, a
+rrmap's one CSV writer (:mod:`rrmap._io.writing`): a cell holding a comma, a
 quote or a line break (a carriage return too) is quoted, and a text cell that
 a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, a tab or a
 carriage return at its start or after a line break inside it: a model's
@@ -25,8 +25,8 @@ from typing import Any
 
 import pandas as pd
 
-from rrmap._atomic import atomic_path, write_text
-from rrmap._writing import csv_text as _csv_text
+from rrmap._io.writing import csv_text as _csv_text
+from rrmap._util.atomic import atomic_path, write_text
 
 __all__ = [
     "csv_cells",

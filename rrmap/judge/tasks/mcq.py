@@ -67,7 +67,7 @@ from typing import Any
 
 import pandas as pd
 
-from rrmap._escape import message_text
+from rrmap._util.escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge.prompting._option_text import named_options, normalise
 from rrmap.judge.prompting._sources import input_source, looks_like_jsonl

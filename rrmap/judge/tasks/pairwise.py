@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from rrmap._escape import message_text
+from rrmap._util.escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge.prompting._sources import input_source
 from rrmap.judge.prompting.images import composite_2afc, data_url, image_part, image_problem

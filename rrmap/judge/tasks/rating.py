@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import join_groups
+from rrmap._util.escape import join_groups
 from rrmap._version import __version__
 from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian

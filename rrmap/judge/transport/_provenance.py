@@ -19,7 +19,7 @@ the row's provenance columns (:func:`row_provenance`):
     The base URL, without credentials.
 ``model_version``
     The ``model`` the server reported in its answers (several joined by ``|``,
-    :func:`rrmap._escape.join_groups`).
+    :func:`rrmap._util.escape.join_groups`).
 
 A table whose rows each combine several answers (the 2AFC comparisons: both
 orders of a pair; the MCQ accuracy: every reply of a group) carries them
@@ -39,7 +39,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from rrmap._escape import join_groups, split_groups
+from rrmap._util.escape import join_groups, split_groups
 from rrmap.judge.transport.usage import ChatResult
 
 __all__ = [
@@ -180,7 +180,7 @@ def combined_provenance(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     already combined (:data:`COMBINED_COLUMNS`), e.g. a question's replies
     and then a group's questions. An answer without a source (a failed call)
     is counted nowhere. Hashes, endpoints and versions are listed once each,
-    in the order met, joined by ``|`` (:func:`rrmap._escape.join_groups`).
+    in the order met, joined by ``|`` (:func:`rrmap._util.escape.join_groups`).
 
     Examples
     --------

@@ -24,8 +24,8 @@ import zlib
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from rrmap._escape import message_text
-from rrmap._lazy import optional_module
+from rrmap._util.escape import message_text
+from rrmap._util.lazy import optional_module
 
 __all__ = [
     "MAX_REPLY_BYTES",

@@ -39,7 +39,7 @@ async def run_all(
     """
     from tqdm import tqdm
 
-    from rrmap._progress import progress_bar
+    from rrmap._util.progress import progress_bar
 
     results: list[Any] = [None] * len(jobs)
     if provenance is not None:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from rrmap._atomic import write_bytes
+from rrmap._util.atomic import write_bytes
 from rrmap.errors import InputError
 from rrmap.judge.transport._planner import Planner
 from rrmap.judge.transport._reply import require_httpx
@@ -295,7 +295,7 @@ class BatchJob:
     def _poll(self, http: _BatchHTTP, interval: float, progress: bool) -> dict[str, Any]:
         from tqdm import tqdm
 
-        from rrmap._progress import progress_bar
+        from rrmap._util.progress import progress_bar
 
         batch_id = self.state["batch_id"]
         total = len(self.state.get("keys", [])) or None

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from rrmap._atomic import atomic_path
-from rrmap._escape import message_text
+from rrmap._util.atomic import atomic_path
+from rrmap._util.escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge.transport._provenance import cache_record, reported_text, utc_now
 from rrmap.judge.transport._reply import MAX_REPLY_BYTES

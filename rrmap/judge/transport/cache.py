@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from rrmap._atomic import write_bytes
+from rrmap._util.atomic import write_bytes
 from rrmap.errors import InputError
 
 try:  # POSIX

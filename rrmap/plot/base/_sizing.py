@@ -23,7 +23,7 @@ from matplotlib.text import Text
 from matplotlib.textpath import text_to_path
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator
 
-from rrmap._escape import without_invisible
+from rrmap._util.escape import without_invisible
 from rrmap.plot.base._glyphs import gathered_glyph_warnings
 from rrmap.plot.base._subset import lean_font_subsets
 
@@ -55,7 +55,7 @@ def plain_glyphs(fig: Figure) -> None:
     (:data:`_PLAIN_GLYPHS`) unless features were chosen for it (with a matplotlib that has
     text features: 3.11 on).
 
-    Labels come without them already (:func:`rrmap._escape.display_text`); a text set on
+    Labels come without them already (:func:`rrmap._util.escape.display_text`); a text set on
     the figure afterwards (a title) may hold one. Matplotlib 3.11 lays a zero-width
     character out as an empty glyph, after which its PDF text draws the next glyph over
     the one before, and a byte-order mark (U+FEFF) as a glyph of no character, which

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rrmap._escape import display_text, plain_figure_text, short_label
+from rrmap._util.escape import display_text, plain_figure_text, short_label
 from rrmap.errors import InputError
 from rrmap.zones import QUALITY_LEVELS
 
@@ -122,7 +122,7 @@ LABEL_LIMIT = 40
 
 def figure_text(value: Any, limit: int | None = LABEL_LIMIT) -> str:
     r"""*value* as a matplotlib text that shows its characters: as every format shows a
-    label (:func:`rrmap._escape.display_text`: control characters as spaces, invisible
+    label (:func:`rrmap._util.escape.display_text`: control characters as spaces, invisible
     characters left out of the glyph layout, bidirectional controls as their code), never
     mathtext (``$`` escaped), and cut to *limit* characters with "…" (``None``: in full).
 

@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rrmap._atomic import atomic_path
-from rrmap._escape import message_text
-from rrmap._writing import write_csv
+from rrmap._io.writing import write_csv
+from rrmap._util.atomic import atomic_path
+from rrmap._util.escape import message_text
 from rrmap.errors import InputError
 from rrmap.rank.data.sources import Source, read_input, source_name
 from rrmap.rank.limits import MAX_FILE_BYTES

@@ -5,9 +5,9 @@ once, within a size limit, and gives the name messages use: the path, the
 open file's ``name`` (``<stdin>`` on the command line's ``-``), or
 ``<buffer>`` for an unnamed one such as :class:`io.BytesIO`. A CSV input is
 refused at its first line longer than ``MAX_LINE_BYTES``, as its blocks are
-read (as a ratings file is: :class:`rrmap._reading_limits.LineWatch`); a FIFO
+read (as a ratings file is: :class:`rrmap._io.reading_limits.LineWatch`); a FIFO
 that no program opens for writing is waited for a bounded time
-(:func:`rrmap._reading_limits.open_input`).
+(:func:`rrmap._io.reading_limits.open_input`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from rrmap._reading_limits import MAX_FILE_BYTES as MAX_TABLE_BYTES
-from rrmap._reading_limits import STDIN, LineWatch, open_input
+from rrmap._io.reading_limits import MAX_FILE_BYTES as MAX_TABLE_BYTES
+from rrmap._io.reading_limits import STDIN, LineWatch, open_input
 from rrmap.errors import InputError
 from rrmap.rank.limits import format_bytes
 
@@ -159,7 +159,7 @@ def named_bytes(data: bytes, name: str) -> io.BytesIO:
 
 def stdin_input(limit: int | None = None) -> io.BytesIO:
     """Standard input read whole (it can be read once), named ``<stdin>``, within *limit*
-    bytes (default :data:`rrmap._reading_limits.MAX_FILE_BYTES`, as a ratings file)."""
+    bytes (default :data:`rrmap._io.reading_limits.MAX_FILE_BYTES`, as a ratings file)."""
     limit = MAX_TABLE_BYTES if limit is None else limit
     return named_bytes(_read_limited(sys.stdin.buffer, limit, STDIN), STDIN)
 

@@ -1,4 +1,4 @@
-"""A booktabs table that fits its column: the renderer behind :mod:`rrmap.latex`.
+"""A booktabs table that fits its column: the renderer behind :mod:`rrmap.report.latex`.
 
 A table is a list of :class:`Column` and a list of :class:`Row`. Name columns wrap
 (ragged right, in a ``p`` column whose width is what the line leaves once the other

@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import markdown_text
-from rrmap._markdown import markdown_table
+from rrmap._util.escape import markdown_text
+from rrmap._util.markdown import markdown_table
 from rrmap.zones import QUALITY_LEVELS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rrmap.analysis import AnalysisResult
+    from rrmap.report.protocol import Result
 
 
-def proportions_section(result: AnalysisResult) -> str:
+def proportions_section(result: Result) -> str:
     props = result.proportions
     overall = props[props["category"] == "all"]
     keys = ["query", "expert"] if "query" in overall.columns else ["expert"]
@@ -48,7 +48,7 @@ def proportions_section(result: AnalysisResult) -> str:
     )
 
 
-def reliability_section(result: AnalysisResult) -> str:
+def reliability_section(result: Result) -> str:
     rel = getattr(result, "reliability", None)
     head = "## Reliability\n\n"
     if rel is None or rel.empty:
@@ -87,7 +87,7 @@ def _num(v: float) -> str:
     return "" if pd.isna(v) else f"{v:.3f}"
 
 
-def agreement_section(result: AnalysisResult) -> str:
+def agreement_section(result: Result) -> str:
     if result.agreement.empty:
         note = result.settings.get("agreement", "no pointwise agreement table")
         return f"## Pointwise agreement\n\n{markdown_text(note)}."
@@ -111,7 +111,7 @@ def agreement_section(result: AnalysisResult) -> str:
     )
 
 
-def settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
+def settings_section(result: Result, figures: Sequence[str]) -> str:
     s = result.settings
     th = s.get("thresholds") or {}
     mc = s.get("chi2_monte_carlo")
@@ -165,7 +165,7 @@ def settings_section(result: AnalysisResult, figures: Sequence[str]) -> str:
 
 def _subset_name(within: str) -> str:
     """``all points``, ``rater E1``, ``movement: cubism`` for a ``within`` label."""
-    from rrmap._labels import split_within
+    from rrmap._util.labels import split_within
 
     if within == "all":
         return "all points"
@@ -173,7 +173,7 @@ def _subset_name(within: str) -> str:
     return f"rater {value}" if col == "expert" else f"{col}: {value}"
 
 
-def generator_comparison(result: AnalysisResult) -> pd.DataFrame:
+def generator_comparison(result: Result) -> pd.DataFrame:
     """One row per subset of a study of several query corpora (all points, each rater,
     each option of each tested category): each corpus's match share (excellent or fair)
     with its Wilson interval, the corpus with the largest share, and the p-values of the
@@ -202,9 +202,9 @@ def generator_comparison(result: AnalysisResult) -> pd.DataFrame:
     return frame
 
 
-def _generator_comparison(result: AnalysisResult) -> pd.DataFrame:
+def _generator_comparison(result: Result) -> pd.DataFrame:
     """:func:`generator_comparison`, computed."""
-    from rrmap._escape import join_groups
+    from rrmap._util.escape import join_groups
     from rrmap.points import query_corpora
     from rrmap.tables import match_shares
 
@@ -243,7 +243,7 @@ def generator_display(
 ) -> pd.DataFrame:
     """:func:`generator_comparison` as the reports show it: shares as ``54 % [49, 59]``,
     p-values with 3 digits, those below 0.05 through *bold*, names through *text*."""
-    from rrmap._report_format import _ALPHA
+    from rrmap.report.format import _ALPHA
 
     out = pd.DataFrame({"subset": [text(s) for s in frame["subset"]]})
     for q in corpora:
@@ -260,7 +260,7 @@ def generator_display(
     return out
 
 
-def generator_sentences(result: AnalysisResult, text: Any = str) -> list[str]:
+def generator_sentences(result: Result, text: Any = str) -> list[str]:
     """The generator comparison in sentences: each corpus's match share overall, and
     where the generator effect passes 0.05 (names through *text*)."""
     frame = generator_comparison(result)
@@ -303,7 +303,7 @@ def generator_sentences(result: AnalysisResult, text: Any = str) -> list[str]:
     ]
 
 
-def generator_section(result: AnalysisResult) -> str:
+def generator_section(result: Result) -> str:
     """The report's opening section in a study of several query corpora."""
     from rrmap.points import query_corpora
 
@@ -326,7 +326,7 @@ def generator_section(result: AnalysisResult) -> str:
     )
 
 
-def left_out_section(result: AnalysisResult) -> str:
+def left_out_section(result: Result) -> str:
     """What the ratings file held that the analysis left out: rows of query corpora not
     named, and rows dropped as blank or unpaired (``drop_incomplete``)."""
     s = result.settings

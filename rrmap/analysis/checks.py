@@ -11,18 +11,16 @@ import pandas as pd
 
 from rrmap.errors import InputError, PermutationWarning
 from rrmap.stats.adjust import smallest_rejectable
-from rrmap.stats.energy import _group_sets
+from rrmap.stats.energy import group_sets
+from rrmap.stats.settings import ALPHA
 
 __all__ = ["check_size", "warn_if_too_few_permutations"]
-
-#: The level the report marks p-values at.
-ALPHA = 0.05
 
 
 def _largest_family(points: pd.DataFrame, by: Sequence[str]) -> int:
     """Tests in the largest family of the designs: a k-sample test and its pairs."""
     ks = [points["expert"].nunique()] + [points[c].nunique() for c in by]
-    return max(len(_group_sets(k, True)) for k in ks)
+    return max(len(group_sets(k, True)) for k in ks)
 
 
 def warn_if_too_few_permutations(

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rrmap._reading_limits import nul_problem, wide_encoding
+from rrmap._io.reading_limits import nul_problem, wide_encoding
 from rrmap.errors import RatingsError
 
 __all__ = ["ENCODING_NAMES", "decode_text"]

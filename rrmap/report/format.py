@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["LEGEND", "P_METHODS", "ZONE_TESTS", "format_pvalue", "is_pvalue_column"]
+from rrmap.stats.settings import ALPHA as _ALPHA
 
-_ALPHA = 0.05
+__all__ = ["LEGEND", "P_METHODS", "ZONE_TESTS", "format_pvalue", "is_pvalue_column"]
 
 
 def format_pvalue(p: float, alpha: float = _ALPHA) -> str:

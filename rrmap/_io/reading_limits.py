@@ -12,7 +12,7 @@ megabytes), and a workbook whose archive would unpack to more than :data:`MAX_AR
 anything in it is parsed. A FIFO that no program opens for writing is waited for
 :data:`MAX_FIFO_WAIT` seconds at most, and said so on stderr after the first second.
 Tables wider than :data:`MAX_COLUMNS` and sheets larger than :data:`MAX_SHEET_CELLS` are
-refused before their cells are parsed (:mod:`rrmap._tabular`, :mod:`rrmap._sheet_extent`).
+refused before their cells are parsed (:mod:`rrmap._io.tabular`, :mod:`rrmap._io.sheet_extent`).
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def limit_text(name: str, value: int) -> str:
     --------
     >>> limit_text("MAX_COLUMNS", 1000)
     'MAX_COLUMNS = 1,000; raise it with the environment variable RRMAP_MAX_COLUMNS, or \
-rrmap._reading_limits.MAX_COLUMNS in Python'
+rrmap._io.reading_limits.MAX_COLUMNS in Python'
     """
     from rrmap.limits import limit_note
 
@@ -559,7 +559,7 @@ def check_archive(source: Source, path: Path, name: str) -> None:
     ...
     rrmap.errors.RatingsError: r.xlsx: 1 problem: the workbook's member ... times its ...
     """
-    from rrmap._escape import message_text
+    from rrmap._util.escape import message_text
 
     if source.data is not None:
         if not source.data.startswith(ZIP_MAGIC):

@@ -7,22 +7,31 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import quoted_list
-from rrmap._keys import Rows, shown
-from rrmap._tabular import Table
+from rrmap._io.keys import Rows, shown
+from rrmap._io.tabular import Table
+from rrmap._util.escape import quoted_list
 from rrmap.errors import RatingsWarning
 
-if TYPE_CHECKING:  # pragma: no cover
-    from rrmap.ratings import RatingsSchema
+
+class Roles(Protocol):
+    """What this module reads of a :class:`rrmap.ratings.RatingsSchema`."""
+
+    origin: str
+    reference: str
+
+    @property
+    def queries(self) -> tuple[str, ...] | None: ...
+
 
 __all__ = [
     "SMALL_CORPUS_SHARE",
     "Origins",
+    "Roles",
     "drop_rows",
     "leave_out",
     "origins",
@@ -49,7 +58,7 @@ class Origins:
     problems: list[str]
 
 
-def origins(org: pd.Series, sch: RatingsSchema, rows: Rows) -> Origins:
+def origins(org: pd.Series, sch: Roles, rows: Rows) -> Origins:
     """The reference and query corpora of every row (*org*: the origin column as text),
     and the problems.
 
@@ -119,7 +128,7 @@ def leave_out(table: Table, ori: Origins) -> tuple[Table, Origins]:
     )
 
 
-def warn_left_out(source: str, ori: Origins, sch: RatingsSchema) -> None:
+def warn_left_out(source: str, ori: Origins, sch: Roles) -> None:
     listing = ", ".join(f"{shown(v)} ({n} row{'s' if n != 1 else ''})" for v, n in
                         ori.excluded.items())  # fmt: skip
     warnings.warn(
@@ -134,7 +143,7 @@ def warn_left_out(source: str, ori: Origins, sch: RatingsSchema) -> None:
 SMALL_CORPUS_SHARE = 0.1
 
 
-def warn_small_corpora(source: str, ori: Origins, sch: RatingsSchema) -> None:
+def warn_small_corpora(source: str, ori: Origins, sch: Roles) -> None:
     """Warn about a query corpus far smaller than the largest (a typo in the origin
     column makes a corpus of its own when every other value is a query corpus)."""
     if len(ori.queries) < 2 or sch.queries is not None:

@@ -26,10 +26,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rrmap._encodings import ENCODING_NAMES as _ENCODING_NAMES
-from rrmap._encodings import decode_text as _decode
-from rrmap._escape import message_text, quoted_list
-from rrmap._reading_limits import (
+from rrmap._io.encodings import ENCODING_NAMES as _ENCODING_NAMES
+from rrmap._io.encodings import decode_text as _decode
+from rrmap._io.reading_limits import (
     MAX_LINE_BYTES,
     STDIN,
     Source,
@@ -41,7 +40,8 @@ from rrmap._reading_limits import (
     read_source,
     reading_limit,
 )
-from rrmap._sheet_extent import check_sheet_extent, check_workbook_extent
+from rrmap._io.sheet_extent import check_sheet_extent, check_workbook_extent
+from rrmap._util.escape import message_text, quoted_list
 from rrmap.errors import RatingsError
 
 __all__ = ["Table", "describe_reading", "detect_decimal", "read_table"]
@@ -362,12 +362,8 @@ def _pick_sheet(path: Path, names: list[str], sheet: str | int | None) -> str:
 
 
 def _read_sheet(path: Path, sheet: str | int | None, data: bytes | None = None) -> Table:
-    try:
-        import python_calamine
-    except ImportError:  # pragma: no cover - a dependency
-        raise RatingsError(
-            str(path), ["reading spreadsheets needs python-calamine: pip install python-calamine"]
-        ) from None
+    import python_calamine
+
     workbook = path if data is None else data
     # the grids the reader builds are bounded before they are built (a 7 kB file can ask
     # for 512 GiB); .ods and .xls sheets are all built on opening

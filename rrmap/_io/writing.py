@@ -11,7 +11,7 @@ rule holds for all of them:
 - unless *raw*, a text cell (or column name) that a spreadsheet would run as a
   formula gets a ``'`` before each place one would start — its first character
   and the first after any line break inside it
-  (:func:`rrmap._escape.spreadsheet_cell`); numbers are never changed;
+  (:func:`rrmap._util.escape.spreadsheet_cell`); numbers are never changed;
 - half a surrogate pair (which UTF-8 cannot hold) is written as U+FFFD.
 
 Otherwise the text is pandas' ``to_csv(index=False)``, rows ended by a line
@@ -39,7 +39,7 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import spreadsheet_cell
+from rrmap._util.escape import spreadsheet_cell
 from rrmap.errors import InputError
 
 #: Rows formatted and written at a time.

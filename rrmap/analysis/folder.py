@@ -12,14 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rrmap._atomic import check_replaceable
+from rrmap._util.atomic import check_replaceable
 from rrmap._version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from rrmap.analysis import AnalysisResult
     from rrmap.plot.analysis_figures import AnalysisFigures
+    from rrmap.report.protocol import Result
 
 
 #: Files written by :meth:`AnalysisResult.write` (figures come on top).
@@ -139,7 +139,7 @@ def existing_outputs(folder: str | os.PathLike[str]) -> list[str]:
 
 
 def write_files(
-    result: AnalysisResult,
+    result: Result,
     stage: Path,
     *,
     figures: bool | AnalysisFigures,
@@ -150,7 +150,7 @@ def write_files(
 ) -> list[str]:
     """The tables (CSV, LaTeX), the figures, ``results.json`` and the reports into *stage*;
     their names relative to it: tables, figures, then results.json and the reports."""
-    from rrmap._writing import csv_text
+    from rrmap._io.writing import csv_text
 
     written: list[str] = []
 
@@ -183,55 +183,53 @@ def write_files(
     if not drawing:
         fig_names = names
         page = _results_and_report(result, fig_names, raw, put)
-    from rrmap.report_html import _render_page
+    from rrmap.report.html import render_page
 
     embedded = dict(zip(fig_names, fig_paths, strict=True))
     interactive: bool | str = bool(figures)
     if drawing and figures.interactive:
         interactive = figures.map_html() or False  # made by a worker meanwhile
-    put("report.html", _render_page(page, embedded, interactive=interactive, result=result))
+    put("report.html", render_page(page, embedded, interactive=interactive, result=result))
     names = written[:-3] + fig_names + written[-3:]
     record = {"rrmap": __version__, "files": names}
     (stage / MANIFEST).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return names
 
 
-def _categories(result: AnalysisResult) -> list[str] | None:
+def _categories(result: Result) -> list[str] | None:
     return list(result.settings["by"]) or None
 
 
 def _results_and_report(
-    result: AnalysisResult, fig_names: list[str], raw: bool, put: Callable[[str, str], None]
+    result: Result, fig_names: list[str], raw: bool, put: Callable[[str, str], None]
 ) -> dict[str, Any]:
     """``results.json`` and ``report.md`` listing *fig_names*, written with *put*; the
     HTML report's page, to render with the figures."""
-    from rrmap._json import json_text  # pandas: not imported to check a folder
-    from rrmap.report_html import _page_context
+    from rrmap._io.results_json import json_text  # pandas: not imported to check a folder
+    from rrmap.report.html import page_context
 
     payload = result.to_dict()
     payload["figures"] = fig_names
     payload["csv_cells"] = "raw" if raw else "spreadsheet-safe"
     put("results.json", json_text(payload))
     put("report.md", result.report(figures=fig_names))
-    return _page_context(result)
+    return page_context(result)
 
 
 def _figures(
-    result: AnalysisResult,
+    result: Result,
     folder: Path,
     figures: bool | AnalysisFigures,
     width: float | str | None,
     dpi: int,
     progress: bool,
 ) -> list[Path]:
-    """The analysis figures, or none when the plotting module cannot be imported."""
+    """The analysis figures: drawn by *figures* while the tests ran, or drawn now."""
     categories = _categories(result)
     if not isinstance(figures, bool):  # an AnalysisFigures: drawn while the tests ran
         return figures.save(folder, progress=progress)
-    try:
-        from rrmap.plot import save_analysis_figures
-    except ImportError:
-        return []
+    from rrmap.plot import save_analysis_figures
+
     files = save_analysis_figures(
         result.points, folder, categories=categories, width=width, dpi=dpi, progress=progress
     )

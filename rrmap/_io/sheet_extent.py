@@ -7,7 +7,7 @@ the reader aborts the process). So the cells of the chosen sheet are scanned fir
 text from the archive, without building anything: the farthest row and column of a cell
 with a value, for ``.xlsx``/``.xlsm`` (``<c r="…">`` and cells without a reference, as the
 reader places them) and ``.ods`` (repeated rows and cells counted as repeated); ``.xls``
-sheets are measured by :mod:`rrmap._xls_extent`. The ``<dimension ref=…>`` a sheet
+sheets are measured by :mod:`rrmap._io.xls_extent`. The ``<dimension ref=…>`` a sheet
 declares is not used: the reader ignores it too, and it may claim less, or more, than the
 cells hold. The readers of ``.ods`` and ``.xls`` build every sheet when they open the
 workbook, so all of their sheets are measured before it is opened. An ``.xlsb`` sheet's
@@ -29,8 +29,8 @@ from xml.etree import ElementTree
 
 import numpy as np
 
-from rrmap._reading_limits import limit_text, reading_limit
-from rrmap._xls_extent import xls_extents
+from rrmap._io.reading_limits import limit_text, reading_limit
+from rrmap._io.xls_extent import xls_extents
 from rrmap.errors import RatingsError
 
 __all__ = [
@@ -358,7 +358,7 @@ def _archive(file: Path | bytes) -> zipfile.ZipFile:
 def sheet_extent(file: Path | bytes, sheet: str, index: int = 0) -> tuple[int, int] | None:
     """Rows and columns a sheet spans from A1 to its farthest cell with a value, read from
     the workbook's archive without building the grid; ``None`` when not known (an ``.xls``
-    file, measured by :func:`rrmap._xls_extent.xls_extents`; a damaged archive: the
+    file, measured by :func:`rrmap._io.xls_extent.xls_extents`; a damaged archive: the
     spreadsheet reader says so).
 
     Parameters
@@ -455,7 +455,7 @@ def check_workbook_extent(file: Path | bytes, source: str) -> list[tuple[str, in
     rrmap.errors.RatingsError: r.ods: 1 problem: sheet 'S' reaches cell AMJ1048576 \
 (1,048,576 rows × 1,024 columns = 1,073,741,824 cells from A1), more than rrmap reads in \
 one workbook (MAX_SHEET_CELLS = 20,000,000; raise it with the environment variable \
-RRMAP_MAX_SHEET_CELLS, or rrmap._reading_limits.MAX_SHEET_CELLS in Python): a value far \
+RRMAP_MAX_SHEET_CELLS, or rrmap._io.reading_limits.MAX_SHEET_CELLS in Python): a value far \
 below the table, or repeated? delete it, or save the sheet as CSV
     """
     tables = ods_extents(file) or xls_extents(file)
@@ -474,7 +474,7 @@ def check_sheet_extent(
     tables: list[tuple[str, int, int]] | None = None,
 ) -> None:
     """Refuse a sheet wider than ``MAX_COLUMNS`` or larger than ``MAX_SHEET_CELLS``
-    (:mod:`rrmap._reading_limits`), before the spreadsheet reader builds its grid.
+    (:mod:`rrmap._io.reading_limits`), before the spreadsheet reader builds its grid.
 
     *tables*, from :func:`check_workbook_extent`, gives the extent of an ``.ods`` or
     ``.xls`` sheet.
@@ -486,10 +486,10 @@ def check_sheet_extent(
     ...
     rrmap.errors.RatingsError: r.ods: 1 problem: sheet 'S' reaches column XFD \
 (16,384 columns), more than rrmap reads in one table (MAX_COLUMNS = 1,000; raise it with \
-the environment variable RRMAP_MAX_COLUMNS, or rrmap._reading_limits.MAX_COLUMNS in \
+the environment variable RRMAP_MAX_COLUMNS, or rrmap._io.reading_limits.MAX_COLUMNS in \
 Python): a value far to the right of the table? delete it, or save the sheet as CSV
     """
-    from rrmap._escape import message_text
+    from rrmap._util.escape import message_text
 
     if tables is not None:
         known = [t[1:] for t in tables if t[0] == sheet] or [t[1:] for t in tables[index:]]
@@ -511,7 +511,7 @@ Python): a value far to the right of the table? delete it, or save the sheet as 
 
 
 def _check_cells(source: str, sheet: str, rows: int, cols: int, total: int, where: str) -> None:
-    from rrmap._escape import message_text
+    from rrmap._util.escape import message_text
 
     limit = reading_limit("MAX_SHEET_CELLS")
     if total > limit:

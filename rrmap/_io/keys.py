@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import message_text
+from rrmap._util.escape import message_text
 
 __all__ = [
     "MAX_LISTED",
@@ -34,7 +34,7 @@ _LABEL_LIMIT = 400
 
 def shown(value: object) -> str:
     """*value* quoted for a message: control and direction characters escaped, long values
-    cut (:func:`rrmap._escape.message_text`).
+    cut (:func:`rrmap._util.escape.message_text`).
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Render DataFrames as GitHub-flavoured markdown tables (no extra dependency).
 
-Text cells and column names are escaped (:func:`rrmap._escape.markdown_text`), so a
+Text cells and column names are escaped (:func:`rrmap._util.escape.markdown_text`), so a
 label shows its characters: ``**x**``, ``<script>``, ``[l](u)`` or ``a|b`` are
 neither markup nor a new cell.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rrmap._escape import markdown_text
+from rrmap._util.escape import markdown_text
 
 
 def _cell(value: object, floatfmt: str, escape: bool) -> str:
@@ -34,7 +34,7 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g", *, escape: bool = Tr
         --------
         >>> import pandas as pd
 
-    from rrmap._escape import markdown_text
+    from rrmap._util.escape import markdown_text
         >>> print(markdown_table(pd.DataFrame({"rater": ["**x**", "a|b"], "n": [1, 2]})))
         | rater | n |
         |---|---:|

@@ -1,0 +1,344 @@
+"""The markdown report of an analysis (``report.md``), in the spirit of the paper.
+
+Per design a table of p-values, energy (RRMap) and χ² (quality) side by
+side, with p < 0.05 in bold — read as evidence against identical
+distributions, not as a verdict; then the quality proportions per rater, the
+pointwise agreement and the settings that reproduce the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from rrmap._util.escape import markdown_text
+from rrmap._util.markdown import markdown_table
+from rrmap.report.format import (
+    _ALPHA,
+    ZONE_TESTS,
+    _label,
+    _method_suffix,
+    format_pvalue,
+    is_pvalue_column,
+)
+from rrmap.stats.designs import split_within
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rrmap.report.protocol import Result
+
+__all__ = [
+    "design_frame",
+    "design_frames",
+    "design_masks",
+    "design_sections",
+    "design_table",
+    "display_frame",
+    "side_by_side",
+]
+
+
+def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
+    """The energy test and the zone test of the same comparison on one row.
+
+    Parameters
+    ----------
+    tests : DataFrame
+        Rows of a tests table.
+
+    Returns
+    -------
+    DataFrame
+        [``query``,] ``by``, ``within``, ``groups``, ``design``, ``n``; then ``energy``
+        (E), ``energy_p``, ``energy_p_<method>`` (adjusted, if any),
+        ``energy_effect`` (between-sample share of the energy dispersion),
+        ``energy_method``; then ``zones_test`` (``chi2``, ``stuart_maxwell``
+        or ``marginal_homogeneity``), ``zones`` (its statistic),
+        ``zones_dof``, ``zones_p``, ``zones_p_<method>``, ``zones_effect``
+        (Cramér's V), ``zones_method``; and ``note``, in the order of the
+        tests table.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.stats.designs import expert_effect
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> list(side_by_side(expert_effect(pts, n_perm=9, rng=0)).columns)[:7]
+    ['by', 'within', 'groups', 'design', 'n', 'energy', 'energy_p']
+    """
+    keys = ["by", "within", "groups"]
+    if "query" in tests.columns:  # several query corpora: the same test of each corpus
+        keys.insert(0, "query")
+    adj = [c for c in tests.columns if c.startswith("pvalue_")]
+    joined = tests[keys[0]].astype(str)
+    for k in keys[1:]:
+        joined = joined + "\x1f" + tests[k].astype(str)
+    codes, uniques = pd.factorize(joined.to_numpy())
+    first = np.unique(codes, return_index=True)[1]  # first row of each comparison
+    cols = [*keys, "design", "n"] if "design" in tests.columns else [*keys, "n"]
+    out = tests.iloc[first][cols].reset_index(drop=True)
+    if "design" not in out.columns:
+        out.insert(3, "design", "")
+    energy = (tests["test"] == "energy").to_numpy()
+    notes = np.full((len(uniques), 2), "", dtype=object)
+    for i, (kind, mask) in enumerate((("energy", energy), ("zones", ~energy))):
+        at, part = codes[mask], tests.loc[mask]
+        if kind == "zones":
+            out["zones_test"] = _column(part.get("test"), at, len(uniques), text=True)
+        out[kind] = _column(part["statistic"], at, len(uniques))
+        if kind == "zones":
+            out["zones_dof"] = _column(part["dof"], at, len(uniques), integer=True)
+        out[f"{kind}_p"] = _column(part["pvalue"], at, len(uniques))
+        for a in adj:
+            out[f"{kind}_p_{a.removeprefix('pvalue_')}"] = _column(part[a], at, len(uniques))
+        out[f"{kind}_effect"] = _column(part.get("effect"), at, len(uniques))
+        out[f"{kind}_method"] = _column(part.get("p_method"), at, len(uniques), text=True)
+        for j, v in zip(at, part["note"].to_numpy(), strict=True):
+            if isinstance(v, str) and v:
+                notes[j, i] = f"{kind}: {v}"
+    out["note"] = ["; ".join(x for x in row if x) for row in notes]
+    return out
+
+
+def _column(values: pd.Series | None, at: np.ndarray, n: int, *, integer: bool = False,
+            text: bool = False):  # fmt: skip
+    """*values* placed at rows *at* of a column of *n* rows (missing elsewhere)."""
+    if text:
+        col = np.full(n, "", dtype=object)
+        if values is not None:
+            col[at] = values.fillna("").astype(str).to_numpy()
+        return col
+    if integer:
+        col = pd.array([pd.NA] * n, dtype="Int64")
+        if values is not None:
+            col[at] = pd.array(values, dtype="Int64")
+        return col
+    col = np.full(n, np.nan)
+    if values is not None:
+        col[at] = values.to_numpy(dtype=float, na_value=np.nan)
+    return col
+
+
+def design_frame(tests: pd.DataFrame, first: str) -> pd.DataFrame:
+    """One design's tests as a table of values: the compared option (or rater), groups,
+    n, the design, then the energy and zone tests side by side: statistics, p-values
+    (adjusted ones too), effect sizes and how each p-value was obtained.
+
+    Parameters
+    ----------
+    tests : DataFrame
+        The rows of one design of a tests table.
+    first : str
+        The leading column: ``"groups"`` (design 1), a category (expert effect
+        per option) or ``"rater"`` (category effect per rater).
+
+    Returns
+    -------
+    DataFrame
+        Columns *first* (unless ``"groups"``), ``groups``, ``n``, ``design``
+        (unless every test is independent) and the columns of
+        :func:`side_by_side` from ``energy`` on (``note`` only when a test has
+        one).
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.stats.designs import expert_effect
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> list(design_frame(expert_effect(pts, n_perm=9, rng=0), "groups").columns)[:5]
+    ['groups', 'n', 'design', 'energy', 'energy_p']
+    """
+    return _design_frame_of(side_by_side(tests), first)
+
+
+def _design_frame_of(wide: pd.DataFrame, first: str) -> pd.DataFrame:
+    """:func:`design_frame` from the design's rows of :func:`side_by_side`."""
+    wide = wide.reset_index(drop=True)
+    out = pd.DataFrame(index=wide.index)
+    if first != "groups":
+        out[first] = [split_within(w)[1] if w != "all" else w for w in wide["within"]]
+    out["groups"] = wide["groups"]
+    out["n"] = wide["n"].astype("Int64")
+    if not wide["design"].isin(["independent", ""]).all():
+        out["design"] = wide["design"]
+    for col in wide.columns:
+        if col not in ("query", "by", "within", "groups", "design", "n", "note"):
+            out[col] = wide[col]
+    if wide["note"].str.len().gt(0).any():
+        out["note"] = wide["note"]
+    return out
+
+
+def design_table(frame: pd.DataFrame, first: str) -> str:
+    """A markdown table of one design's :func:`design_frame` (:func:`display_frame`)."""
+    if frame.empty:
+        return "_No tests._"
+    shown = display_frame(frame, first, lambda t: f"**{t}**", markdown_text)
+    shown.columns = [markdown_text(c) for c in shown.columns]
+    return markdown_table(shown, escape=False)
+
+
+def display_frame(
+    frame: pd.DataFrame, first: str, bold: Callable[[str], str], text: Callable[[Any], Any] = str
+) -> pd.DataFrame:
+    """One design's :func:`design_frame` as the report shows it: p-values formatted (with
+    how they were obtained, when not as usual), the significant ones through *bold* — the
+    adjusted p-values when there are any, else the raw ones; names through *text* (an
+    escaping for the output format)."""
+    adjusted = any("_p_" in c for c in frame.columns)
+    columns: dict[str, Any] = {}  # built whole, then one DataFrame
+    for col in frame.columns:
+        if col in (first, "query corpus", "groups", "design", "note"):
+            columns[col] = [text(v) for v in frame[col]]
+        elif col in ("energy_method", "zones_method"):
+            continue
+        elif col == "n":
+            columns["n"] = frame["n"].to_numpy(dtype=int)
+        elif col == "zones_test":
+            columns["zone test"] = [text(ZONE_TESTS.get(v, v)) for v in frame[col]]
+        elif is_pvalue_column(col):
+            marked = "_p_" in col or not adjusted
+            method = frame[f"{col.split('_p')[0]}_method"]
+            usual = "permutation" if col.startswith("energy") else "asymptotic"
+            columns[_label(col)] = [
+                (bold(format_pvalue(v, -1.0)) if marked and v < _ALPHA else format_pvalue(v, -1.0))
+                + _method_suffix(m, v, usual)
+                for v, m in zip(frame[col], method, strict=True)
+            ]
+        elif col == "zones_dof":
+            columns["dof"] = ["" if pd.isna(v) else str(int(v)) for v in frame[col]]
+        else:
+            columns[_label(col)] = [
+                "" if np.isnan(v) else f"{v:.3g}" for v in frame[col].to_numpy(dtype=float)
+            ]
+    return pd.DataFrame(columns)
+
+
+def design_frames(result: Result) -> list[tuple[str, str, pd.DataFrame, str]]:
+    """:func:`design_sections` with each design's tests as its :func:`design_frame`.
+
+    Computed once per tests table and kept on *result* (the report and the
+    LaTeX tables show the same frames).
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by="modality",
+    ...                     n_perm=9, rng=0)
+    >>> [list(frame.columns)[:2] for _, _, frame, _ in design_frames(res)][1]
+    ['modality', 'groups']
+    """
+    key = (id(result.tests), len(result.tests), tuple(result.tests.columns))
+    cached = getattr(result, "_design_frames", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    wide = side_by_side(result.tests)  # once: every design is a subset of its rows
+    frames = [
+        (h, i, _design_frame_of(wide[mask], f), f)
+        for h, i, mask, f in design_masks(wide, result.settings["by"])
+    ]
+    try:
+        result._design_frames = (key, frames)  # type: ignore[union-attr]
+    except AttributeError:  # pragma: no cover - an object that takes no attributes
+        pass
+    return frames
+
+
+def design_sections(result: Result) -> list[tuple[str, str, pd.DataFrame, str]]:
+    """(title, one-line intro, tests, leading column) of every design, in report order.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by="modality",
+    ...                     n_perm=9, rng=0)
+    >>> [title for title, *_ in design_sections(res)]
+    ['Expert effect, overall', 'Expert effect per modality', 'Effect of modality per rater']
+    """
+    tests = result.tests
+    return [(h, i, tests[mask], f) for h, i, mask, f in design_masks(tests, result.settings["by"])]
+
+
+def design_masks(tests: pd.DataFrame, by: Sequence[str]) -> list[tuple[str, str, np.ndarray, str]]:
+    """(title, intro, rows of *tests* in the design, leading column) of every design.
+
+    *tests* is a tests table or its :func:`side_by_side` form (both have
+    ``by`` and ``within``).
+    """
+    if "query" in tests.columns:
+        return _corpora_masks(tests, by)
+    within = tests["within"].to_numpy(dtype=object)
+    of = tests["by"].to_numpy(dtype=object)
+    out = [
+        (
+            "Expert effect, overall",
+            "Do the raters' points differ? All raters at once, then every pair.",
+            within == "all",
+            "groups",
+        )
+    ]
+    within_column = np.array([split_within(w)[0] for w in within], dtype=object)
+    for cat in by:
+        out.append(
+            (
+                f"Expert effect per {cat}",
+                f"The raters compared on the points of one {cat} at a time.",
+                (of == "expert") & (within_column == cat),
+                cat,
+            )
+        )
+    for cat in by:
+        out.append(
+            (
+                f"Effect of {cat} per rater",
+                f"For each rater, do the options of {cat} differ? All options, then every pair.",
+                of == cat,
+                "rater",
+            )
+        )
+    return out
+
+
+def _corpora_masks(
+    tests: pd.DataFrame, by: Sequence[str]
+) -> list[tuple[str, str, np.ndarray, str]]:
+    """:func:`design_masks` of a study of several query corpora: the generator effect,
+    then the designs of each corpus, titled with its name."""
+    within = tests["within"].to_numpy(dtype=object)
+    of = tests["by"].to_numpy(dtype=object)
+    within_column = np.array([split_within(w)[0] for w in within], dtype=object)
+    generator = of == "query"
+    out = [
+        (
+            "Generator effect, overall and per rater",
+            "Are the query corpora equally close to the reference? Their points are matched "
+            "on the rater and the comparison key (labels permuted within each).",
+            generator & np.isin(within_column, ["all", "expert"]),
+            "rater",
+        )
+    ]
+    for cat in by:
+        out.append(
+            (
+                f"Generator effect per {cat}",
+                f"The query corpora compared on the points of one {cat} at a time.",
+                generator & (within_column == cat),
+                cat,
+            )
+        )
+    corpus = tests["query"].astype(str).to_numpy(dtype=object)
+    for q in dict.fromkeys(c for c in corpus if c):
+        part = tests.loc[corpus == q].drop(columns="query")
+        at = np.flatnonzero(corpus == q)
+        for head, intro, mask, first in design_masks(part, by):
+            full = np.zeros(len(tests), dtype=bool)
+            full[at[mask]] = True
+            out.append((f"{head} — {q}", f"Query corpus {q}. {intro}", full, first))
+    return out
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)

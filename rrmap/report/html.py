@@ -1,0 +1,417 @@
+"""The analysis as one HTML page (``report.html``): key findings first, then every table and
+figure, then the settings that reproduce the run.
+
+The page is self-contained: figures are embedded (PNG as data URIs), styles
+and the small script that sorts tables are inline, so it opens without a
+network and can be attached to an e-mail or a review. With plotly installed
+the interactive map is embedded too (its script included once). Every label
+from the data is escaped by the template engine (jinja2, autoescaping).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from rrmap._util.labels import split_within
+from rrmap._version import __version__
+from rrmap.report.designs import design_frames
+from rrmap.report.format import LEGEND
+from rrmap.report.markdown import summary_lines
+from rrmap.stats.settings import ALPHA as _ALPHA
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rrmap.report.protocol import Result
+
+__all__ = ["key_findings", "render_html"]
+
+_MEASURES = {
+    "krippendorff_alpha": "Krippendorff's α",
+    "fleiss_kappa": "Fleiss' κ",
+    "cohens_kappa": "Cohen's κ",
+}
+
+
+def _pcol(tests: pd.DataFrame, method: str) -> str:
+    col = f"pvalue_{method}"
+    return col if col in tests.columns else "pvalue"
+
+
+def _p(p: float) -> str:
+    return "n/a" if pd.isna(p) else (f"{p:.2g}" if p >= 0.001 else "< 0.001")
+
+
+def _overall_finding(tests: pd.DataFrame, col: str) -> str | None:
+    overall = tests[(tests["within"] == "all") & tests["pvalue"].notna()]
+    if overall.empty:
+        return None
+    k_sample = overall[overall["groups"] == overall["groups"].iloc[0]]  # all raters at once
+    parts = []
+    for _, row in k_sample.iterrows():
+        what = "the (Δ, R) points" if row["test"] == "energy" else "the quality zones"
+        size = (
+            f"between-rater share of the dispersion {100 * row['effect']:.1f} %"
+            if row["test"] == "energy"
+            else f"Cramér's V = {row['effect']:.2f}"
+        )
+        verdict = "differ" if row[col] < _ALPHA else "show no significant difference"
+        parts.append(f"on {what} the raters {verdict} (p {_p(row[col])}; {size})")
+    return "Expert effect overall: " + "; ".join(parts) + "."
+
+
+def _category_findings(tests: pd.DataFrame, col: str, by: Sequence[str]) -> list[str]:
+    out = []
+    for cat in by:
+        rows = tests[(tests["by"] == cat) & tests["pvalue"].notna()]
+        parts = []
+        for kind, what in ((True, "the (Δ, R) points"), (False, "the zones")):
+            of_kind = rows[(rows["test"] == "energy") == kind]
+            per_rater = of_kind.groupby("within", sort=False).head(1)  # each k-sample test
+            if per_rater.empty:
+                continue
+            hits = per_rater[per_rater[col] < _ALPHA]
+            raters = [str(split_within(w)[1]) for w in hits["within"]]
+            parts.append(
+                f"on {what} for {len(hits)} of {len(per_rater)} raters"
+                + (f" ({', '.join(raters)})" if raters else "")
+            )
+        if parts:
+            out.append(
+                f"Effect of {cat} (per rater, all options at once): significant "
+                + "; ".join(parts)
+                + "."
+            )
+    return out
+
+
+def _rater_shares(
+    result: Result, sep: str, corpus: str | None = None
+) -> list[tuple[str, int, dict[str, str]]]:
+    """(rater, n, quality → "31 %" with its Wilson interval "[24<sep>39]") per rater (of
+    the query corpus *corpus*, in a study of several)."""
+    props = result.proportions
+    overall = props[props["category"] == "all"]
+    if corpus is not None:
+        overall = overall[overall["query"].astype(str) == corpus]
+    out = []
+    for rater, g in overall.groupby(overall["expert"].astype(str), sort=False):
+        shares = {}
+        for _, row in g.iterrows():
+            text = f"{100 * row['share']:.0f} %"
+            if "ci_low" in g.columns and pd.notna(row["ci_low"]):
+                text += f" [{100 * row['ci_low']:.0f}{sep}{100 * row['ci_high']:.0f}]"
+            shares[str(row["quality"])] = text
+        out.append((rater, int(g["n"].iloc[0]), shares))
+    return out
+
+
+def _zone_findings(result: Result, corpus: str | None = None) -> list[str]:
+    return [
+        f"{rater}: " + ", ".join(t.replace(" %", f" % {q}", 1) for q, t in shares.items()) + "."
+        for rater, _, shares in _rater_shares(result, "–", corpus)
+    ]
+
+
+def _of_corpus(frame: pd.DataFrame, corpus: str | None) -> pd.DataFrame:
+    """The rows of *frame* about query corpus *corpus* (all of them when None)."""
+    if corpus is None or "query" not in frame.columns:
+        return frame
+    return frame[frame["query"].astype(str) == corpus].drop(columns="query")
+
+
+def _agreement_finding(result: Result, corpus: str | None = None) -> str | None:
+    s = _of_corpus(result.agreement_summary, corpus)
+    agreement = _of_corpus(result.agreement, corpus)
+    if s.empty or not len(agreement):
+        return None
+    total = s[s["detail"] == ""].set_index("pattern")["share"]
+    rel = _of_corpus(result.reliability, corpus)
+    alpha = rel[(rel["measure"] == "krippendorff_alpha") & (rel["variable"] == "zone")]
+    text = (
+        f"All raters put a comparison in the same zone for {100 * total.get('all agree', 0):.0f} %"
+        f" of the {len(agreement)} comparisons, and in all different zones for "
+        f"{100 * total.get('all different', 0):.0f} %."
+    )
+    if len(alpha):
+        row = alpha.iloc[0]
+        ci = f" [{row['ci_low']:.2f}, {row['ci_high']:.2f}]" if pd.notna(row["ci_low"]) else ""
+        text += f" Krippendorff's α on the zones (all raters): {row['value']:.2f}{ci}."
+    return text
+
+
+def key_findings(result: Result) -> list[str]:
+    """The findings of an analysis in plain sentences: the expert effect and its size, the
+    category effects per rater, each rater's zone shares with their intervals, agreement.
+
+    Significance follows the p-values the run marks (adjusted when adjusted).
+
+    Parameters
+    ----------
+    result : Result
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=999, rng=0)
+    >>> key_findings(res)[0][:52]
+    'Expert effect overall: on the (Δ, R) points the rate'
+    """
+    col = _pcol(result.tests, result.settings.get("p_adjust", "none"))
+    if "query" not in result.tests.columns:
+        return _findings_of(result, result.tests, col, None)
+    from rrmap.points import query_corpora
+    from rrmap.report.sections import generator_sentences
+
+    out = generator_sentences(result)
+    for q in query_corpora(result.points):
+        tests = _of_corpus(result.tests, q)
+        out += [f"{q} — {line}" for line in _findings_of(result, tests, col, q)]
+    return out
+
+
+def _findings_of(result: Result, tests: pd.DataFrame, col: str, corpus: str | None) -> list[str]:
+    """:func:`key_findings` of one query corpus (*tests*: its rows)."""
+    out = [f for f in [_overall_finding(tests, col)] if f]
+    out += _category_findings(tests, col, result.settings.get("by", []))
+    out += ["Quality zones of " + line for line in _zone_findings(result, corpus)]
+    agreement = _agreement_finding(result, corpus)
+    if agreement:
+        out.append(agreement)
+    return out
+
+
+def _design_tables(result: Result) -> list[dict[str, Any]]:
+    from rrmap._util.escape import html_text
+    from rrmap.report.designs import display_frame
+
+    tables = []
+    for head, intro, frame, first in design_frames(result):
+        if frame.empty:
+            continue
+        shown = display_frame(frame, first, lambda t: f"<b>{t}</b>", html_text)
+        tables.append({"title": head, "intro": intro, "frame": _table(shown, escaped=True)})
+    return tables
+
+
+def _table(frame: pd.DataFrame, escaped: bool = False) -> dict[str, Any]:
+    """Header and rows of *frame* for the template; cells already HTML when *escaped*."""
+    from markupsafe import Markup
+
+    def cell(v: Any) -> Any:
+        if v is None or (not isinstance(v, str) and pd.isna(v)):
+            return ""
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return Markup(v) if escaped else str(v)
+
+    return {
+        "columns": [str(c) for c in frame.columns],
+        "numeric": [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns],
+        "rows": [[cell(v) for v in row] for row in frame.itertuples(index=False, name=None)],
+    }
+
+
+def _proportions_table(result: Result) -> dict[str, Any]:
+    if "query" not in result.proportions.columns:
+        rows = [
+            {"rater": rater, "n": n, **shares} for rater, n, shares in _rater_shares(result, ", ")
+        ]
+        return _table(pd.DataFrame(rows))
+    from rrmap.points import query_corpora
+
+    rows = [
+        {"query corpus": q, "rater": rater, "n": n, **shares}
+        for q in query_corpora(result.points)
+        for rater, n, shares in _rater_shares(result, ", ", q)
+    ]
+    return _table(pd.DataFrame(rows))
+
+
+def _generators_table(result: Result) -> dict[str, Any] | None:
+    """The generator comparison of a study of several query corpora (None with one)."""
+    from rrmap._util.escape import html_text
+    from rrmap.points import query_corpora
+    from rrmap.report.sections import generator_comparison, generator_display
+
+    frame = generator_comparison(result)
+    if frame.empty:
+        return None
+    corpora = query_corpora(result.points)
+    shown = generator_display(frame, corpora, lambda t: f"<b>{t}</b>", html_text)
+    return _table(shown, escaped=True)
+
+
+def _reliability_table(result: Result) -> dict[str, Any] | None:
+    rel = result.reliability
+    if rel is None or rel.empty:
+        return None
+    frame = pd.DataFrame(
+        {
+            **({"query corpus": rel["query"].astype(str)} if "query" in rel.columns else {}),
+            "raters": rel["raters"].astype(str),
+            "measure": [_MEASURES.get(m, m) for m in rel["measure"]],
+            "variable": rel["variable"],
+            "value": rel["value"].round(3),
+            "95 % interval": [
+                "" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]"
+                for lo, hi in zip(rel["ci_low"], rel["ci_high"], strict=True)
+            ],
+            "keys": rel["n_units"].astype(int),
+        }
+    )
+    return _table(frame)
+
+
+def _figure_uris(figures: Mapping[str, Path]) -> list[dict[str, str]]:
+    out = []
+    for name, path in figures.items():
+        if Path(path).suffix.lower() != ".png":
+            continue
+        data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+        out.append({"name": name, "uri": f"data:image/png;base64,{data}"})
+    return out
+
+
+def _map(result: Result, made: bool | str) -> str | None:
+    """The interactive map: *made* when it is one already, else made here (None without
+    plotly)."""
+    if isinstance(made, str):
+        return made
+    from rrmap.plot.analysis_figures import map_html
+
+    return map_html(result.points)
+
+
+def render_html(
+    result: Result,
+    figures: Mapping[str, str | os.PathLike[str]] | None = None,
+    *,
+    interactive: bool | str = True,
+) -> str:
+    """The HTML report of an analysis: one self-contained page.
+
+    Parameters
+    ----------
+    result : Result
+        Output of :func:`rrmap.analyze`.
+    figures : mapping, optional
+        Figure name (as listed, e.g. ``figures/rrmap_grid.png``) → file; the
+        PNG files are embedded.
+    interactive : bool or str, default True
+        Embed the interactive map when plotly is installed; a string is the
+        map already made (:func:`rrmap.plot.interactive.html_fragment`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=99, rng=0)
+    >>> page = render_html(res, interactive=False)
+    >>> page.startswith("<!DOCTYPE html>"), "Key findings" in page
+    (True, True)
+    """
+    return render_page(page_context(result), figures, interactive=interactive, result=result)
+
+
+def page_context(result: Result) -> dict[str, Any]:
+    """What the HTML report shows besides its figures and its interactive map, and its
+    template: made before the figures are drawn (``rrmap analyze`` makes it while the
+    workers draw), rendered with them by :func:`render_page`."""
+    import jinja2
+
+    from rrmap._util.escape import template_text
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("rrmap", "templates"),
+        autoescape=True,
+        finalize=template_text,  # every text shown as every format shows a label
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    s = result.settings
+    return {
+        "template": env.get_template("report.html.j2"),
+        "title": f"RRMap analysis of {Path(str(s.get('input', 'ratings'))).name}",
+        "summary": summary_lines(result),
+        "findings": key_findings(result),
+        "generators": _generators_table(result),
+        "designs": _design_tables(result),
+        "legend": LEGEND,
+        "proportions": _proportions_table(result),
+        "reliability": _reliability_table(result),
+        "settings": _settings_rows(s),
+        "version": __version__,
+    }
+
+
+def render_page(
+    context: Mapping[str, Any],
+    figures: Mapping[str, str | os.PathLike[str]] | None,
+    *,
+    interactive: bool | str,
+    result: Result,
+) -> str:
+    """The page of :func:`page_context` with *figures* embedded and the interactive map
+    (as :func:`render_html`)."""
+    page = {k: v for k, v in context.items() if k != "template"}
+    page["figures"] = _figure_uris({k: Path(v) for k, v in (figures or {}).items()})
+    page["interactive"] = _map(result, interactive) if interactive and figures else None
+    page["written"] = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return context["template"].render(**page)
+
+
+def _settings_rows(s: Mapping[str, Any]) -> list[tuple[str, str]]:
+    keys = [
+        ("input", "input"),
+        ("input_sha256", "SHA-256 of the input"),
+        ("seed", "seed"),
+        ("design", "design of the expert-effect tests"),
+        ("permutations", "permutations per energy test (at most)"),
+        ("stop_hits", "sequential stop after hits"),
+        ("chi2_monte_carlo", "Monte Carlo draws of zone tests"),
+        ("p_adjust", "p-value adjustment"),
+        ("bootstrap", "bootstrap resamples (reliability)"),
+        ("by", "categories tested"),
+        ("reference", "reference corpus"),
+        ("queries", "query corpora"),
+        ("excluded", "rows of query corpora left out"),
+        ("dropped", "rows dropped (blank or unpaired)"),
+        ("thresholds", "zone thresholds"),
+        ("rrmap_version", "rrmap version"),
+    ]
+    rows = []
+    for key, label in keys:
+        if key not in s:
+            continue
+        v = s[key]
+        if key == "dropped" and isinstance(v, Mapping):
+            lines = v.get("lines", [])
+            v = f"{v.get('rows', 0)} (lines {', '.join(map(str, lines[:100]))}" + (
+                " …)" if len(lines) > 100 else ")"
+            )
+        elif isinstance(v, Mapping):
+            v = ", ".join(
+                f"{k} = {x:.6g}" if isinstance(x, float) else f"{k} = {x}" for k, x in v.items()
+            )
+        elif isinstance(v, list | tuple):
+            v = ", ".join(map(str, v)) or "(none)"
+        rows.append((label, "" if v is None else str(v)))
+    return rows
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the imports."""
+    return sorted(__all__)
