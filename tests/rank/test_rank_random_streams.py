@@ -194,3 +194,16 @@ def test_cli_group_rows_are_those_of_the_group_alone(three, tmp_path):
     assert full.exit_code == 0 and alone.exit_code == 0, full.output + alone.output
     got = _rows_of(pd.read_csv(io.StringIO(full.stdout)), "b")
     pd.testing.assert_frame_equal(got, pd.read_csv(io.StringIO(alone.stdout)))
+
+
+@pytest.mark.parametrize("command", [["fit", "PREFS", "--bootstrap", "5"],
+                                     ["sample", "--design", "global", "--candidates", "A,B,C",
+                                      "--instances", "2", "-n", "3"]])  # fmt: skip
+def test_cli_refuses_a_negative_seed_by_its_option(three, tmp_path, command):
+    three.to_csv(tmp_path / "all.csv", index=False)
+    args = [str(tmp_path / "all.csv") if a == "PREFS" else a for a in command]
+    res = CliRunner().invoke(main, ["rank", *args, "--seed", "-1"])
+    assert res.exit_code == 2
+    assert res.output.splitlines()[-1] == (
+        "Error: Invalid value for '--seed': -1 is not in the range x>=0."
+    )
