@@ -138,8 +138,9 @@ def _validate(df: pd.DataFrame, source: str, unit: str, numbers: np.ndarray) -> 
         if col not in out.columns:
             continue
         values = out[col]
-        empty = values.isna() | (values.astype(str).str.strip() == "")
-        cleaned = values.astype(str).str.strip().where(~empty, None)
+        stripped = values.astype(str).str.strip()
+        empty = values.isna() | (stripped == "")
+        cleaned = stripped.where(~empty, None)
         if col == "winner":
             cleaned = cleaned.str.lower()
         if empty.any() and col != "annotator":
