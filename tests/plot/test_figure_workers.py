@@ -318,7 +318,7 @@ def test_the_tests_leave_the_figure_workers_their_cores(monkeypatch):
     a positive count is the user's and is kept."""
     from joblib import cpu_count
 
-    import rrmap.analysis as analysis
+    import rrmap.analysis.run as analysis
 
     seen = []
     run = analysis.run_designs
