@@ -216,7 +216,7 @@ class AnalysisFigures:
                     task = (f"{__name__}:map_html", settings, self._points)
                     self._futures[_MAP] = self._pool.submit(call, *task)
                 else:
-                    files = "rrmap.plot.export:figure_files"
+                    files = "rrmap.plot._render:figure_files"
                     task = (files, settings, self._points, job, self.formats, self.dpi)
                     self._futures[job[0]] = self._pool.submit(call, *task)
         except Exception:  # no process could start (a daemonic caller, no semaphores...):
@@ -288,7 +288,7 @@ class AnalysisFigures:
                 yield stem, self._draw_here(stems[stem])
 
     def _draw_here(self, job: Any) -> Any:
-        from rrmap.plot.export import figure_files  # imports matplotlib
+        from rrmap.plot._render import figure_files  # imports matplotlib
 
         return figure_files(self._points, job, self.formats, self.dpi)
 

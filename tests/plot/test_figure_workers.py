@@ -184,10 +184,10 @@ def test_closing_drops_the_figures_being_drawn():
 
 
 def test_fixed_ticks_draw_what_the_locators_drew(tmp_path):
-    from rrmap.plot import export
+    from rrmap.plot._render import freeze_layout
 
     fig = plot_rrmap_grid(PTS, categories=["movement", "modality"])
-    export._freeze_layout(fig)
+    freeze_layout(fig)
     fixed = [
         (axis.get_majorticklocs().tolist(), [t.get_text() for t in axis.get_ticklabels()])
         for ax in fig.axes
@@ -243,13 +243,13 @@ def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, t
 def test_the_png_holds_the_drawn_pixels_and_the_dpi():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from rrmap.plot.export import _png
+    from rrmap.plot._render import rgb_png
 
     fig = plot_rrmap_grid(PTS, categories=["modality"])
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
     rgba = np.asarray(canvas.buffer_rgba())
-    with Image.open(io.BytesIO(_png(rgba[:, :, :3], 123))) as im:
+    with Image.open(io.BytesIO(rgb_png(rgba[:, :, :3], 123))) as im:
         assert im.mode == "RGB" and round(im.info["dpi"][0]) == 123
         assert np.array_equal(np.asarray(im), rgba[:, :, :3])
 
