@@ -216,6 +216,7 @@ def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, t
 
     from rrmap.plot import plot_rrmap_by_rater
     from rrmap.plot.base._sizing import off_screen
+    from rrmap.plot.figures.panel import panel_record
 
     def make():
         if draw == "grid":
@@ -225,7 +226,7 @@ def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, t
     with off_screen():
         fixed = make()
     live = make()
-    panels = [ax for ax in live.axes if hasattr(ax, "_rrmap_panel")]
+    panels = [ax for ax in live.axes if panel_record(ax) is not None]
     assert panels and all(
         isinstance(ax.xaxis.get_major_locator(), MaxNLocator) for ax in panels
     )  # a user's figure: ticks follow a change of limits
@@ -233,7 +234,7 @@ def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, t
         isinstance(ax.xaxis.get_major_locator(), FixedLocator)
         and isinstance(ax.yaxis.get_major_locator(), FixedLocator)
         for ax in fixed.axes
-        if hasattr(ax, "_rrmap_panel")
+        if panel_record(ax) is not None
     )
     a = save(fixed, tmp_path / "fixed.png", dpi=60)
     b = save(live, tmp_path / "live.png", dpi=60)
