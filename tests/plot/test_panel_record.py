@@ -1,13 +1,17 @@
 """What rrmap keeps of a panel lives beside the user's objects, not on them.
 
-``panel_artists(ax)`` reads a typed, frozen record kept in a registry keyed weakly by the
-Axes (it was an untyped dict set on the user's Axes, ``ax._rrmap_panel``).
+- ``panel_artists(ax)`` reads a typed, frozen record kept in a registry keyed weakly by
+  the Axes (it was an untyped dict set on the user's Axes, ``ax._rrmap_panel``);
+- a user's Figure drawn on keeps its class (it was re-classed to rrmap's own Figure
+  subclass), and still saves its text as text, pickled or not.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import gc
+import io
+import pickle
 import weakref
 
 import matplotlib
@@ -16,6 +20,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import pytest
+from matplotlib.figure import Figure
 
 import rrmap
 from rrmap.plot import panel_artists, plot_rrmap, plot_rrmap_by_rater
@@ -64,3 +69,15 @@ def test_the_panels_of_a_layout_are_recorded_without_colorbar_or_legend():
     assert [(p.n_points, p.n_clipped) for p in panels] == [(135, 2), (135, 12), (135, 28)]
     assert all(p.colorbar is None and p.legend is None for p in panels)
     assert all(_rrmap_attributes(ax) == [] for ax in fig.axes)
+
+
+def test_a_users_figure_keeps_its_class_and_saves_text_as_text():
+    fig, ax = plt.subplots(figsize=(7, 5))
+    plot_rrmap(E1, "movement", ax=ax, **COARSE)
+    assert type(fig) is Figure
+    again = pickle.loads(pickle.dumps(fig))
+    for figure in (fig, again):
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="pdf")
+        assert b"/Type3" not in buffer.getvalue() and b"/FontFile2" in buffer.getvalue()
+    plt.close(again)

@@ -27,6 +27,7 @@ from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import Bbox, ScaledTranslation
 
 from rrmap.plot.base._glyphs import outside_frame
+from rrmap.plot.base._sizing import save_like_paper_figures
 from rrmap.plot.base._style import title
 from rrmap.plot.figures.panel import PanelStyle, axis_label, draw_panel, record_panel
 
@@ -101,14 +102,8 @@ def plot_on_user(
 ) -> Axes:
     """Draw the panel (:func:`rrmap.plot.plot_rrmap` style *st*) on a user's *ax*, with its
     colorbar and legend fitted into the room *ax* has; the figure then saves its text as
-    text."""
-    from matplotlib.figure import Figure
-
-    from rrmap.plot.base._sizing import _PaperFigure
-
-    root = _root(ax)
-    if type(root) is Figure:  # same state, a savefig that keeps text as text (Type 42)
-        root.__class__ = _PaperFigure
+    text (:func:`~rrmap.plot.base._sizing.save_like_paper_figures`)."""
+    save_like_paper_figures(_root(ax))
     drawn = draw_panel(ax, points, color, st)
     mappable = drawn.mappable if colorbar else None
     head = title(color, points, st.labels)
