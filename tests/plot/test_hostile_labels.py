@@ -92,7 +92,7 @@ def check_figure(fig):
     for text in fig.findobj(Text):
         if text.get_visible() and text.get_text():
             plain(text)
-    assert outside_page(fig) == []
+    assert outside_page(fig, texts=texts) == []
     return [t for t, _, _ in texts]
 
 
