@@ -130,10 +130,13 @@ def _wide_ratings(path, n_extra: int):
     return path
 
 
-def test_many_category_columns_cost_no_copy_of_attrs_per_column(tmp_path, attrs_copies):
+def test_many_category_columns_cost_no_copy_of_attrs_per_column(
+    tmp_path, attrs_copies, monkeypatch
+):
     """pandas deep-copies ``attrs`` into every column taken from a frame: with thousands of
     columns that made loading and pairing quadratic. The copies made do not grow with the
     number of columns."""
+    monkeypatch.setenv("RRMAP_MAX_COLUMNS", "3000")  # above rrmap._io.reading_limits.MAX_COLUMNS
     calls = attrs_copies
     counts = {}
     for n in (20, 2000):
