@@ -22,4 +22,9 @@ from rrmap._util.lazy import attach_stub
 # every name is imported from its module on first use (the command line asks for the
 # output folder's file list before pandas is imported); the names are listed once, in
 # __init__.pyi
-__getattr__, __dir__, __all__ = attach_stub(__name__, __file__)
+__getattr__, _stub_dir, __all__ = attach_stub(__name__, __file__)
+
+
+def __dir__() -> list[str]:
+    """The public names only (`dir()` in a notebook), not the modules."""
+    return sorted(__all__)

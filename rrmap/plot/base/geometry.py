@@ -144,7 +144,14 @@ def bc_contour(level: float, n: int = 361) -> NDArray[np.float64]:
 
 @dataclass(frozen=True)
 class Clipped:
-    """Points moved onto the edge of the view."""
+    """Points moved onto the edge of the view (what :func:`clip_to_view` returns).
+
+    Examples
+    --------
+    >>> placed = clip_to_view([0.5, -9.0], [1.0, 1.0], (-4.0, 4.0), (0.0, 2.5))
+    >>> placed.clipped.tolist(), placed.direction.tolist()
+    ([False, True], ['', '<'])
+    """
 
     x: NDArray[np.float64]
     y: NDArray[np.float64]

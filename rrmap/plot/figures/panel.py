@@ -419,7 +419,14 @@ def _draw_references(
 
 @dataclass
 class PanelStyle:
-    """How :func:`plot_rrmap` draws (the keywords every layout passes on to its panels)."""
+    """How :func:`plot_rrmap` draws (the keywords every layout passes on to its panels).
+
+    Examples
+    --------
+    >>> style = PanelStyle(zone_labels=False)
+    >>> style.zone_labels, style.xlim == DEFAULT_XLIM, "cmap" in PANEL_KEYWORDS
+    (False, True, True)
+    """
 
     thresholds: Thresholds | None = None
     xlim: tuple[float, float] = DEFAULT_XLIM
@@ -445,7 +452,19 @@ PANEL_KEYWORDS: tuple[str, ...] = tuple(PanelStyle.__dataclass_fields__)
 
 def panel_style(kw: dict[str, Any]) -> PanelStyle:
     """The panel keywords of *kw* (popped) as a :class:`PanelStyle`; ``labels=True/False``
-    is read as ``zone_labels``."""
+    is read as ``zone_labels``.
+
+    Examples
+    --------
+    >>> kw = {"labels": False, "size": 10.0}
+    >>> style = panel_style(kw)
+    >>> style.zone_labels, style.size, kw
+    (False, 10.0, {})
+    >>> panel_style({"colour": "red"})
+    Traceback (most recent call last):
+    ...
+    TypeError: plot_rrmap() got an unexpected keyword argument 'colour'; it accepts: ...
+    """
     labels = kw.pop("labels", None)
     if isinstance(labels, bool):
         kw.setdefault("zone_labels", labels)
@@ -533,7 +552,13 @@ def _draw_clipped(
 @dataclass(frozen=True)
 class DrawnPanel:
     """What :func:`draw_panel` drew that its caller still places: the background (for a
-    colorbar), the legend entries, and how many points were drawn and clipped."""
+    colorbar), the legend entries, and how many points were drawn and clipped.
+
+    Examples
+    --------
+    >>> DrawnPanel().n_points, DrawnPanel().handles
+    (0, ())
+    """
 
     #: The BC background (an image, or filled contours), None without one.
     mappable: Any = None
