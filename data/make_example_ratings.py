@@ -10,7 +10,11 @@ The three simulated raters differ the way the paper reports its experts:
 E1 balanced (excellent / fair / stereotype in similar shares), E2 generous
 (mostly fair and excellent), E3 harsh (mostly bad and stereotype). Movement,
 criterion-group and modality effects are built in for some raters so that the
-tests of ``rrmap analyze`` have something to find.
+tests of ``rrmap analyze`` have something to find: E1 and E3 place the movements'
+generated images differently (abstract art drifts away, cubism is stereotyped), which the
+default analysis finds for both; E2 barely does (weight 0.15), and the tests rightly find
+nothing for E2; nothing is built in for single criteria, and the criterion tests rightly
+find nothing.
 
 Run ``python data/make_example_ratings.py`` to regenerate the file (seed 2025).
 
@@ -45,13 +49,20 @@ RATER_MIX = {
 # Movement effect on the relative shift (scaled per rater) and criterion-group
 # effect on the relative dispersion.
 MOVEMENT_SHIFT = {
-    "abstract art": 0.7,
-    "cubism": -0.6,
-    "expressionism": 0.3,
+    "abstract art": 2.1,
+    "cubism": -1.8,
+    "expressionism": 0.9,
     "impressionism": 0.0,
-    "surrealism": -0.2,
+    "surrealism": -0.6,
 }
 RATER_MOVEMENT_WEIGHT = {"E1": 1.0, "E2": 0.15, "E3": 1.0}
+# How a movement moves a rater's matches between the kinds (multipliers of RATER_MIX), for
+# the raters with RATER_MOVEMENT_WEIGHT 1: abstract art's generated images drift away
+# (bad), cubism's are stereotyped; the other movements keep the rater's mix.
+MOVEMENT_MIX = {
+    "abstract art": (0.3, 0.3, 0.5, 8.0),
+    "cubism": (0.3, 0.3, 3.0, 0.3),
+}
 GROUP_SPREAD = {"topological": 1.15, "eidetic": 1.0, "chromatic": 0.85}
 FEMALE_SHIFT = {"E1": 0.2, "E2": 0.0, "E3": 0.8}
 
@@ -68,6 +79,14 @@ def _relative_point(kind: int, rng: np.random.Generator) -> tuple[float, float]:
     if rng.random() < 0.7:
         return rng.choice([-1, 1]) * rng.uniform(2.3, 6.0), rng.uniform(0.3, 1.6)
     return rng.uniform(-1.5, 1.5), rng.uniform(1.7, 3.0)
+
+
+def _rater_mix(expert: str, movement: str) -> np.ndarray:
+    """The shares of the four kinds of match *expert* puts *movement*'s comparisons in."""
+    mix = np.array(RATER_MIX[expert])
+    if RATER_MOVEMENT_WEIGHT[expert] == 1.0 and movement in MOVEMENT_MIX:
+        mix = mix * np.array(MOVEMENT_MIX[movement])
+    return mix / mix.sum()
 
 
 #: The second generator of ``--generators 2``: where it differs from the first.
@@ -115,7 +134,8 @@ def simulate(seed: int = 2025, generators: int = 1) -> pd.DataFrame:
                 # a shared "true" historical interval that all raters perceive with noise
                 centre = rng.uniform(25, 75)
                 width = rng.uniform(18, 45)
-                for expert, mix in RATER_MIX.items():
+                for expert in RATER_MIX:
+                    mix = _rater_mix(expert, movement)
                     c = np.clip(centre + rng.normal(0, 6), 15, 85)
                     w = np.clip(width * np.exp(rng.normal(0, 0.15)), 10, 60)
                     lo1, hi1 = max(0.0, c - w / 2), min(100.0, c + w / 2)

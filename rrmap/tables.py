@@ -138,7 +138,7 @@ def match_shares(points: pd.DataFrame, by: str | list[str] | None = None) -> pd.
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings(generators=2))
     >>> tab = match_shares(pts, by="modality")
     >>> tab[["query", "within", "matches", "n"]].head(3).values.tolist()
-    [['gen-A', 'all', 206, 405], ['gen-B', 'all', 219, 405], ['gen-A', 'expert=E1', 88, 135]]
+    [['gen-A', 'all', 168, 405], ['gen-B', 'all', 220, 405], ['gen-A', 'expert=E1', 53, 135]]
     """
     from rrmap._util.labels import within_label
     from rrmap.points import query_corpora

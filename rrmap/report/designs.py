@@ -205,7 +205,7 @@ def display_frame(
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
     >>> frame = design_frame(expert_effect(pts, n_perm=9, rng=0), "groups")
     >>> display_frame(frame, "groups", str).iloc[0, [0, 2, 3, 4]].tolist()
-    ['E1|E2|E3', 'matched', '48.1', '0.1']
+    ['E1|E2|E3', 'matched', '61.3', '0.1']
     """
     adjusted = any("_p_" in c for c in frame.columns)
     columns: dict[str, Any] = {}  # built whole, then one DataFrame

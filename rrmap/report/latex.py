@@ -590,7 +590,7 @@ def agreement_latex(
     >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=9, rng=0)
     >>> print([ln for ln in agreement_latex(res.agreement_summary).splitlines()
     ...        if "(total)" in ln][0])
-    \\raggedright\\hspace{0pt}all agree & \\raggedright\\hspace{0pt}(total) & 5 & 4\\,\\% \\\\
+    \\raggedright\\hspace{0pt}all agree & \\raggedright\\hspace{0pt}(total) & 8 & 6\\,\\% \\\\
     """
     wide = _check_width(width)
     if "query" in summary.columns:  # several query corpora: one table each

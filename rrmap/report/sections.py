@@ -188,7 +188,7 @@ def generator_comparison(result: Result) -> pd.DataFrame:
     ...                     n_perm=999, rng=0)
     >>> tab = generator_comparison(res)
     >>> tab[["subset", "closer"]].head(2).values.tolist()
-    [['all points', 'gen-B'], ['rater E1', 'gen-A']]
+    [['all points', 'gen-B'], ['rater E1', 'gen-B']]
     """
     key = (id(result.tests), len(result.tests), id(result.points))
     cached = getattr(result, "_generator_comparison", None)

@@ -250,7 +250,7 @@ def plot_rrmap_by_rater(
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
     >>> fig = plot_rrmap_by_rater(pts, "movement", width="3.5in")
     >>> [ax.get_title() for ax in fig.axes[:3]]
-    ['E1 (n = 135, 2 clipped)', 'E2 (n = 135, 12 clipped)', 'E3 (n = 135, 28 clipped)']
+    ['E1 (n = 135, 5 clipped)', 'E2 (n = 135, 3 clipped)', 'E3 (n = 135, 29 clipped)']
     >>> float(fig.get_figwidth())
     3.5
     >>> plt.close(fig)

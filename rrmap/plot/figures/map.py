@@ -266,7 +266,7 @@ def plot_rrmap(
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
     >>> ax = plot_rrmap(pts[pts.expert == "E1"], color="movement", width="3.5in")
     >>> panel_artists(ax).n_clipped, float(ax.figure.get_figwidth())
-    (2, 3.5)
+    (5, 3.5)
     >>> rrmap.plot.save(ax.figure, "/tmp/rrmap_E1.pdf")  # doctest: +SKIP
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")

@@ -324,7 +324,7 @@ def plot_agreement(
     >>> from rrmap.plot import plot_agreement
     >>> fig = plot_agreement(rrmap.points(rrmap.datasets.load_example_ratings()))
     >>> [ax.get_title() for ax in fig.axes[1:4]]
-    ['E1 × E2: 31 % same zone', 'E1 × E3: 18 % same zone', 'E2 × E3: 18 % same zone']
+    ['E1 × E2: 24 % same zone', 'E1 × E3: 38 % same zone', 'E2 × E3: 16 % same zone']
     >>> import matplotlib.pyplot as plt
     >>> plt.close(fig)
     """
