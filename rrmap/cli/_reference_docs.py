@@ -30,7 +30,7 @@ API_PACKAGES = (
 def _walk(cmd: click.Command, path: list[str]):
     yield path, cmd
     if isinstance(cmd, click.Group):
-        ctx = click.Context(cmd, info_name=" ".join(path))
+        ctx = cmd.context_class(cmd, info_name=" ".join(path))
         for name in sorted(cmd.list_commands(ctx)):
             yield from _walk(cmd.get_command(ctx, name), [*path, name])
 
@@ -57,7 +57,7 @@ def cli_reference() -> str:
     ]
     for path, cmd in _walk(main, ["rrmap"]):
         settings = {**cmd.context_settings, "terminal_width": _WIDTH, "max_content_width": _WIDTH}
-        ctx = click.Context(cmd, info_name=" ".join(path), **settings)
+        ctx = cmd.context_class(cmd, info_name=" ".join(path), **settings)
         parts += [f"## `{' '.join(path)}`", "", "```text", cmd.get_help(ctx).rstrip(), "```", ""]
     return "\n".join(parts)
 
