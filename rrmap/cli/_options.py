@@ -49,7 +49,7 @@ class _Number(click.ParamType):
             pass
         try:
             return float(Fraction(str(value).strip()))
-        except (ValueError, ZeroDivisionError):
+        except (ValueError, ZeroDivisionError, OverflowError):
             self.fail(f"{value!r} is not a number (write 0.5 or 2/3)", param, ctx)
 
 
