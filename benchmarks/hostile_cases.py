@@ -114,6 +114,10 @@ def write_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
         "--width 1000in": ["--width", "1000in"],
         "--jobs 0": ["--jobs", "0"],
         "--by a missing column": ["--by", "painter"],
+        "--stereotype-r 1/0": ["--stereotype-r", "1/0"],
+        "--stereotype-r 1e400/3": ["--stereotype-r", "1e400/3"],
+        "--stereotype-r 2/3/4": ["--stereotype-r", "2/3/4"],
+        "--stereotype-r 1e400 as a fraction": ["--stereotype-r", "1" + "0" * 400 + "/3"],
     }.items():
         out = str(tmp / f"o-{len(cases)}")
         cases.append((f"analyze: {name}", ["analyze", str(EXAMPLE), "--out", out, *args, "-q"], {}))

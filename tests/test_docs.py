@@ -2,7 +2,8 @@
 
 - Python blocks of each page run in order in one namespace, from a scratch folder that
   holds the repository's ``data/`` (the paths the examples use). A Python block followed
-  by a ``text`` block must print exactly that text.
+  by a ``text`` block must print exactly that text. A guide's examples (docs/) write into
+  a folder they name (a temporary one), never into the current folder.
 - A ``console`` block of ``$ rrmap ...`` commands followed by output (a markdown table,
   and a ``text`` block after a line ``stderr:``) must print exactly that output.
 - The one example that calls a paid endpoint (docs/judge.md) runs against the local
@@ -84,6 +85,9 @@ def test_python_examples_run_and_print_what_is_shown(page, tmp_path, monkeypatch
             if expected is not None:
                 assert out.getvalue() == expected, f"{page.name}:{line} prints something else"
             plt.close("all")
+    if page.parent.name == "docs":  # a guide's examples write into a folder they name
+        written = sorted(p.name for p in tmp_path.iterdir() if p.name != "data")
+        assert written == [], f"{page.name}'s examples wrote {written} into the current folder"
 
 
 def console_examples(page):

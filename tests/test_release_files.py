@@ -30,7 +30,7 @@ def test_the_citation_file_names_this_version_and_the_study():
     assert cff["license"] == "MIT"
     study = cff["preferred-citation"]
     assert study["doi"] == "10.3390/jimaging11120429"
-    assert study["authors"][0]["family-names"] == "Delière"
+    assert study["authors"][0]["family-names"] == "Deliège"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert study["doi"] in readme
 

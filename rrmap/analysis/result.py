@@ -174,7 +174,8 @@ class AnalysisResult:
         color : bool, default False
             Bold the significant p-values (ANSI codes).
         width : int, default 100
-            Width the sentences are wrapped to.
+            The most characters a line takes: sentences are wrapped to it, and the table
+            is wrapped into blocks of columns that fit (:func:`~rrmap.report.overall_text`).
 
         Returns
         -------
@@ -200,7 +201,12 @@ class AnalysisResult:
         sentences = [*summary_lines(self, text), *generator_sentences(self, text)]
         lines = [textwrap.fill(s, width=width) for s in sentences]
         return "\n".join(
-            [*lines, "", f"{self._overall_title()}:", overall_text(self.tests, color=color)]
+            [
+                *lines,
+                "",
+                f"{self._overall_title()}:",
+                overall_text(self.tests, color=color, width=width),
+            ]
         )
 
     def _repr_markdown_(self) -> str:

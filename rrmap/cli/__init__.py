@@ -27,7 +27,7 @@ import click
 from rrmap._util.escape import message_text
 from rrmap._version import __version__
 from rrmap.cli._signals import command_running, signal_received, stop_on_signals, stopped
-from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
+from rrmap.cli.common import CONTEXT_SETTINGS, HelpContext, refuse_overwrite, use_help_context
 
 __all__ = ["CONTEXT_SETTINGS", "error_line", "main", "refuse_overwrite"]
 
@@ -74,8 +74,12 @@ class _Group(click.Group):
     parameter checks) or as an ``OSError`` about a file; a full or read-only
     disk, a memory limit or too deep an input is one line too
     (:func:`error_line`), and so is any other failure. Set the environment
-    variable ``RRMAP_DEBUG=1`` to see the traceback instead.
+    variable ``RRMAP_DEBUG=1`` to see the traceback instead. Help texts are
+    shown through :class:`~rrmap.cli.common.HelpFormatter` (code without its
+    backticks).
     """
+
+    context_class = HelpContext
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*_COMMANDS, *super().list_commands(ctx)})
@@ -94,7 +98,9 @@ class _Group(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in _COMMANDS and cmd_name not in self.commands:
             module, attr = _COMMANDS[cmd_name][0].split(":")
-            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+            cmd = getattr(importlib.import_module(module), attr)
+            use_help_context([cmd])
+            self.add_command(cmd, cmd_name)
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,33 @@ _ROLE_OPTIONS: list[tuple[str, str, str | None]] = [
     ("--high", "high", "Column of upper bounds [study: high rating]."),
     ("--reference", "reference", "Origin value of the reference corpus [study: real]."),
 ]
+
+
+class _Number(click.ParamType):
+    """A number, written as a decimal (0.5) or as a fraction (2/3).
+
+    Examples
+    --------
+    >>> _NUMBER.convert("2/3", None, None) == 2 / 3, _NUMBER.convert("0.5", None, None)
+    (True, 0.5)
+    """
+
+    name = "float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float):
+            return value
+        try:
+            return float(value)
+        except ValueError:
+            pass
+        try:
+            return float(Fraction(str(value).strip()))
+        except (ValueError, ZeroDivisionError, OverflowError):
+            self.fail(f"{value!r} is not a number (write 0.5 or 2/3)", param, ctx)
+
+
+_NUMBER = _Number()
 
 
 def ratings_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -98,9 +126,9 @@ def ratings_options(func: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--stereotype-r",
-            type=float,
-            default=2 / 3,
-            help="R below which a centred point is a stereotype.",
+            type=_NUMBER,
+            default="2/3",
+            help="R below which a centred point is a stereotype (a number or a fraction).",
         ),
         click.option("--fair-r", type=float, default=1.5, help="Upper R bound of the fair zone."),
     ]

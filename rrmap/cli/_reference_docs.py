@@ -9,8 +9,11 @@ equal this output, so neither can drift.
 
 from __future__ import annotations
 
+import html
 import importlib
 import inspect
+import re
+import sys
 from pathlib import Path
 
 import click
@@ -30,7 +33,7 @@ API_PACKAGES = (
 def _walk(cmd: click.Command, path: list[str]):
     yield path, cmd
     if isinstance(cmd, click.Group):
-        ctx = click.Context(cmd, info_name=" ".join(path))
+        ctx = cmd.context_class(cmd, info_name=" ".join(path))
         for name in sorted(cmd.list_commands(ctx)):
             yield from _walk(cmd.get_command(ctx, name), [*path, name])
 
@@ -57,7 +60,7 @@ def cli_reference() -> str:
     ]
     for path, cmd in _walk(main, ["rrmap"]):
         settings = {**cmd.context_settings, "terminal_width": _WIDTH, "max_content_width": _WIDTH}
-        ctx = click.Context(cmd, info_name=" ".join(path), **settings)
+        ctx = cmd.context_class(cmd, info_name=" ".join(path), **settings)
         parts += [f"## `{' '.join(path)}`", "", "```text", cmd.get_help(ctx).rstrip(), "```", ""]
     return "\n".join(parts)
 
@@ -71,6 +74,52 @@ def _signature(obj: object) -> str:
     plain = full.replace(parameters=bare, return_annotation=inspect.Signature.empty)
     sig = str(plain)
     return sig if len(sig) <= 80 else "(...)"
+
+
+#: A Sphinx cross-reference role, as the docstrings write them (``:func:`agreement```).
+_ROLE = re.compile(r":(?:py:)?(?:func|class|mod|meth|attr|data|exc|obj|const):`(~?)([^`<>]+)`")
+
+
+def _canonical(name: str, scope: object) -> str:
+    """Where *name*, written in the docstring of *scope*, is defined (``rrmap.tables.agreement``):
+    looked up in *scope* (a class's methods), its module, then its package, as Sphinx does;
+    *name* itself when it is none of theirs (``pandas.DataFrame``)."""
+    name = name.strip().removesuffix("()")
+    module = sys.modules.get(getattr(scope, "__module__", "") or "")
+    places = [scope, module, sys.modules.get(getattr(module, "__package__", "") or "")]
+    if name.startswith("rrmap."):
+        places = [sys.modules["rrmap"]]
+        name = name.removeprefix("rrmap.")
+    for place in places:
+        found: object = place
+        for part in name.split("."):
+            found = getattr(found, part, None) if found is not None else None
+        if found is not None and hasattr(found, "__qualname__") and hasattr(found, "__module__"):
+            return f"{found.__module__}.{found.__qualname__}"
+        if inspect.ismodule(found):
+            return found.__name__
+    return name
+
+
+def _link(identifier: str, text: str) -> str:
+    """A link to *identifier* where the site documents it, else *text* as code: the
+    ``optional`` reference of mkdocs-autorefs (GitHub shows the code)."""
+    return (
+        f'<autoref identifier="{html.escape(identifier)}" optional>'
+        f"<code>{html.escape(text, quote=False)}</code></autoref>"
+    )
+
+
+def _without_roles(text: str, scope: object) -> str:
+    """*text* with each Sphinx role written as a link to what it names (a raw role reads
+    ``:func:`agreement``` on the page)."""
+
+    def one(match: re.Match[str]) -> str:
+        tilde, name = match.groups()
+        title = name.strip().split(".")[-1] if tilde else name.strip()
+        return _link(_canonical(name, scope), title)
+
+    return _ROLE.sub(one, text)
 
 
 def _constant(value: object) -> str:
@@ -89,7 +138,8 @@ def api_reference() -> str:
         "Generated from the packages' `__all__` and docstrings by "
         "`python -m rrmap.cli._reference_docs`; the test suite checks it is up to date. "
         "Full documentation, with parameters and examples, is in each docstring "
-        "(`help(rrmap.points)` or `rrmap.points?` in Jupyter).",
+        "(`help(rrmap.points)` or `rrmap.points?` in Jupyter); each name below links to its "
+        "entry in the reference pages, with its full signature.",
         "",
     ]
     for pkg_name in API_PACKAGES:
@@ -106,9 +156,13 @@ def api_reference() -> str:
             else:
                 kind, sig = "constant", ""
             doc = inspect.getdoc(obj) if kind != "constant" else _constant(obj)
-            summary = (doc or "").strip().split("\n\n")[0].replace("\n", " ").replace("|", "\\|")
+            summary = (doc or "").strip().split("\n\n")[0].replace("\n", " ")
+            summary = _without_roles(summary, obj).replace("|", "\\|")
             where = getattr(obj, "__module__", pkg_name) if kind != "constant" else pkg_name
-            call = f"`{name}{sig}`".replace("|", "\\|")
+            call = f"`{name}{sig}`"
+            if kind in ("module", "class", "function"):  # a link to its entry in the reference
+                call = _link(_canonical(name, pkg), f"{name}{sig}")
+            call = call.replace("|", "\\|")
             parts.append(f"| {call} | {kind} (`{where}`) | {summary} |")
         parts.append("")
     return "\n".join(parts)

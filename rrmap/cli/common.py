@@ -7,6 +7,8 @@ would otherwise import that module twice).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,66 @@ from rrmap.errors import InputError
 
 #: ``-h``/``--help`` everywhere, and defaults shown in every help text.
 CONTEXT_SETTINGS: dict = {"help_option_names": ["-h", "--help"], "show_default": True}
+
+
+#: Code in a help text, as docstrings write it (``rrmap rank fit``, `--per-order`).
+_CODE = re.compile(r"``(.+?)``|`([^`]+)`", flags=re.S)
+
+
+def plain_help(text: str) -> str:
+    """*text* as a terminal shows it: code spans without their backticks.
+
+    An option stays bare (``--by`` → --by); anything else is put in single
+    quotes (``rrmap rank fit`` → 'rrmap rank fit'), so that it still stands
+    out of the sentence. A span the source wrapped over two lines is one again,
+    and the opening backticks of a span cut short (a command's one-line summary
+    in its group's list) are a quote too.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> plain_help("Group with ``--by``; read by `rrmap rank\\n  align`.")
+    "Group with --by; read by 'rrmap rank align'."
+    >>> plain_help("Replies (from `2afc...")
+    "Replies (from '2afc..."
+    """
+
+    def one(match: re.Match[str]) -> str:
+        code = " ".join((match.group(1) or match.group(2)).split())
+        return code if code.startswith("-") else f"'{code}'"
+
+    return re.sub("`+", "'", _CODE.sub(one, text))
+
+
+class HelpFormatter(click.HelpFormatter):
+    """click's help formatter, with :func:`plain_help` applied to every text it writes."""
+
+    def write_text(self, text: str) -> None:
+        super().write_text(plain_help(text))
+
+    def write_dl(self, rows: Sequence[tuple[str, str]], *args: Any, **kwargs: Any) -> None:
+        super().write_dl([(term, plain_help(desc)) for term, desc in rows], *args, **kwargs)
+
+
+class HelpContext(click.Context):
+    """The context of every rrmap command: its help goes through :class:`HelpFormatter`."""
+
+    formatter_class = HelpFormatter
+
+
+def use_help_context(commands: Iterable[click.Command]) -> None:
+    """Give *commands*, and the sub-commands of the groups among them, :class:`HelpContext`."""
+    for cmd in commands:
+        cmd.context_class = HelpContext
+        if isinstance(cmd, click.Group):
+            use_help_context(cmd.commands.values())
 
 
 #: ``--raw-csv``: text cells as they are instead of spreadsheet-safe (docs/ratings.md).

@@ -78,7 +78,7 @@ def overall_markdown(tests: pd.DataFrame) -> str:
     )
 
 
-def overall_text(tests: pd.DataFrame, color: bool = False) -> str:
+def overall_text(tests: pd.DataFrame, color: bool = False, width: int | None = None) -> str:
     """The expert effect overall (design 1) as an aligned plain-text table: names left,
     numbers right, significant p-values marked ``*`` (and bold with *color*).
 
@@ -88,6 +88,15 @@ def overall_text(tests: pd.DataFrame, color: bool = False) -> str:
         A tests table.
     color : bool, default False
         Bold the significant p-values with ANSI codes (for a terminal).
+    width : int, optional
+        The most characters a line may take (a terminal's width). A table wider than that
+        is wrapped as pandas does: the energy columns, then the zone-test columns, each
+        block under its own header and led by the groups' names; a block still too wide
+        is wrapped column by column, and long names are cut with "…". Default: one table.
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -96,6 +105,11 @@ def overall_text(tests: pd.DataFrame, color: bool = False) -> str:
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
     >>> print(overall_text(expert_effect(pts, n_perm=99, rng=0)).splitlines()[0].split()[:4])
     ['groups', 'n', 'design', 'E']
+    >>> text = overall_text(expert_effect(pts, n_perm=99, rng=0), width=80)
+    >>> max(len(line) for line in text.splitlines()) <= 80
+    True
+    >>> [line.split()[:2] for line in text.splitlines() if line.startswith("groups")]
+    [['groups', 'n'], ['groups', 'zone']]
     """
     frame = _overall_frame(tests[tests["within"] == "all"])
     if frame.empty:
@@ -105,7 +119,56 @@ def overall_text(tests: pd.DataFrame, color: bool = False) -> str:
     bold = (lambda t: f"\x1b[1m{t}*\x1b[0m") if color else (lambda t: f"{t}*")
     shown = display_frame(frame, "groups", bold, message_text)
     left = {"query corpus", "groups", "design", "zone test", "note"}
-    return aligned_text(shown, left) + f"\n* {which} < 0.05"
+    if width is None:
+        return aligned_text(shown, left) + f"\n* {which} < 0.05"
+    blocks = [aligned_text(block, left) for block in _blocks(shown, width)]
+    return "\n\n".join(blocks) + f"\n* {which} < 0.05"
+
+
+_LEAD = ("query corpus", "groups")  # the names that lead every block of a wrapped table
+_GAP = 2  # spaces between two columns of aligned_text
+
+
+def _text_width(values: Collection[object]) -> int:
+    return max((len(_ANSI.sub("", "" if _blank(v) else str(v))) for v in values), default=0)
+
+
+def _col_width(frame: pd.DataFrame, col: str) -> int:
+    return max(len(str(col)), _text_width(frame[col].tolist()))
+
+
+def _cut(text: object, most: int) -> object:
+    """*text* cut to *most* characters with "…" (a name too long for a terminal's line)."""
+    return text if not isinstance(text, str) or len(text) <= most else text[: most - 1] + "…"
+
+
+def _blocks(shown: pd.DataFrame, width: int) -> list[pd.DataFrame]:
+    """*shown* as tables no wider than *width*: the names that lead it in every block, and
+    the other columns in the order given — the energy columns, then those of the zone test
+    (from its "zone test" column) — each part whole where it fits, else column by column."""
+    lead = [c for c in _LEAD if c in shown.columns]
+    shown = shown.copy()
+    for col in lead:  # the names may take at most a third of the line
+        shown[col] = [_cut(v, max(12, width // 3 // len(lead))) for v in shown[col]]
+    rest = [c for c in shown.columns if c not in lead]
+    lead_width = sum(_col_width(shown, c) + _GAP for c in lead)
+    if lead_width + sum(_col_width(shown, c) + _GAP for c in rest) - _GAP <= width:
+        return [shown]
+    cut = rest.index("zone test") if "zone test" in rest else len(rest)
+    blocks: list[list[str]] = []
+    for part in (rest[:cut], rest[cut:]):
+        if not part:
+            continue
+        blocks.append([])
+        used = lead_width
+        for col in part:
+            need = _col_width(shown, col) + _GAP
+            if blocks[-1] and used + need - _GAP > width:
+                blocks.append([])
+                used = lead_width
+            blocks[-1].append(col)
+            used += need
+    return [shown[lead + cols] for cols in blocks]
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

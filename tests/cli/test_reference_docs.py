@@ -17,5 +17,6 @@ def test_reference_pages_are_up_to_date(name, render):
 def test_references_list_commands_and_functions():
     assert "## `rrmap points`" in cli_reference() and "--reference TEXT" in cli_reference()
     api = api_reference()
-    assert "| `points(" in api and "RRMap points" in api
+    assert '| <autoref identifier="rrmap.points.points" optional><code>points(ratings, *,' in api
+    assert "RRMap points" in api
     assert "## `rrmap.rank`" in api and "## `rrmap.judge`" in api

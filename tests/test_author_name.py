@@ -1,0 +1,33 @@
+"""The first author of the RRMap study is Adrien Deliège: one spelling everywhere."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# every text the project writes itself (the FineArtBench data is a third party's)
+TEXTS = ("*.md", "*.cff", "*.bib", "*.py", "*.ipynb", "*.toml", "*.yml")
+NAME = re.compile(r"\bDeli(?!ght)\w*")
+
+
+def _files():
+    for pattern in TEXTS:
+        for path in ROOT.rglob(pattern):
+            parts = path.relative_to(ROOT).parts
+            if not any(p.startswith(".") or p == "site" for p in parts):
+                yield path
+
+
+def test_the_first_author_is_spelt_deliege_everywhere():
+    spellings = {}
+    for path in _files():
+        for name in NAME.findall(path.read_text(encoding="utf-8", errors="replace")):
+            spellings.setdefault(name, []).append(path.relative_to(ROOT).as_posix())
+    # this file spells the name only inside the pattern and the docstring
+    assert set(spellings) == {"Deliège"}, spellings
+
+
+def test_the_citation_file_names_adrien_deliege_first():
+    text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert "- family-names: Deliège\n      given-names: Adrien" in text
