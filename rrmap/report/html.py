@@ -304,7 +304,7 @@ def _reliability_table(result: Result) -> dict[str, Any] | None:
 
 #: Characters of the interactive map (plotly.js, about 4.8 million, and the points' data)
 #: past which report.html leaves it out and says how to make it: the page stays a page.
-MAP_LIMIT = 12_000_000
+MAP_LIMIT = 8_000_000
 
 
 def _map(result: Result, made: bool | str) -> str | None:
