@@ -377,7 +377,16 @@ def figure_caption(stem: str, thresholds: Mapping[str, float] | None) -> tuple[s
 
 def vocabulary(settings: Mapping[str, Any], points: pd.DataFrame) -> dict[str, set[str]]:
     """What ``groups`` labels can name, as :func:`groups_noun` reads it: the raters, the
-    query corpora, then each tested category's options (as text)."""
+    query corpora, then each tested category's options (as text).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pts = pd.DataFrame({"expert": ["E1", "E2"], "movement": ["cubism", "surrealism"]})
+    >>> vocabulary({"raters": ["E1", "E2"], "by": ["movement"]}, pts)["movement"] == {
+    ...     "cubism", "surrealism"}
+    True
+    """
     out: dict[str, set[str]] = {"expert": {str(r) for r in settings.get("raters", [])}}
     if "query" in points.columns:
         out["query"] = set(points["query"].astype(str))
