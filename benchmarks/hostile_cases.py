@@ -303,6 +303,10 @@ def _label_text_cases(tmp: Path, df: pd.DataFrame) -> list[tuple[str, list[str],
         bom, index=False
     )
     df.assign(expert=df["expert"].replace({"E3": "abc\u202edef"})).to_csv(rtl, index=False)
+    rtl_option = tmp / "rtl_criterion.csv"  # one of 9: in report.html's hover list of groups
+    df.assign(criterion=df["criterion"].replace({"top-bottom": '"><b>x</b>\u202edef'})).to_csv(
+        rtl_option, index=False
+    )
     prefs = tmp / "prefs_cr.csv"
     names = ["ok\r=1+1", "B", "C"]
     pd.DataFrame(
@@ -310,7 +314,7 @@ def _label_text_cases(tmp: Path, df: pd.DataFrame) -> list[tuple[str, list[str],
          for b in range(3) if a != b],
         columns=["instance", "left", "right", "winner"],
     ).to_csv(prefs, index=False, quoting=csv_module.QUOTE_ALL)  # fmt: skip
-    out = {name: str(tmp / name) for name in ("cr_out", "bom_out", "rtl_out")}
+    out = {name: str(tmp / name) for name in ("cr_out", "bom_out", "rtl_out", "rtl_opt_out")}
     reports = [f"{out['rtl_out']}/{f}" for f in ("report.html", "report.md", "tests.tex")]
     return [
         ("points: a label with a bare CR to CSV",
@@ -332,6 +336,11 @@ def _label_text_cases(tmp: Path, df: pd.DataFrame) -> list[tuple[str, list[str],
         ("analyze: a right-to-left override in a rater label, reports",
          ["analyze", str(rtl), "--out", out["rtl_out"], "--no-figures", *FAST],
          {"check": {"files": reports, "no_raw": reports}}),
+        ("analyze: a right-to-left override and markup in one of 9 criteria, report.html",
+         ["analyze", str(rtl_option), "--by", "criterion", "--out", out["rtl_opt_out"],
+          "--no-figures", *FAST],
+         {"check": {"files": [f"{out['rtl_opt_out']}/report.html"],
+                    "no_raw": [f"{out['rtl_opt_out']}/report.html"]}}),
     ]  # fmt: skip
 
 

@@ -1,16 +1,22 @@
-"""The analysis as one HTML page (``report.html``): key findings first, then every table and
-figure, then the settings that reproduce the run.
+"""The analysis as one HTML page (``report.html``), in the order a reader looks: key
+findings, the maps with how to read them, the tests (the overall ones open, every other
+design collapsed), quality proportions, reliability, a glossary that every column header
+links to, and the settings that reproduce the run.
 
-The page is self-contained: figures are embedded (PNG as data URIs), styles
-and the small script that sorts tables are inline, so it opens without a
-network and can be attached to an e-mail or a review. With plotly installed
-the interactive map is embedded too (its script included once). Every label
-from the data is escaped by the template engine (jinja2, autoescaping).
+The page needs no network: styles and the small script that sorts tables and shows
+where a table scrolls are inline, and with plotly installed the interactive map is in
+the page (its script included once). Figures are shown from their files beside it
+(``figures/*.png``, written by ``rrmap analyze``), each opening full size on a click, so
+that a study of many raters gives a page of bounded size; ``embed_figures=True`` puts
+them into the page instead. A design with more than
+:data:`~rrmap.report.page.ROW_LIMIT` tests is shown as one row per family, every test
+being in ``tests.csv``. Every label from the data is escaped by the template engine
+(jinja2, autoescaping) or, in the cells built here, by
+:func:`rrmap._util.escape.html_text`.
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import os
 from collections.abc import Mapping, Sequence
@@ -19,17 +25,19 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from rrmap._util.escape import html_text
 from rrmap._util.labels import split_within
 from rrmap._version import __version__
 from rrmap.report.designs import design_frames
 from rrmap.report.format import LEGEND
 from rrmap.report.markdown import summary_lines
+from rrmap.report.page import figure_caption, figure_entries, page_table
 from rrmap.stats.settings import ALPHA as _ALPHA
 
 if TYPE_CHECKING:  # pragma: no cover
     from rrmap.report.protocol import Result
 
-__all__ = ["key_findings", "render_html"]
+__all__ = ["MAP_LIMIT", "key_findings", "render_html"]
 
 _MEASURES = {
     "krippendorff_alpha": "Krippendorff's α",
@@ -191,34 +199,56 @@ def _findings_of(result: Result, tests: pd.DataFrame, col: str, corpus: str | No
 
 
 def _design_tables(result: Result) -> list[dict[str, Any]]:
-    from rrmap._util.escape import html_text
+    """Every design's table as the page shows it: the overall ones open, the others
+    collapsed under a line that counts their tests; past :data:`~rrmap.report.page.ROW_LIMIT`
+    rows, one row per family."""
     from rrmap.report.designs import display_frame
+    from rrmap.report.page import (
+        ROW_LIMIT,
+        design_counts,
+        groups_cell,
+        reading_order,
+        summarise_families,
+        vocabulary,
+    )
 
+    words = vocabulary(result.settings, result.points)
     tables = []
     for head, intro, frame, first in design_frames(result):
         if frame.empty:
             continue
-        shown = display_frame(frame, first, lambda t: f"<b>{t}</b>", html_text)
-        tables.append({"title": head, "intro": intro, "frame": _table(shown, escaped=True)})
+        note = None
+        shown_rows = frame
+        if len(frame) > ROW_LIMIT:
+            shown_rows = summarise_families(frame, first)
+            note = (
+                f"{len(frame)} comparisons in {len(shown_rows)} families: each family's test "
+                "of all its groups at once, and how many of its pairs pass p < 0.05. Every "
+                "test, pairs included: tests.csv."
+            )
+        pairs = shown_rows[[c for c in shown_rows.columns if c.startswith("pairs_")]]
+        shown = display_frame(
+            shown_rows.drop(columns=pairs.columns), first, lambda t: f"<b>{t}</b>", html_text
+        )
+        shown["groups"] = [groups_cell(g, words) for g in shown_rows["groups"]]
+        for col in pairs.columns:
+            shown[f"pairs p < 0.05 ({col.removeprefix('pairs_')})"] = pairs[col].to_numpy()
+        shown = shown[reading_order(list(shown.columns))]
+        tables.append(
+            {
+                "title": head,
+                "intro": intro,
+                "counts": design_counts(frame),
+                "open": head.startswith(("Expert effect, overall", "Generator effect, overall")),
+                "frame": page_table(shown, escaped=True, note=note),
+            }
+        )
     return tables
 
 
-def _table(frame: pd.DataFrame, escaped: bool = False) -> dict[str, Any]:
-    """Header and rows of *frame* for the template; cells already HTML when *escaped*."""
-    from markupsafe import Markup
-
-    def cell(v: Any) -> Any:
-        if v is None or (not isinstance(v, str) and pd.isna(v)):
-            return ""
-        if isinstance(v, float):
-            return f"{v:.4g}"
-        return Markup(v) if escaped else str(v)
-
-    return {
-        "columns": [str(c) for c in frame.columns],
-        "numeric": [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns],
-        "rows": [[cell(v) for v in row] for row in frame.itertuples(index=False, name=None)],
-    }
+def _table(frame: pd.DataFrame) -> dict[str, Any]:
+    """A table of plain values (escaped by the template)."""
+    return page_table(frame)
 
 
 def _proportions_table(result: Result) -> dict[str, Any]:
@@ -239,7 +269,6 @@ def _proportions_table(result: Result) -> dict[str, Any]:
 
 def _generators_table(result: Result) -> dict[str, Any] | None:
     """The generator comparison of a study of several query corpora (None with one)."""
-    from rrmap._util.escape import html_text
     from rrmap.points import query_corpora
     from rrmap.report.sections import generator_comparison, generator_display
 
@@ -248,7 +277,8 @@ def _generators_table(result: Result) -> dict[str, Any] | None:
         return None
     corpora = query_corpora(result.points)
     shown = generator_display(frame, corpora, lambda t: f"<b>{t}</b>", html_text)
-    return _table(shown, escaped=True)
+    shown.columns = ["subset", *corpora, *shown.columns[1 + len(corpora) :]]  # the template escapes
+    return page_table(shown, escaped=True)
 
 
 def _reliability_table(result: Result) -> dict[str, Any] | None:
@@ -272,14 +302,9 @@ def _reliability_table(result: Result) -> dict[str, Any] | None:
     return _table(frame)
 
 
-def _figure_uris(figures: Mapping[str, Path]) -> list[dict[str, str]]:
-    out = []
-    for name, path in figures.items():
-        if Path(path).suffix.lower() != ".png":
-            continue
-        data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
-        out.append({"name": name, "uri": f"data:image/png;base64,{data}"})
-    return out
+#: Characters of the interactive map (plotly.js, about 4.8 million, and the points' data)
+#: past which report.html leaves it out and says how to make it: the page stays a page.
+MAP_LIMIT = 8_000_000
 
 
 def _map(result: Result, made: bool | str) -> str | None:
@@ -297,19 +322,28 @@ def render_html(
     figures: Mapping[str, str | os.PathLike[str]] | None = None,
     *,
     interactive: bool | str = True,
+    embed_figures: bool = False,
 ) -> str:
-    """The HTML report of an analysis: one self-contained page.
+    """The HTML report of an analysis as one page: key findings, the maps with how to read
+    them, the tests (each design collapsed but the overall ones), proportions,
+    reliability, a glossary and the settings.
 
     Parameters
     ----------
     result : Result
         Output of :func:`rrmap.analyze`.
     figures : mapping, optional
-        Figure name (as listed, e.g. ``figures/rrmap_grid.png``) → file; the
-        PNG files are embedded.
+        Figure name (as listed, e.g. ``figures/rrmap_grid.png``: the path of the
+        file relative to where the page will be) → file. The page shows the PNG
+        files by that name and links each to itself (full size) and to its PDF,
+        when listed.
     interactive : bool or str, default True
-        Embed the interactive map when plotly is installed; a string is the
-        map already made (:func:`rrmap.plot.interactive.html_fragment`).
+        Include the interactive map (with figures, when plotly is installed);
+        a string is the map already made
+        (:func:`rrmap.plot.interactive.html_fragment`).
+    embed_figures : bool, default False
+        Put the PNG files into the page (data URIs) instead: a page to send
+        alone, as large as its figures.
 
     Returns
     -------
@@ -323,7 +357,13 @@ def render_html(
     >>> page.startswith("<!DOCTYPE html>"), "Key findings" in page
     (True, True)
     """
-    return render_page(page_context(result), figures, interactive=interactive, result=result)
+    return render_page(
+        page_context(result),
+        figures,
+        interactive=interactive,
+        result=result,
+        embed_figures=embed_figures,
+    )
 
 
 def page_context(result: Result) -> dict[str, Any]:
@@ -342,6 +382,7 @@ def page_context(result: Result) -> dict[str, Any]:
         lstrip_blocks=True,
     )
     s = result.settings
+    th = s.get("thresholds") or {}
     return {
         "template": env.get_template("report.html.j2"),
         "title": f"RRMap analysis of {Path(str(s.get('input', 'ratings'))).name}",
@@ -353,6 +394,8 @@ def page_context(result: Result) -> dict[str, Any]:
         "proportions": _proportions_table(result),
         "reliability": _reliability_table(result),
         "settings": _settings_rows(s),
+        "thresholds": {k: ("2/3" if abs(v - 2 / 3) < 1e-12 else f"{v:g}") for k, v in th.items()},
+        "adjust": {"holm": "Holm", "fdr_bh": "BH"}.get(s.get("p_adjust", "none")),
         "version": __version__,
     }
 
@@ -363,12 +406,20 @@ def render_page(
     *,
     interactive: bool | str,
     result: Result,
+    embed_figures: bool = False,
 ) -> str:
-    """The page of :func:`page_context` with *figures* embedded and the interactive map
-    (as :func:`render_html`)."""
+    """The page of :func:`page_context` with *figures* and the interactive map (as
+    :func:`render_html`)."""
+    thresholds = result.settings.get("thresholds")
     page = {k: v for k, v in context.items() if k != "template"}
-    page["figures"] = _figure_uris({k: Path(v) for k, v in (figures or {}).items()})
-    page["interactive"] = _map(result, interactive) if interactive and figures else None
+    page["figures"] = figure_entries(
+        {k: Path(v) for k, v in (figures or {}).items()},
+        lambda stem: figure_caption(stem, thresholds),
+        embed=embed_figures,
+    )
+    made = _map(result, interactive) if interactive and figures else None
+    page["interactive"] = made if made is None or len(made) <= MAP_LIMIT else None
+    page["map_left_out"] = None if made is None or page["interactive"] else len(made)
     page["written"] = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return context["template"].render(**page)
 
