@@ -310,8 +310,9 @@ class AnalysisResult:
         ``agreement.csv``, ``reliability.csv``, the same tables as booktabs
         LaTeX (``tests.tex``, ``proportions.tex``, ``agreement.tex``),
         ``results.json`` (all tables and the settings), ``report.md`` and
-        ``report.html`` (one self-contained page: key findings, tables,
-        figures embedded, :func:`rrmap.report.html.render_html`). With
+        ``report.html`` (a page to read in a browser: key findings, the maps,
+        the tests; the figures shown from ``figures/`` beside it,
+        :func:`rrmap.report.html.render_html`). With
         ``figures=True``, the analysis
         figures are written too, into ``folder/figures/`` (see
         :func:`rrmap.plot.save_analysis_figures`), and linked from the report.

@@ -2,7 +2,7 @@
 
 - :mod:`rrmap.report.markdown`: ``report.md`` (:func:`render_report`) and its opening
   sentences (:func:`summary_lines`);
-- :mod:`rrmap.report.html`: ``report.html``, one self-contained page (:func:`render_html`,
+- :mod:`rrmap.report.html`: ``report.html``, a page to read in a browser (:func:`render_html`,
   :func:`key_findings`);
 - :mod:`rrmap.report.latex`: the same tables as booktabs LaTeX;
 - :mod:`rrmap.report.designs`: each design's tests side by side (:func:`side_by_side`,
