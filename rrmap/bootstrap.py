@@ -99,7 +99,8 @@ def resample_weights(
 
     Without *strata*, *n_units* units drawn with replacement from all; with *strata*
     (the stratum of each unit), each stratum's units drawn from that stratum only, so
-    every stratum keeps its size (independent samples, each resampled on its own).
+    every stratum keeps its size (independent samples, each resampled on its own). The
+    draws are uniform integers, counted per resample.
 
     Examples
     --------
@@ -107,12 +108,15 @@ def resample_weights(
     >>> w.shape, w[:, :2].sum(axis=1).tolist(), w[:, 2:].sum(axis=1).tolist()
     ((3, 4), [2, 2, 2], [2, 2, 2])
     """
-    if strata is None:
-        return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=n_boot)
     out = np.zeros((n_boot, n_units), dtype=np.int64)
-    for s in np.unique(strata):
-        cols = np.flatnonzero(strata == s)
-        out[:, cols] = rng.multinomial(len(cols), np.full(len(cols), 1.0 / len(cols)), n_boot)
+    parts = [np.arange(n_units)] if strata is None else [
+        np.flatnonzero(strata == s) for s in np.unique(strata)
+    ]  # fmt: skip
+    rows = np.arange(n_boot)[:, None]
+    for cols in parts:
+        m = len(cols)
+        drawn = rng.integers(0, m, size=(n_boot, m)) + rows * m  # unit drawn, per resample
+        out[:, cols] = np.bincount(drawn.ravel(), minlength=n_boot * m).reshape(n_boot, m)
     return out
 
 
