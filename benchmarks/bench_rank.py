@@ -141,11 +141,12 @@ def _plain_elo(left, right, s_left, k_cand, k=32.0, initial=1500.0, scale=400.0)
 
 
 def bench_elo(df, left, right, win, k, seed):
+    from rrmap._util.streams import Streams
     from rrmap.rank import fit_elo
 
     b = 100
     t_ours, fit = _timed(lambda: fit_elo(df, n_shuffles=b, rng=seed))
-    gen = np.random.default_rng(seed)
+    gen = Streams(seed).generator("orders", "elo", "", "")  # the stream of fit_elo's orders
     orders = gen.permuted(np.broadcast_to(np.arange(len(df)), (b, len(df))), axis=1)
     s = win.astype(float)
     t_plain, plain = _timed(lambda: [_plain_elo(left[o], right[o], s[o], k) for o in orders])

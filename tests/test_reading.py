@@ -515,7 +515,7 @@ def test_arrow_number_parsing_is_correctly_rounded(cells):
     """The pyarrow fast path reads the numbers it accepts as Python's float() does (correct
     rounding) and finds the same missing cells as the general path."""
     pytest.importorskip("pyarrow")
-    from rrmap import _numbers as N
+    from rrmap._io import numbers as N
 
     fast = N._arrow_point_numbers(pd.Series(cells, dtype="string[pyarrow]"))
     slow = N.point_numbers(pd.Series(cells, dtype=object))

@@ -17,20 +17,9 @@ Examples
 'AnalysisResult'
 """
 
-from rrmap.analysis.folder import OUTPUT_FILES, existing_outputs
-from rrmap.analysis.result import AnalysisResult, file_sha256, load_result
-from rrmap.analysis.run import analyze
+from rrmap._util.lazy import attach_stub
 
-__all__ = [
-    "OUTPUT_FILES",
-    "AnalysisResult",
-    "analyze",
-    "existing_outputs",
-    "file_sha256",
-    "load_result",
-]
-
-
-def __dir__() -> list[str]:
-    """The public names only (`dir()` in a notebook), not the modules."""
-    return sorted(__all__)
+# every name is imported from its module on first use (the command line asks for the
+# output folder's file list before pandas is imported); the names are listed once, in
+# __init__.pyi
+__getattr__, __dir__, __all__ = attach_stub(__name__, __file__)

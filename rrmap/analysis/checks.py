@@ -26,7 +26,20 @@ def _largest_family(points: pd.DataFrame, by: Sequence[str]) -> int:
 def warn_if_too_few_permutations(
     points: pd.DataFrame, by: Sequence[str], n_perm: int, p_adjust: str
 ) -> None:
-    """Warn when no energy p-value can ever pass the (adjusted) 0.05 threshold."""
+    """Warn when no energy p-value can ever pass the (adjusted) 0.05 threshold.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_too_few_permutations(pts, ["movement"], 9, "holm")
+    ...     warn_if_too_few_permutations(pts, ["movement"], 9999, "holm")
+    >>> [str(w.message)[:62] for w in caught]
+    ['with 9 permutations the smallest energy p-value is 1/10 ≈ 0.1,']
+    """
     if n_perm <= 0:
         return
     family = _largest_family(points, by)
@@ -49,7 +62,18 @@ def warn_if_too_few_permutations(
 
 
 def check_size(pts: pd.DataFrame, by: Sequence[str], n_boot: int) -> None:
-    """Refuse an analysis past :data:`rrmap.limits.MAX_TESTS` before any test runs."""
+    """Refuse an analysis past :data:`rrmap.limits.MAX_TESTS` before any test runs.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> check_size(pts, ["movement", "criterion"], 1000)  # within the limits: no error
+    >>> check_size(pts, [], 10**9)
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: ...
+    """
     from rrmap.limits import MAX_BOOTSTRAP, MAX_TESTS, check_count, planned_tests
 
     check_count("n_boot", n_boot, MAX_BOOTSTRAP)

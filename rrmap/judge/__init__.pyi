@@ -61,5 +61,6 @@ from .tasks.subjectivity import (
     subjectivity_by,
 )
 from .transport.cache import CacheWarning, ResponseCache, cache_key, hash_images
-from .transport.client import CallFailedError, ChatClient, Endpoint, EndpointError
+from .transport.client import ChatClient
+from .transport.endpoint import CallFailedError, Endpoint, EndpointError
 from .transport.usage import ChatResult, UsageStats

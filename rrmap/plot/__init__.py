@@ -85,7 +85,7 @@ _lazy_getattr, _lazy_dir, _ = _lazy.attach(
         "styles",
     ],
     submod_attrs={
-        "base._geometry": ["DEFAULT_XLIM", "DEFAULT_YLIM"],
+        "base.geometry": ["DEFAULT_XLIM", "DEFAULT_YLIM"],
         "base._style": [
             "MARKERS",
             "OKABE_ITO",

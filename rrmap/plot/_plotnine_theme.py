@@ -33,7 +33,7 @@ from plotnine import (
     theme_bw,
 )
 
-from rrmap.plot.figures.map import axis_label
+from rrmap.plot.figures.panel import axis_label
 
 __all__: list[str] = []
 
@@ -47,7 +47,7 @@ _LEGEND_GAP = 0.12
 _JUST = {f"legend_justification{s}" for s in ("", "_right", "_left", "_top", "_bottom")}
 
 
-class _ThemeRRMap(theme_bw):
+class ThemeRRMap(theme_bw):
     """``theme_bw`` for journal figures; keeps PDF/SVG text as text."""
 
     def __init__(self, base_size: float = 8.0, base_family: str | None = None) -> None:

@@ -1,9 +1,9 @@
-"""The figure workers' server (:data:`rrmap.plot._workers.PRELOAD`): it imports the
+"""The figure workers' server (:data:`rrmap.plot._forkserver.PRELOAD`): it imports the
 drawing modules without collecting garbage, freezes them, and ends without tearing
 them down.
 
 The server (multiprocessing's forkserver) imports this module alone; this module
-imports :data:`~rrmap.plot._workers.DRAWING_MODULES`:
+imports :data:`~rrmap.plot._forkserver.DRAWING_MODULES`:
 
 - with the cyclic garbage collector off: importing matplotlib, pandas and numpy makes
   some 200,000 objects, and the collector ran about 350 times meanwhile, each pass
@@ -20,8 +20,8 @@ to close after ``rrmap`` itself had finished. The server has nothing to flush or
 (it draws nothing: its children do, and they end with ``os._exit`` already), so it
 ends with ``os._exit``.
 
-Started from the caller's main thread (:data:`~rrmap.plot._workers.DIES_WITH_CALLER` on
-its command line), the server asks the kernel, before its imports, to kill it when the
+Started from the caller's main thread (:data:`~rrmap.plot._forkserver.DIES_WITH_CALLER`
+on its command line), the server asks the kernel, before its imports, to kill it when the
 caller ends (Linux): a caller killed while the server imports (about a second) does not
 leave it importing on, holding the caller's output. Otherwise it ends when the caller
 closes its end of the server's "alive" pipe, as every forkserver does.
@@ -37,19 +37,18 @@ import importlib
 import os
 import sys
 
+from rrmap.plot._forkserver import (
+    DIES_WITH_CALLER,
+    DRAWING_MODULES,
+    die_with_parent,
+    in_forkserver,
+)
+
 __all__: list[str] = []
-
-
-def in_forkserver() -> bool:
-    """Whether this process is a multiprocessing forkserver (started as
-    ``python -c 'from multiprocessing.forkserver import main; main(...)'``)."""
-    return any("multiprocessing.forkserver import main" in arg for arg in sys.orig_argv)
 
 
 def _preload() -> None:
     """Import the drawing modules with the collector off, then freeze them."""
-    from rrmap.plot._workers import DRAWING_MODULES
-
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -66,8 +65,6 @@ def _preload() -> None:
 
 def _bind_to_caller() -> None:
     """End with the caller, when it started this server from its main thread."""
-    from rrmap.plot._workers import DIES_WITH_CALLER, die_with_parent
-
     if any(DIES_WITH_CALLER in arg for arg in sys.orig_argv):
         die_with_parent()
 

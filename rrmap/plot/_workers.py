@@ -4,11 +4,11 @@ A worker started with ``spawn`` (as joblib's loky workers are, and every worker 
 imports numpy, pandas, matplotlib and rrmap before it draws anything: about 1.5 s of
 CPU per worker, which on two cores ate what drawing in parallel saved. Here the
 workers are forked from multiprocessing's *forkserver*, a process that imports those
-modules once (:data:`DRAWING_MODULES`, through :data:`PRELOAD`) as soon as
-:func:`start_server` starts it: begun before the caller's own work (reading the
-ratings, running the tests), its imports overlap that work, and each worker starts
-drawing at once. Where the platform has no
-forkserver, the workers are spawned.
+modules once (:data:`~rrmap.plot._forkserver.DRAWING_MODULES`, through
+:data:`~rrmap.plot._forkserver.PRELOAD`) as soon as :func:`start_server` starts it:
+begun before the caller's own work (reading the ratings, running the tests), its
+imports overlap that work, and each worker starts drawing at once. Where the platform
+has no forkserver, the workers are spawned.
 
 A task runs with the rcParams and the fonts of the process that gave it
 (:func:`caller_settings`, applied by :func:`call`): a figure drawn in a worker is the
@@ -27,7 +27,7 @@ reader of them (``$(rrmap ...)``, ``| tee``, a CI step) waits until the last one
   and ends when it closes; on Linux it also gets ``SIGKILL`` from the kernel when the
   server ends (``PR_SET_PDEATHSIG``), which reaches it even while it draws. The server
   started from the caller's main thread gets it when the caller ends, even while it
-  imports (:data:`DIES_WITH_CALLER`).
+  imports (:data:`~rrmap.plot._forkserver.DIES_WITH_CALLER`).
 - None of them takes Ctrl-C: the terminal sends it to every process of the group, and
   a worker then printed a ``KeyboardInterrupt`` traceback. The server starts with
   ``SIGINT`` blocked (:func:`_interrupts_blocked`), which its workers inherit; the
@@ -46,31 +46,10 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from rrmap.plot._forkserver import DIES_WITH_CALLER, PRELOAD, die_with_parent, in_forkserver
+
 __all__: list[str] = []
 
-#: Modules the server imports once for all its workers: those every figure needs. Not
-#: plotly (0.3 s): only the worker that makes the interactive map imports it, and the
-#: workers start drawing that much earlier.
-DRAWING_MODULES: list[str] = [
-    "matplotlib.backends.backend_agg",
-    "matplotlib.backends.backend_pdf",
-    "rrmap.plot.export",
-    "rrmap.plot.figures.layouts",
-    "rrmap.plot.figures.summaries",
-    "pypdfium2",  # the PNGs: rasterized from the PDFs
-]
-#: What the server is told to import: :mod:`rrmap.plot._server`, which imports
-#: :data:`DRAWING_MODULES` without collecting garbage, freezes them, and makes the
-#: server end without tearing them down.
-PRELOAD: list[str] = ["rrmap.plot._server"]
-#: Added to :data:`PRELOAD` when the server is started from the caller's main thread: not
-#: a module (the server ignores a name it cannot import) but a word on the server's
-#: command line, where :mod:`rrmap.plot._server` reads it and asks the kernel to end the
-#: server with its caller. Linux ties that signal to the *thread* that started the
-#: process: from another thread, the server would end with that thread.
-DIES_WITH_CALLER = "rrmap.plot._server.dies_with_caller"
-#: ``prctl`` option: the signal this process gets when its parent ends (Linux).
-_PR_SET_PDEATHSIG = 1
 #: rcParams a worker keeps its own: it draws off screen.
 _OWN = frozenset({"backend", "backend_fallback", "interactive"})
 
@@ -79,8 +58,9 @@ Settings = tuple[dict[str, Any], list[str]] | None
 
 
 def start_server() -> Any:
-    """Where there is a forkserver, start it now and have it import :data:`PRELOAD` (this
-    call does not wait for the imports); the multiprocessing context of the workers.
+    """Where there is a forkserver, start it now and have it import
+    :data:`~rrmap.plot._forkserver.PRELOAD` (this call does not wait for the imports); the
+    multiprocessing context of the workers.
 
     Cheap on purpose (nothing heavy is imported here): ``rrmap analyze`` calls it
     before its own imports. Raises ``OSError`` (or ``ValueError``) where processes
@@ -158,21 +138,6 @@ def block_interrupts() -> None:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
 
-def die_with_parent() -> bool:
-    """Ask the kernel to kill this process (``SIGKILL``) when its parent ends (Linux's
-    ``PR_SET_PDEATHSIG``; the parent being the *thread* that started this process);
-    whether it could."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-    except (OSError, AttributeError):  # no libc prctl (another C library)
-        return False
-
-
 def _start_worker() -> None:
     """Run in each worker before its first task: it ignores Ctrl-C and ends with the caller.
 
@@ -183,8 +148,6 @@ def _start_worker() -> None:
     documentation).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from rrmap.plot._server import in_forkserver
-
     if in_forkserver():
         die_with_parent()  # the server forks from its one thread: no thread to outlive
         _release_the_server()
@@ -237,7 +200,7 @@ def caller_settings() -> Settings:
 def call(target: str, settings: Settings, *args: Any) -> Any:
     """``module.function(*args)`` for *target* ``"module:function"``, in a worker, with the
     caller's rcParams and fonts. The function travels by name: the caller need not import
-    its module (``rrmap.plot.export`` imports matplotlib)."""
+    its module (``rrmap.plot._render`` imports matplotlib)."""
     import importlib
 
     import matplotlib as mpl

@@ -35,6 +35,13 @@ __all__ = ["AnalysisFigures", "map_html"]
 _ORDER = ("grid", "by_rater", "agreement", "interactive", "proportions")
 #: The key of the interactive map among the tasks.
 _MAP = "interactive"
+#: What giving a task to the pool raises when no worker can start, its figure then drawn
+#: in the caller: the worker would be a daemonic caller's child (multiprocessing's
+#: ``AssertionError``), the system refuses a process or its pipes (``OSError``: EAGAIN,
+#: ENOMEM, EMFILE; ``ConnectionError`` from a dead forkserver), the forkserver cannot be
+#: handed the worker's descriptors (``ValueError``), or the pool is shut down or broken,
+#: or the interpreter ends (``RuntimeError``, ``BrokenProcessPool``).
+_NO_WORKER = (AssertionError, OSError, RuntimeError, ValueError)
 
 
 def _n_workers(jobs: int | None, tasks: int) -> int:
@@ -120,6 +127,7 @@ class AnalysisFigures:
         self._plan: list[Any] = []
         self._futures: dict[str, Future[Any]] = {}
         self._submitter: threading.Thread | None = None
+        self._failure: BaseException | None = None  # raised by _submit: raised again here
 
     def __enter__(self) -> AnalysisFigures:
         return self
@@ -216,11 +224,22 @@ class AnalysisFigures:
                     task = (f"{__name__}:map_html", settings, self._points)
                     self._futures[_MAP] = self._pool.submit(call, *task)
                 else:
-                    files = "rrmap.plot.export:figure_files"
+                    files = "rrmap.plot._render:figure_files"
                     task = (files, settings, self._points, job, self.formats, self.dpi)
                     self._futures[job[0]] = self._pool.submit(call, *task)
-        except Exception:  # no process could start (a daemonic caller, no semaphores...):
+        except _NO_WORKER:
             return  # what was not given to a worker is drawn here, by save()
+        except BaseException as exc:  # raised in the caller, by save() or map_html()
+            self._failure = exc
+
+    def _submitted(self) -> None:
+        """Wait until every task is given to the workers; raise what went wrong meanwhile
+        (but a worker that could not start: its figures are drawn here)."""
+        if self._submitter is not None:
+            self._submitter.join()
+        failure, self._failure = self._failure, None
+        if failure is not None:
+            raise failure
 
     def file_names(self) -> list[str]:
         """Names of the files :meth:`save` writes, in its order (known from :meth:`draw` on,
@@ -273,8 +292,7 @@ class AnalysisFigures:
     def _results(self) -> Iterator[tuple[str, Any]]:
         """(stem, files and warnings) of every figure: those drawn here first (meanwhile
         the workers draw theirs), then the workers' as they finish."""
-        if self._submitter is not None:
-            self._submitter.join()
+        self._submitted()
         stems = {job[0]: job for job in self._plan}
         futures = {f: stem for stem, f in self._futures.items() if stem in stems}
         for stem, job in stems.items():
@@ -288,7 +306,7 @@ class AnalysisFigures:
                 yield stem, self._draw_here(stems[stem])
 
     def _draw_here(self, job: Any) -> Any:
-        from rrmap.plot.export import figure_files  # imports matplotlib
+        from rrmap.plot._render import figure_files  # imports matplotlib
 
         return figure_files(self._points, job, self.formats, self.dpi)
 
@@ -297,8 +315,7 @@ class AnalysisFigures:
         given to :meth:`draw`; None without plotly (or without ``interactive=True``)."""
         if not self.interactive or self._points is None:
             return None
-        if self._submitter is not None:
-            self._submitter.join()
+        self._submitted()
         future = self._futures.get(_MAP)
         if future is not None:
             try:
@@ -366,9 +383,9 @@ def figure_plan(
 
 def _grid_rows(points: pd.DataFrame, rater: str) -> list[str]:
     """The grid's default rows (:func:`rrmap.plot.plot_rrmap_grid`'s categories)."""
-    from rrmap.plot.figures.layouts import _default_categories
+    from rrmap.plot.figures.layouts import default_categories
 
-    return _default_categories(points, rater, 12)
+    return default_categories(points, rater, 12)
 
 
 def map_html(points: pd.DataFrame) -> str | None:

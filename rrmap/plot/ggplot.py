@@ -54,23 +54,23 @@ from rrmap.plot._plotnine_theme import (
     sketch_of,
     without_side_labels,
 )
-from rrmap.plot.base._geometry import (
-    DEFAULT_XLIM,
-    DEFAULT_YLIM,
-    _bc_contour,
-    _bc_grid,
-    _check_limits,
-    _clip_to_view,
-    _zone_rectangles,
-)
 from rrmap.plot.base._glyphs import gathered_glyph_warnings
 from rrmap.plot.base._style import figure_text, option_label, style_map, title
-from rrmap.plot.figures.map import (
-    _check_points,
-    _levels,
-    _thresholds_of,
+from rrmap.plot.base.geometry import (
+    DEFAULT_XLIM,
+    DEFAULT_YLIM,
+    bc_contour,
+    bc_grid,
+    check_limits,
+    clip_to_view,
+    zone_rectangles,
+)
+from rrmap.plot.figures.panel import (
     axis_label,
     background_cmap,
+    check_points,
+    levels_of,
+    thresholds_of,
 )
 from rrmap.zones import Thresholds
 
@@ -117,25 +117,25 @@ def rrmap_layers_data(
     >>> d["background"].shape, sorted(d["zones"].zone.unique())
     ((100, 3), ['fair', 'stereotype'])
     """
-    xlim, ylim = _check_limits(xlim, ylim)
-    th = _thresholds_of(points, thresholds)
-    x, y, bc = _bc_grid(xlim, ylim, resolution)
+    xlim, ylim = check_limits(xlim, ylim)
+    th = thresholds_of(points, thresholds)
+    x, y, bc = bc_grid(xlim, ylim, resolution)
     xx, yy = np.meshgrid(x, y)
     out = {
         "background": pd.DataFrame({"delta": xx.ravel(), "r": yy.ravel(), "bc": bc.ravel()}),
         "zones": pd.concat(
             [
                 pd.DataFrame({"zone": name, "delta": xy[:, 0], "r": xy[:, 1]})
-                for name, xy in _zone_rectangles(th).items()
+                for name, xy in zone_rectangles(th).items()
             ],
             ignore_index=True,
         ),
     }
-    curve = _bc_contour(th.excellent_bc)
+    curve = bc_contour(th.excellent_bc)
     out["excellent"] = pd.DataFrame({"delta": curve[:, 0], "r": curve[:, 1]})
     if points is not None:
-        _check_points(points, [])
-        placed = _clip_to_view(points["delta"], points["r"], xlim, ylim)
+        check_points(points, [])
+        placed = clip_to_view(points["delta"], points["r"], xlim, ylim)
         out["points"] = points.assign(
             x=placed.x, y=placed.y, clipped=placed.clipped, direction=placed.direction
         )
@@ -340,8 +340,8 @@ def ggrrmap(
     data = rrmap_layers_data(
         points, thresholds=thresholds, xlim=xlim, ylim=ylim, resolution=resolution
     )
-    xlim, ylim = _check_limits(xlim, ylim)
-    th = _thresholds_of(points, thresholds)
+    xlim, ylim = check_limits(xlim, ylim)
+    th = thresholds_of(points, thresholds)
     p = RRMapPlot() + _background_layers(data) + _zone_layers(data)
     p.layers[0]._rrmap_role = "background"  # drafts of the layout draw it coarse
     p.scales[0]._rrmap_role = "bc"  # its breaks thin out along a short horizontal bar
@@ -474,7 +474,7 @@ def _point_layers(
             )
         )
     else:
-        keys = [str(v) for v in _levels(points[color], order)]
+        keys = [str(v) for v in levels_of(points[color], order)]
         pts = pts.assign(**{color: pd.Categorical(pts[color].astype(str), keys)})
         layers += [
             geom_point(
@@ -505,7 +505,7 @@ def _option_scales(
 ) -> list:
     """Colour and shape of every option (as in the matplotlib figures), named in the legend
     by its display name as plain text."""
-    levels = _levels(points[color], order)
+    levels = levels_of(points[color], order)
     styles = style_map(levels, palette, markers, color, list(points.columns))
     names = {str(v): option_label(v, labels) for v in levels}
     return [

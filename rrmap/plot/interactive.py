@@ -26,15 +26,6 @@ from plotly.subplots import make_subplots
 
 from rrmap._util.atomic import atomic_path
 from rrmap._util.escape import display_text, short_label
-from rrmap.plot.base._geometry import (
-    DEFAULT_XLIM,
-    DEFAULT_YLIM,
-    _bc_contour,
-    _bc_grid,
-    _check_limits,
-    _clip_to_view,
-    _zone_rectangles,
-)
 from rrmap.plot.base._style import (
     LABEL_LIMIT,
     column_name,
@@ -42,12 +33,21 @@ from rrmap.plot.base._style import (
     style_map,
 )
 from rrmap.plot.base._widths import parse_width
-from rrmap.plot.figures.map import (
-    _check_points,
-    _levels,
-    _thresholds_of,
+from rrmap.plot.base.geometry import (
+    DEFAULT_XLIM,
+    DEFAULT_YLIM,
+    bc_contour,
+    bc_grid,
+    check_limits,
+    clip_to_view,
+    zone_rectangles,
+)
+from rrmap.plot.figures.panel import (
     axis_name,
     background_cmap,
+    check_points,
+    levels_of,
+    thresholds_of,
 )
 from rrmap.zones import Thresholds
 
@@ -149,7 +149,7 @@ def _hover(points: pd.DataFrame, rater: str) -> tuple[np.ndarray, str]:
 
 def _map_traces(th: Thresholds, xlim: Any, ylim: Any, resolution: int, first: bool) -> list[Any]:
     """Background, zone outlines, BC curve and reference stars of one panel."""
-    x, y, bc = _bc_grid(xlim, ylim, resolution)
+    x, y, bc = bc_grid(xlim, ylim, resolution)
     traces: list[Any] = [
         go.Heatmap(
             x=x.astype(np.float32),
@@ -177,7 +177,7 @@ def _map_traces(th: Thresholds, xlim: Any, ylim: Any, resolution: int, first: bo
             name="BC",
         )
     ]
-    for name, rect in _zone_rectangles(th).items():
+    for name, rect in zone_rectangles(th).items():
         traces.append(
             go.Scatter(
                 x=rect[:, 0],
@@ -193,7 +193,7 @@ def _map_traces(th: Thresholds, xlim: Any, ylim: Any, resolution: int, first: bo
                 showlegend=False,
             )
         )
-    curve = _bc_contour(th.excellent_bc)
+    curve = bc_contour(th.excellent_bc)
     traces.append(  # a white halo under the ellipse, which lies over dense points
         go.Scatter(
             x=curve[:, 0],
@@ -283,13 +283,13 @@ def interactive_rrmap(
     >>> sorted({t.name for t in fig.data if t.legendgroup})[:2]
     ['abstract art', 'cubism']
     """
-    _check_points(points, [color, facet])
+    check_points(points, [color, facet])
     from rrmap.limits import check_figure  # sizes past rrmap.limits, before any drawing
 
     check_figure(points, 1 if facet is None else points[facet].nunique(), [color], "the map")
-    xlim, ylim = _check_limits(xlim, ylim)
-    th = _thresholds_of(points, thresholds)
-    panels = [None] if facet is None else _levels(points[facet], None)
+    xlim, ylim = check_limits(xlim, ylim)
+    th = thresholds_of(points, thresholds)
+    panels = [None] if facet is None else levels_of(points[facet], None)
     w_in = parse_width(width, 7.0)
     fig = make_subplots(
         rows=1,
@@ -298,7 +298,7 @@ def interactive_rrmap(
         horizontal_spacing=0.03,
         subplot_titles=None if facet is None else _panel_titles(panels, labels, w_in),
     )
-    levels = _levels(points[color], order) if color is not None else [None]
+    levels = levels_of(points[color], order) if color is not None else [None]
     styles = (
         style_map(levels, palette, markers, color, list(points.columns))
         if color is not None
@@ -373,7 +373,7 @@ def _point_traces(
 ) -> list[Any]:
     """One trace per option (shared legend entry across panels), arrowheads for clipped points
     (whole, just inside the edge)."""
-    placed = _clip_to_view(sub["delta"], sub["r"], xlim, ylim)
+    placed = clip_to_view(sub["delta"], sub["r"], xlim, ylim)
     custom, template = _hover(sub, rater)
     traces = []
     for level in levels:

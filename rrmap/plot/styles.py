@@ -137,6 +137,6 @@ def theme_rrmap(base_size: float = 8.0, base_family: str | None = None) -> theme
     >>> isinstance(p, ggplot)
     True
     """
-    from rrmap.plot._plotnine_theme import _ThemeRRMap
+    from rrmap.plot._plotnine_theme import ThemeRRMap
 
-    return _ThemeRRMap(base_size, base_family)
+    return ThemeRRMap(base_size, base_family)

@@ -405,7 +405,7 @@ _model_opts = [
                  "candidate K-th or better (repeatable; default 1)."),
     click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True),
                  default=0.95, help="Coverage of the intervals."),
-    click.option("--seed", type=int, default=0,
+    click.option("--seed", type=click.IntRange(min=0), default=0,
                  help="Random seed (bootstrap, Elo orders, permutations)."),
     click.option("-q", "--quiet", is_flag=True, help="No progress bar."),
 ]  # fmt: skip
@@ -591,7 +591,7 @@ def annotators_command(prefs, model, ties, annotator_column, pooled, input_forma
     help="global: total questions; instance: questions per instance.",
 )
 @click.option("--keep-sides", is_flag=True, help="Do not randomise left/right.")
-@click.option("--seed", type=int, default=0, help="Random seed.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, help="Random seed.")
 @_apply(_out_opts)
 def sample_command(design, candidates, instances, n, keep_sides, seed, output, fmt, force,
                    columns, raw_csv) -> None:  # fmt: skip

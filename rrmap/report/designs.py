@@ -172,7 +172,17 @@ def _design_frame_of(wide: pd.DataFrame, first: str) -> pd.DataFrame:
 
 
 def design_table(frame: pd.DataFrame, first: str) -> str:
-    """A markdown table of one design's :func:`design_frame` (:func:`display_frame`)."""
+    """A markdown table of one design's :func:`design_frame` (:func:`display_frame`).
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.stats.designs import expert_effect
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> frame = design_frame(expert_effect(pts, n_perm=9, rng=0), "groups")
+    >>> print(design_table(frame.head(1), "groups").splitlines()[0])
+    | groups | n | design | E | p (energy) | E share | zone test | statistic | dof | p (zones) | V |
+    """
     if frame.empty:
         return "_No tests._"
     shown = display_frame(frame, first, lambda t: f"**{t}**", markdown_text)
@@ -186,7 +196,17 @@ def display_frame(
     """One design's :func:`design_frame` as the report shows it: p-values formatted (with
     how they were obtained, when not as usual), the significant ones through *bold* — the
     adjusted p-values when there are any, else the raw ones; names through *text* (an
-    escaping for the output format)."""
+    escaping for the output format).
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.stats.designs import expert_effect
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> frame = design_frame(expert_effect(pts, n_perm=9, rng=0), "groups")
+    >>> display_frame(frame, "groups", str).iloc[0, [0, 2, 3, 4]].tolist()
+    ['E1|E2|E3', 'matched', '48.1', '0.1']
+    """
     adjusted = any("_p_" in c for c in frame.columns)
     columns: dict[str, Any] = {}  # built whole, then one DataFrame
     for col in frame.columns:
@@ -266,6 +286,15 @@ def design_masks(tests: pd.DataFrame, by: Sequence[str]) -> list[tuple[str, str,
 
     *tests* is a tests table or its :func:`side_by_side` form (both have
     ``by`` and ``within``).
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> from rrmap.stats.designs import expert_effect
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> [(title, int(rows.sum())) for title, _, rows, _ in
+    ...  design_masks(expert_effect(pts, n_perm=9, rng=0), [])]
+    [('Expert effect, overall', 8)]
     """
     if "query" in tests.columns:
         return _corpora_masks(tests, by)

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from rrmap.judge.transport.client import ChatClient, Endpoint
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "judge_example"
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
 N_PAIRS = 12
+WAITING = "batch: another process is sending some of these requests; waiting for its answers"
 
 
 def _args(server: ChatServer, cache: Path, *extra: str) -> list[str]:
@@ -111,6 +113,11 @@ def test_a_batch_that_fails_validation_is_a_run_without_answers(tmp_path):
     assert "no call got an answer: 24 failed" in r.stderr
 
 
+def _polled(server: ChatServer) -> bool:
+    """Whether a run has looked at its batch job once (its state is kept by then)."""
+    return any(b["status"] != "validating" for b in list(server.batches.values()))
+
+
 def test_a_run_killed_while_polling_finds_its_job_again(tmp_path, interactive):
     out = tmp_path / "out.csv"
     cache = tmp_path / "cache"
@@ -120,10 +127,9 @@ def test_a_run_killed_while_polling_finds_its_job_again(tmp_path, interactive):
         proc = subprocess.Popen(cmd, env={**os.environ, KEY_ENV: API_KEY},
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
         deadline = time.monotonic() + 60
-        while not server.batches and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.3)  # it is polling the held job now
-        proc.send_signal(signal.SIGKILL)
+        while not _polled(server) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)  # while it polls the held job
         proc.wait(timeout=30)
         assert len(server.batches) == 1
         state = _states(cache)[0]
@@ -308,15 +314,27 @@ def test_two_batch_runs_on_one_cache_pay_for_every_request_once(tmp_path):
                    *_args(server, cache, "--batch", "--mode", "base"), "-o", str(tmp_path / f"{i}.csv")]  # fmt: skip
             procs.append(subprocess.Popen(cmd, env={**os.environ, KEY_ENV: API_KEY},
                                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))  # fmt: skip
-        deadline = time.monotonic() + 60
-        while not server.batches and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(3)  # room for the other run to submit a second job, were it not waiting
+        said: list[list[str]] = [[], []]
+        waiting = threading.Event()
+
+        def read(i: int) -> None:
+            for line in procs[i].stderr:
+                said[i].append(line.decode())
+                if WAITING in said[i][-1]:
+                    waiting.set()
+
+        readers = [threading.Thread(target=read, args=(i,), daemon=True) for i in range(2)]
+        for reader in readers:
+            reader.start()
+        # one run holds the locks of the requests while its job runs; the other waits
+        assert waiting.wait(60), said
         server.batch_mode = "ok"
         server.release_batches()
         codes = [p.wait(timeout=120) for p in procs]
-        errs = [p.stderr.read().decode() for p in procs]
-        assert codes == [0, 0], errs
+        for reader in readers:
+            reader.join(10)
+        assert codes == [0, 0], said
+        assert [WAITING in "".join(lines) for lines in said].count(True) == 1
         assert len(server.batches) == 1 and server.batch_lines == 2 * N_PAIRS
         assert server.received == 0
     first, second = (pd.read_csv(tmp_path / f"{i}.csv") for i in range(2))

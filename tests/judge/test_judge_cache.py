@@ -133,6 +133,7 @@ def test_killed_run_resumes_without_repeating_completed_calls(tmp_path):
         while server.active:  # calls of the killed run still sleeping in the server
             time.sleep(0.01)
         first_run_answered = len(server.answered)
+        server.latency = 0  # slow only to be killed mid-way: the rerun needs no wait
 
         from click.testing import CliRunner
 

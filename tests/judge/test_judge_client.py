@@ -10,13 +10,8 @@ import pytest
 from chat_server import API_KEY, MODEL, ChatServer
 
 from rrmap.errors import InputError
-from rrmap.judge.transport.client import (
-    CallFailedError,
-    ChatClient,
-    Endpoint,
-    EndpointError,
-    _retry_after,
-)
+from rrmap.judge.transport._reply import _retry_after
+from rrmap.judge.transport.client import CallFailedError, ChatClient, Endpoint, EndpointError
 
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
 HELLO = [{"role": "user", "content": "Which is better? Step 3 of 3: summary."}]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -60,13 +61,14 @@ def drawn_texts(fig):
     return out
 
 
-def outside_page(fig, tol=0.01):
-    """Texts, legends and colorbars that reach beyond the figure's edges (inches)."""
+def outside_page(fig, tol=0.01, texts=None):
+    """Texts, legends and colorbars that reach beyond the figure's edges (inches); *texts*:
+    :func:`drawn_texts` of *fig*, if drawn already."""
     from rrmap.plot.base._sizing import renderer_of
 
     w, h = fig.get_size_inches()
     bad = []
-    for text, box, _ in drawn_texts(fig):
+    for text, box, _ in drawn_texts(fig) if texts is None else texts:
         if box.x0 < -tol or box.y0 < -tol or box.x1 > w + tol or box.y1 > h + tol:
             bad.append((text, box.bounds))
     renderer = renderer_of(fig)
@@ -83,9 +85,10 @@ def outside_page(fig, tol=0.01):
     return bad
 
 
-def overlapping_texts(fig, shrink_pt=0.6):
-    """Pairs of texts whose boxes (shrunk by *shrink_pt* on each side) intersect."""
-    texts = drawn_texts(fig)
+def overlapping_texts(fig, shrink_pt=0.6, texts=None):
+    """Pairs of texts whose boxes (shrunk by *shrink_pt* on each side) intersect; *texts*:
+    :func:`drawn_texts` of *fig*, if drawn already."""
+    texts = drawn_texts(fig) if texts is None else texts
     s = shrink_pt / 72.0
     boxes = [(t, (b.x0 + s, b.y0 + s, b.x1 - s, b.y1 - s)) for t, b, _ in texts]
     out = []
@@ -97,8 +100,32 @@ def overlapping_texts(fig, shrink_pt=0.6):
     return out
 
 
-def smallest_text(fig):
-    return min(size for _, _, size in drawn_texts(fig))
+def smallest_text(fig, texts=None):
+    """Size (points) of the smallest text drawn; *texts*: :func:`drawn_texts` of *fig*, if
+    drawn already."""
+    return min(size for _, _, size in (drawn_texts(fig) if texts is None else texts))
+
+
+class Printed(NamedTuple):
+    """What one drawing of a figure shows: its texts, the smallest, those (and the legends,
+    colorbars, panels) past its edges, and the texts over each other."""
+
+    texts: list
+    smallest: float
+    outside: list
+    overlapping: list
+
+
+def printed(fig) -> Printed:
+    """:func:`smallest_text`, :func:`outside_page` and :func:`overlapping_texts` of *fig*,
+    from one drawing of it (each drew the whole figure again)."""
+    texts = drawn_texts(fig)
+    return Printed(
+        texts,
+        smallest_text(fig, texts),
+        outside_page(fig, texts=texts),
+        overlapping_texts(fig, texts=texts),
+    )
 
 
 def pdf_report(path):

@@ -178,11 +178,11 @@ def test_the_lean_font_draws_the_same_pixels_and_text(pts, tmp_path, kind):
     from matplotlib.figure import Figure
 
     from rrmap.plot import plot_agreement
+    from rrmap.plot._render import freeze_layout
     from rrmap.plot.base._sizing import TEXT_AS_TEXT
-    from rrmap.plot.export import _freeze_layout
 
     fig = plot_rrmap_by_rater(pts, "movement") if kind == "by_rater" else plot_agreement(pts)
-    _freeze_layout(fig)  # as the analysis figures: each save draws the same layout
+    freeze_layout(fig)  # as the analysis figures: each save draws the same layout
     fig.savefig(tmp_path / "lean.pdf")
     with plt.rc_context(TEXT_AS_TEXT):
         Figure.savefig(fig, tmp_path / "full.pdf")  # matplotlib's own savefig and subset

@@ -184,10 +184,10 @@ def test_closing_drops_the_figures_being_drawn():
 
 
 def test_fixed_ticks_draw_what_the_locators_drew(tmp_path):
-    from rrmap.plot import export
+    from rrmap.plot._render import freeze_layout
 
     fig = plot_rrmap_grid(PTS, categories=["movement", "modality"])
-    export._freeze_layout(fig)
+    freeze_layout(fig)
     fixed = [
         (axis.get_majorticklocs().tolist(), [t.get_text() for t in axis.get_ticklabels()])
         for ax in fig.axes
@@ -216,6 +216,7 @@ def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, t
 
     from rrmap.plot import plot_rrmap_by_rater
     from rrmap.plot.base._sizing import off_screen
+    from rrmap.plot.figures.panel import panel_record
 
     def make():
         if draw == "grid":
@@ -225,7 +226,7 @@ def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, t
     with off_screen():
         fixed = make()
     live = make()
-    panels = [ax for ax in live.axes if hasattr(ax, "_rrmap_panel")]
+    panels = [ax for ax in live.axes if panel_record(ax) is not None]
     assert panels and all(
         isinstance(ax.xaxis.get_major_locator(), MaxNLocator) for ax in panels
     )  # a user's figure: ticks follow a change of limits
@@ -233,7 +234,7 @@ def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, t
         isinstance(ax.xaxis.get_major_locator(), FixedLocator)
         and isinstance(ax.yaxis.get_major_locator(), FixedLocator)
         for ax in fixed.axes
-        if hasattr(ax, "_rrmap_panel")
+        if panel_record(ax) is not None
     )
     a = save(fixed, tmp_path / "fixed.png", dpi=60)
     b = save(live, tmp_path / "live.png", dpi=60)
@@ -243,13 +244,13 @@ def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, t
 def test_the_png_holds_the_drawn_pixels_and_the_dpi():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from rrmap.plot.export import _png
+    from rrmap.plot._render import rgb_png
 
     fig = plot_rrmap_grid(PTS, categories=["modality"])
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
     rgba = np.asarray(canvas.buffer_rgba())
-    with Image.open(io.BytesIO(_png(rgba[:, :, :3], 123))) as im:
+    with Image.open(io.BytesIO(rgb_png(rgba[:, :, :3], 123))) as im:
         assert im.mode == "RGB" and round(im.info["dpi"][0]) == 123
         assert np.array_equal(np.asarray(im), rgba[:, :, :3])
 
@@ -318,7 +319,7 @@ def test_the_tests_leave_the_figure_workers_their_cores(monkeypatch):
     a positive count is the user's and is kept."""
     from joblib import cpu_count
 
-    import rrmap.analysis as analysis
+    import rrmap.analysis.run as analysis
 
     seen = []
     run = analysis.run_designs

@@ -123,9 +123,9 @@ def test_bad_input_messages():
         ggrrmap(xlim=(1, 1))
 
 
-def _drawn_legend_texts(fig):
+def _drawn_legend_texts(fig, texts=None):
     """Texts drawn (a title wrapped onto lines read as one line) and whether each lies
-    inside the figure."""
+    inside the figure; *texts*: ``drawn_texts(fig)``, if drawn already."""
     from matplotlib.text import Text
     from plot_helpers import drawn_texts
 
@@ -134,7 +134,7 @@ def _drawn_legend_texts(fig):
         " ".join(text.split()): bool(
             box.x0 >= -0.01 and box.x1 <= w + 0.01 and box.y0 >= -0.01 and box.y1 <= h + 0.01
         )
-        for text, box, _ in drawn_texts(fig)
+        for text, box, _ in (drawn_texts(fig) if texts is None else texts)
     }, Text
 
 
@@ -153,14 +153,15 @@ MOVEMENTS = ["abstract art", "cubism", "expressionism", "impressionism", "surrea
 )
 def test_legends_are_never_cropped(pts, extra, size):
     """At 3.5 in, theme_rrmap used to drop 2 of 5 movements and the colorbar."""
+    from plot_helpers import drawn_texts, outside_page
+
     p = ggrrmap(pts, "movement") + extra() + theme(figure_size=size)
     fig = p.draw()
-    texts, _ = _drawn_legend_texts(fig)
+    shown = drawn_texts(fig)
+    texts, _ = _drawn_legend_texts(fig, shown)
     for name in [*MOVEMENTS, "movement", "Bhattacharyya coefficient", "0.00", "1.00"]:
         assert texts.get(name) is True, name  # drawn, and inside the figure
-    from plot_helpers import outside_page
-
-    assert outside_page(fig) == []
+    assert outside_page(fig, texts=shown) == []
 
 
 def test_labs_and_manual_scales_work_as_in_any_ggplot(pts):
@@ -221,8 +222,9 @@ def test_a_long_title_wraps_and_nothing_is_cut_at_single_column_width(pts):
     long = "Relative ratings of the three raters, by movement and modality"
     p = ggrrmap(pts[pts.expert == "E1"], "movement") + theme_rrmap() + labs(title=long)
     fig = (p + theme(figure_size=(3.5, 3.2))).draw()
-    assert outside_page(fig) == []
-    titles = [t for t, _, _ in drawn_texts(fig) if "Relative ratings" in t]
+    shown = drawn_texts(fig)
+    assert outside_page(fig, texts=shown) == []
+    titles = [t for t, _, _ in shown if "Relative ratings" in t]
     assert titles and "\n" in titles[0] and " ".join(titles[0].split()) == long
     assert p.labels.title == long  # the user's plot is left as it was
 
@@ -261,12 +263,14 @@ def _panels(fig):
     )
 
 
-def _legend_boxes(fig):
-    """Drawn boxes (inches) of the legends' texts, by text."""
+def _legend_boxes(fig, texts=None):
+    """Drawn boxes (inches) of the legends' texts, by text; *texts*: ``drawn_texts(fig)``,
+    if drawn already."""
     from plot_helpers import drawn_texts
 
     keep = {*MOVEMENTS, "movement", "Bhattacharyya coefficient", "0.00", "1.00"}
-    return {" ".join(t.split()): b for t, b, _ in drawn_texts(fig) if " ".join(t.split()) in keep}
+    shown = drawn_texts(fig) if texts is None else texts
+    return {" ".join(t.split()): b for t, b, _ in shown if " ".join(t.split()) in keep}
 
 
 def test_three_facets_at_7_by_3_in_keep_the_height_for_the_panels(pts):
@@ -307,21 +311,22 @@ def test_nothing_is_cut_or_overlaps_at_any_size(pts, size, facets):
     """Legends, titles, the caption and the names beside the Δ band inside the figure (the
     names inside their panel), no two texts over each other, none under 6 pt. A single
     panel at 7 × 3 in had "perfect alignment" over "perfect stereotype"."""
-    from plot_helpers import drawn_texts, outside_page, overlapping_texts, smallest_text
+    from plot_helpers import printed
 
     data = pts if facets else pts[pts.expert == "E1"]
     p = ggrrmap(data, "movement") + labs(title="Relative ratings of the three raters, by movement")
     p = p + (facet_wrap("expert") if facets else theme()) + theme(figure_size=size)
     fig = p.draw()
-    assert outside_page(fig) == []
-    assert overlapping_texts(fig) == []
-    assert smallest_text(fig) >= 6.0
-    assert len(_legend_boxes(fig)) == 9  # every key, the titles, the bar's ends
+    page = printed(fig)  # drawn once, looked at five ways
+    assert page.outside == []
+    assert page.overlapping == []
+    assert page.smallest >= 6.0
+    assert len(_legend_boxes(fig, page.texts)) == 9  # every key, the titles, the bar's ends
     _, h = fig.get_size_inches()
     w = fig.get_size_inches()[0]
     panel = fig.axes[0].get_position()
     names = {"excellent", "perfect\nalignment", "perfect\nstereotype"}
-    for text, box, _ in drawn_texts(fig):
+    for text, box, _ in page.texts:
         if text in names:
             assert panel.x0 * w - 0.01 <= box.x0 and box.x1 <= panel.x1 * w + 0.01, text
             assert panel.y0 * h - 0.01 <= box.y0 and box.y1 <= panel.y1 * h + 0.01, text

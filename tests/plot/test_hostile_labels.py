@@ -92,21 +92,21 @@ def check_figure(fig):
     for text in fig.findobj(Text):
         if text.get_visible() and text.get_text():
             plain(text)
-    assert outside_page(fig) == []
+    assert outside_page(fig, texts=texts) == []
     return [t for t, _, _ in texts]
 
 
 def test_every_analysis_figure_draws_hostile_labels_as_text(hostile, tmp_path, monkeypatch):
-    from rrmap.plot import export
+    from rrmap.plot import _render
 
     kept = []
-    freeze = export._freeze_layout
+    freeze = _render.freeze_layout
 
     def keep(fig):  # every analysis figure is frozen once, before it is saved
         kept.append(fig)
         freeze(fig)
 
-    monkeypatch.setattr(export, "_freeze_layout", keep)  # keep the figures to look at them
+    monkeypatch.setattr(_render, "freeze_layout", keep)  # keep the figures to look at them
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         # one process: the figures stay here to be looked at

@@ -31,8 +31,8 @@ def _legend_texts(fig):
     return {leg.get_title().get_text(): [t.get_text() for t in leg.get_texts()] for leg in legends}
 
 
-def test_by_rater_layout(pts):
-    fig = plot_rrmap_by_rater(pts, "movement")
+def test_by_rater_layout(pts, drawn):
+    fig = drawn(plot_rrmap_by_rater, "movement")
     axes = _panels(fig)
     assert len(axes) == 3
     for ax, name in zip(axes, ["E1", "E2", "E3"], strict=True):
@@ -55,8 +55,8 @@ def test_by_rater_layout(pts):
     ("width", "ncols", "nrows"),
     [("7in", 3, 1), ("3.5in", 2, 2), ("85mm", 2, 2), ("3.3in", 2, 2), (5, 3, 1)],
 )
-def test_by_rater_panels_per_row_follow_the_width(pts, width, ncols, nrows):
-    fig = plot_rrmap_by_rater(pts, "movement", width=width)
+def test_by_rater_panels_per_row_follow_the_width(width, ncols, nrows, drawn):
+    fig = drawn(plot_rrmap_by_rater, "movement", width=width)
     rows = {round(ax.get_position().y0, 3) for ax in _panels(fig)}
     cols = {round(ax.get_position().x0, 3) for ax in _panels(fig)}
     assert (len(cols), len(rows)) == (ncols, nrows)
@@ -67,15 +67,15 @@ def test_by_rater_panels_per_row_follow_the_width(pts, width, ncols, nrows):
     assert box.height * h / (box.width * w) == pytest.approx(0.85, abs=0.01)
 
 
-def test_by_rater_legend_fills_the_empty_slot(pts):
-    fig = plot_rrmap_by_rater(pts, "movement", width="3.5in")
+def test_by_rater_legend_fills_the_empty_slot(drawn):
+    fig = drawn(plot_rrmap_by_rater, "movement", width="3.5in")
     slot = [ax for ax in fig.axes if ax.get_visible() and ax.get_legend() and not ax.axison]
     assert len(slot) == 1
     assert slot[0].get_legend().get_title().get_text() == "movement"
 
 
-def test_grid_layout_rows_categories_columns_raters(pts):
-    fig = plot_rrmap_grid(pts)
+def test_grid_layout_rows_categories_columns_raters(pts, drawn):
+    fig = drawn(plot_rrmap_grid)
     panels = _panels(fig)
     assert len(panels) == 4 * 3  # modality_name (15 options) left out by default
     titles = [ax.get_legend().get_title().get_text() for ax in fig.axes if ax.get_legend()]
@@ -90,8 +90,8 @@ def test_grid_layout_rows_categories_columns_raters(pts):
         plot_rrmap_grid(pts, ["nope"])
 
 
-def test_grid_legends_below_rows_when_narrow(pts):
-    fig = plot_rrmap_grid(pts, width="4.8in")
+def test_grid_legends_below_rows_when_narrow(drawn):
+    fig = drawn(plot_rrmap_grid, width="4.8in")
     assert not any(ax.get_legend() for ax in fig.axes)
     legends = {leg.get_title().get_text(): leg for leg in fig.legends}
     assert list(legends) == ["movement", "criterion", "criterion group", "modality", "zones"]
@@ -159,32 +159,31 @@ def test_pdf_keeps_text_as_truetype_and_background_as_image(pts, tmp_path):
     assert out.stat().st_size < 400_000
 
 
-def test_by_rater_at_one_column_is_two_plus_one_not_a_column(pts):
+def test_by_rater_at_one_column_is_two_plus_one_not_a_column(drawn):
     """The measured problem: at 85 mm the three panels were stacked, 256 mm tall."""
-    fig = plot_rrmap_by_rater(pts, "movement", width="85mm")
+    fig = drawn(plot_rrmap_by_rater, "movement", width="85mm")
     assert fig.get_figheight() * 25.4 < 125
     widths = [ax.get_position().width * fig.get_figwidth() for ax in _panels(fig)]
     assert min(widths) >= 1.35
 
 
 @pytest.mark.parametrize("width", ["3.5in", "85mm", "4.5in"])
-def test_grid_too_narrow_is_refused_naming_the_width_that_works(pts, width):
+def test_grid_too_narrow_is_refused_naming_the_width_that_works(pts, width, drawn):
     with pytest.raises(InputError) as err:
         plot_rrmap_grid(pts, width=width)
     message = str(err.value)
     assert "at least 4.75 in (121 mm)" in message
     assert "plot_rrmap_by_rater(points, category, width=" in message
-    fig = plot_rrmap_grid(pts, width="4.75in")  # the width named works
+    fig = drawn(plot_rrmap_grid, width="4.75in")  # the width named works
     widths = [ax.get_position().width * 4.75 for ax in _panels(fig)]
     assert min(widths) >= 1.35
 
 
-def test_grid_panels_keep_the_minimum_width_wherever_drawn(pts):
-    for width in ("4.75in", "5.5in", "6.25in", "7in", "180mm"):
-        fig = plot_rrmap_grid(pts, width=width)
-        w = fig.get_figwidth()
-        assert min(ax.get_position().width * w for ax in _panels(fig)) >= 1.35, width
-        plt.close(fig)
+@pytest.mark.parametrize("width", ["4.75in", "5.5in", "6.25in", "7in", "180mm"])
+def test_grid_panels_keep_the_minimum_width_wherever_drawn(width, drawn):
+    fig = drawn(plot_rrmap_grid, width=width)
+    w = fig.get_figwidth()
+    assert min(ax.get_position().width * w for ax in _panels(fig)) >= 1.35
 
 
 def test_analysis_grid_at_one_column_spans_two(pts, tmp_path):

@@ -1,4 +1,4 @@
-"""Tests of rrmap.plot.figures.map and rrmap.plot.base._geometry: one panel, checked against the formulas."""
+"""Tests of rrmap.plot.figures.map and rrmap.plot.base.geometry: one panel, checked against the formulas."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from rrmap.plot import (
     panel_artists,
     plot_rrmap,
 )
-from rrmap.plot.base._geometry import _bc_contour, _clip_to_view
+from rrmap.plot.base.geometry import bc_contour, clip_to_view
 from rrmap.plot.styles import PAPER_STYLE
 
 
@@ -79,7 +79,7 @@ def test_excellent_contour_is_bc_level_with_spec_extent():
 
 @pytest.mark.parametrize("level", [0.9, 0.98, 0.995])
 def test_bc_contour_closed_form(level):
-    curve = _bc_contour(level)
+    curve = bc_contour(level)
     np.testing.assert_allclose(bc_paper(curve[:, 0], curve[:, 1]), level, rtol=1e-9)
     np.testing.assert_allclose(curve[0], curve[-1], atol=1e-12)
 
@@ -112,7 +112,7 @@ def test_unclipped_points_are_counted_not_hidden():
 
 
 def test_clip_to_view_corner_goes_horizontal():
-    c = _clip_to_view([10.0, 0.0], [10.0, -1.0], (-4, 4), (0.5, 2.5))
+    c = clip_to_view([10.0, 0.0], [10.0, -1.0], (-4, 4), (0.5, 2.5))
     assert c.direction.tolist() == [">", "v"]
     assert c.x.tolist() == [4.0, 0.0] and c.y.tolist() == [2.5, 0.5]
 

@@ -13,7 +13,14 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import pytest
-from plot_helpers import drawn_texts, outside_page, overlapping_texts, pdf_report, smallest_text
+from plot_helpers import (
+    drawn_texts,
+    outside_page,
+    overlapping_texts,
+    pdf_report,
+    printed,
+    smallest_text,
+)
 
 import rrmap
 from rrmap.plot import (
@@ -27,56 +34,60 @@ from rrmap.plot import (
     save,
 )
 
-PTS = rrmap.points(rrmap.datasets.load_example_ratings())
-
+#: Each figure: (function, its arguments after the points, whose points: "all" raters, one
+#: rater's, or None for none).
 FIGURES = {
-    "single": (lambda w: plot_rrmap(PTS[PTS.expert == "E1"], "movement", width=w).figure, 6.0),
-    "by_rater": (lambda w: plot_rrmap_by_rater(PTS, "movement", width=w), 6.0),
-    "by_rater_criterion": (lambda w: plot_rrmap_by_rater(PTS, "criterion", width=w), 6.0),
-    "grid": (lambda w: plot_rrmap_grid(PTS, width=w), 6.0),
-    "intervals": (lambda w: plot_interval_examples(width=w), 6.0),
-    "proportions": (lambda w: plot_proportions(PTS, width=w), 6.0),
-    "proportions_by": (lambda w: plot_proportions(PTS, "criterion", width=w), 6.0),
-    "agreement": (lambda w: plot_agreement(PTS, width=w), 6.0),
+    "single": (plot_rrmap, ("movement",), "E1"),
+    "by_rater": (plot_rrmap_by_rater, ("movement",), "all"),
+    "by_rater_criterion": (plot_rrmap_by_rater, ("criterion",), "all"),
+    "grid": (plot_rrmap_grid, (), "all"),
+    "intervals": (plot_interval_examples, (), None),
+    "proportions": (plot_proportions, (), "all"),
+    "proportions_by": (plot_proportions, ("criterion",), "all"),
+    "agreement": (plot_agreement, (), "all"),
 }
 WIDTHS = ["3.5in", "85mm", "7in", "180mm"]
+#: The smallest type any figure prints (points).
+MIN_SIZE = 6.0
 
 
 #: Figures that refuse a width too narrow for their panels (and name the width that works).
 REFUSED = {("grid", "3.5in"), ("grid", "85mm")}
 
 
+def _figure(drawn, name, width):
+    """The figure *name* at *width*, drawn once for every test of it."""
+    make, args, rater = FIGURES[name]
+    return drawn(make, *args, rater=rater, width=width)
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("name", list(FIGURES))
-def test_figure_fits_its_printed_width(name, width):
-    make, min_size = FIGURES[name]
+def test_figure_fits_its_printed_width(name, width, drawn):
     if (name, width) in REFUSED:
         with pytest.raises(rrmap.errors.InputError, match=r"at least [0-9.]+ in \([0-9]+ mm\)"):
-            make(width)
+            _figure(drawn, name, width)
         return
-    fig = make(width)
+    fig = _figure(drawn, name, width)
     assert fig.get_figwidth() == pytest.approx(parse_width(width, 7.0), abs=1e-9)
     assert 0.5 < fig.get_figheight() < 12
-    assert smallest_text(fig) >= min_size
-    assert outside_page(fig) == []
-    assert overlapping_texts(fig) == []
+    page = printed(fig)
+    assert page.smallest >= MIN_SIZE
+    assert page.outside == []
+    assert page.overlapping == []
 
 
 @pytest.mark.parametrize("name", ["by_rater", "grid"])
-def test_default_width_is_two_columns(name):
-    fig = {
-        "by_rater": lambda: plot_rrmap_by_rater(PTS, "movement"),
-        "grid": lambda: plot_rrmap_grid(PTS),
-    }[name]()
-    assert fig.get_figwidth() == 7.0
+def test_default_width_is_two_columns(name, drawn):
+    make, args, _ = FIGURES[name]
+    assert drawn(make, *args).get_figwidth() == 7.0
 
 
 @pytest.mark.parametrize(
     ("name", "width"), [("by_rater", "3.5in"), ("by_rater", "85mm"), ("grid", "180mm")]
 )
-def test_pdf_page_fonts_and_text(name, width, tmp_path):
-    make, min_size = FIGURES[name]
-    fig = make(width)
+def test_pdf_page_fonts_and_text(name, width, tmp_path, drawn):
+    fig = _figure(drawn, name, width)
     out = save(fig, tmp_path / f"{name}.pdf")
     report = pdf_report(out)
     w, h = fig.get_size_inches()
@@ -87,10 +98,10 @@ def test_pdf_page_fonts_and_text(name, width, tmp_path):
     runs = report["runs"]
     assert len(runs) > 30
     for text, x, y, size in runs:
-        assert size >= min_size - 1e-6, (text, size)
+        assert size >= MIN_SIZE - 1e-6, (text, size)
         assert -0.5 <= x <= report["width"] + 0.5 and -0.5 <= y <= report["height"] + 0.5, text
-    drawn = {t for t, _, _ in drawn_texts(fig)}
-    assert "movement" in drawn and "zones" in drawn
+    shown = {t for t, _, _ in drawn_texts(fig)}
+    assert "movement" in shown and "zones" in shown
 
 
 def test_the_checks_catch_what_they_look_for():
@@ -101,9 +112,15 @@ def test_the_checks_catch_what_they_look_for():
     assert smallest_text(fig) == 4.5
     assert ("small", "overlaps") in overlapping_texts(fig)
     assert [t for t, _ in outside_page(fig)] == ["cut at the edge"]
+    page = printed(fig)  # the three from one drawing
+    assert (page.smallest, page.overlapping, page.outside) == (
+        smallest_text(fig),
+        overlapping_texts(fig),
+        outside_page(fig),
+    )
 
 
-def test_shrinking_a_fixed_figure_is_what_width_avoids():
+def test_shrinking_a_fixed_figure_is_what_width_avoids(drawn):
     """The measured problem: a figure laid out for 8.8 in and shrunk to 7 in prints 5.2 pt
     ticks; laid out for 7 in it prints 7 pt."""
     with plt.rc_context({"xtick.labelsize": 6.5}):
@@ -111,6 +128,6 @@ def test_shrinking_a_fixed_figure_is_what_width_avoids():
         ax.plot([0, 1])
     printed = 6.5 * 7.0 / 8.76
     assert printed < 5.5
-    fig = plot_rrmap_by_rater(PTS, "movement", width="7in")
+    fig = _figure(drawn, "by_rater", "7in")
     ticks = [t.get_fontsize() for ax in fig.axes for t in ax.get_xticklabels() if t.get_text()]
     assert min(ticks) == 7.0

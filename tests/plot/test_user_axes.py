@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import pytest
-from plot_helpers import drawn_texts, outside_page, overlapping_texts, smallest_text
+from plot_helpers import drawn_texts, printed
 
 import rrmap
 from rrmap.plot import (
@@ -46,7 +46,8 @@ def _boxes_meet(a, b, shrink=0.005):
 
 def _colorbar_and_legend_clear(fig, ax):
     """The colorbar and the legend touch no text of the panel (ticks, axis labels) and
-    not the panel itself; every text lies in the figure and none overlaps another."""
+    not the panel itself; every text lies in the figure and none overlaps another. The
+    figure as drawn (:func:`plot_helpers.printed`), for more checks."""
     drawn = panel_artists(ax)
     fig.draw_without_rendering()
     to_in = fig.dpi_scale_trans.inverted()
@@ -60,8 +61,10 @@ def _colorbar_and_legend_clear(fig, ax):
         box = part.get_window_extent(renderer).transformed(to_in)
         assert not _boxes_meet(box, panel), part
         assert not any(_boxes_meet(box, b) for b in own_boxes), part
-    assert outside_page(fig) == []
-    assert overlapping_texts(fig) == []
+    page = printed(fig)
+    assert page.outside == []
+    assert page.overlapping == []
+    return page
 
 
 @pytest.mark.parametrize("layout", [None, "constrained"])
@@ -71,8 +74,7 @@ def test_map_on_own_axes_with_paper_style(width, layout):
         warnings.simplefilter("error")  # no "constrained_layout not applied"
         fig, ax = plt.subplots(layout=layout)
         plot_rrmap(E1, "movement", ax=ax)
-        _colorbar_and_legend_clear(fig, ax)
-        assert smallest_text(fig) >= 6.0
+        assert _colorbar_and_legend_clear(fig, ax).smallest >= 6.0
     assert fig.get_figwidth() == width
 
 
@@ -109,8 +111,9 @@ def test_two_maps_side_by_side_keep_to_their_cells():
         plot_rrmap(E1, "movement", ax=left)
         plot_rrmap(PTS[PTS.expert == "E2"], "movement", ax=right)
         fig.draw_without_rendering()
-    assert outside_page(fig) == []
-    assert overlapping_texts(fig) == []
+    page = printed(fig)
+    assert page.outside == []
+    assert page.overlapping == []
     to_in = fig.dpi_scale_trans.inverted()
     left_legend = panel_artists(left).legend.get_window_extent().transformed(to_in)
     assert left_legend.x1 <= right.get_tightbbox().transformed(to_in).x0 + 0.01

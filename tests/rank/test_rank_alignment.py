@@ -104,8 +104,12 @@ def test_ties_up_to_nine_are_exact_by_enumeration():
         ra, rb = ra - ra.mean(axis, keepdims=True), rb - rb.mean(axis, keepdims=True)
         return (ra * rb).sum(axis) / np.sqrt((ra**2).sum(axis) * (rb**2).sum(axis))
 
-    ref = stats.permutation_test((x, y), rho_of, permutation_type="pairings", vectorized=True,
+    def rho_with_x(b, axis=-1):  # one sample: its 6! orders against x, not (6!)² pairings
+        return rho_of(np.broadcast_to(np.asarray(x, float), np.shape(b)), b, axis)
+
+    ref = stats.permutation_test((y,), rho_with_x, permutation_type="pairings", vectorized=True,
                                  n_resamples=np.inf, alternative="greater")  # fmt: skip
+    assert len(ref.null_distribution) == 720
     assert spearman_test(x, y, alternative="greater")[1] == pytest.approx(ref.pvalue, abs=1e-12)
 
 

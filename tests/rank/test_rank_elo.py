@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rrmap._util.streams import Streams
 from rrmap.errors import InputError
 from rrmap.rank.models.elo import elo_ratings, fit_elo
 
@@ -78,7 +79,7 @@ def test_shuffles_are_reference_runs_on_permuted_orders():
 def test_shuffle_result_equals_reference_on_the_same_order():
     df = _random_table(3, n=40)
     fit = fit_elo(df, n_shuffles=3, rng=5)
-    gen = np.random.default_rng(5)
+    gen = Streams(5).generator("orders", "elo", "", "")  # the stream of the orders, ungrouped
     order = gen.permuted(np.broadcast_to(np.arange(len(df)), (3, len(df))), axis=1)
     for b in range(3):
         rows = df.iloc[order[b]][["left", "right", "winner"]].itertuples(index=False)

@@ -88,12 +88,18 @@ def _simulate(seed, k=4, n=40, n_instances=8):
 
 
 def _loo_acceleration(df, unit_of_rows, model="bradley-terry", position=False):
-    """Acceleration from refitting the data with each unit's rows left out (no folding)."""
-    rows = []
+    """Acceleration from refitting the data with each unit's rows left out (no folding:
+    one row of scores per unit, unweighted). Leaving out the same comparisons leaves the
+    same data, so each distinct set left out is fitted once (a fit does not depend on the
+    order of its rows: test_rank_bradley_terry)."""
+    rows, fitted = [], {}
     for unit in pd.unique(unit_of_rows):
-        keep = df[unit_of_rows != unit]
-        fit = fit_bradley_terry(keep, model=model, position_effect=position)
-        rows.append(fit.table.sort_values("candidate")["score"])
+        out = unit_of_rows == unit
+        left_out = tuple(sorted(map(tuple, df.loc[out, ["left", "right", "winner"]].values)))
+        if left_out not in fitted:
+            fit = fit_bradley_terry(df[~out], model=model, position_effect=position)
+            fitted[left_out] = fit.table.sort_values("candidate")["score"].to_numpy()
+        rows.append(fitted[left_out])
     return acceleration(np.array(rows))
 
 

@@ -78,6 +78,44 @@ def test_bradley_terry_10000_candidates_refused_before_any_fit(monkeypatch):
     assert "rrmap.rank.limits.MEMORY_LIMIT" in msg and "filter candidates" in msg
 
 
+def _sizes_by_dropping_duplicates(df, by, units=None, weights=None):
+    """group_sizes written plainly: distinct (group, candidate), (group, pair), (group, unit)."""
+    key = pd.Series(df[by].to_numpy() if by is not None else np.zeros(len(df)), name="g")
+    left, right = df["left"].astype(str).to_numpy(), df["right"].astype(str).to_numpy()
+    cands = pd.DataFrame({"g": np.r_[key, key], "c": np.r_[left, right]})
+    pairs = pd.DataFrame({"g": key, "a": np.minimum(left, right), "b": np.maximum(left, right)})
+    out = pd.DataFrame({"k": cands.drop_duplicates().groupby("g", sort=False).size(),
+                        "n": key.groupby(key, sort=False).size(),
+                        "n_pairs": pairs.drop_duplicates().groupby("g", sort=False).size()})  # fmt: skip
+    if units is not None:
+        unit = pd.DataFrame({"g": key, "u": df[units].astype(str).to_numpy()})
+        out["n_types"] = unit.drop_duplicates().groupby("g", sort=False).size()
+    else:
+        w = pd.Series(df[weights].to_numpy() if weights is not None else np.ones(len(df)))
+        out["n_types"] = np.minimum(out["n"], 3 * out["n_pairs"] * w.groupby(key).nunique())
+    out["label"] = 4 * int(cands["c"].str.len().max())
+    return out.reset_index(drop=True)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(("by", "units", "weights"), [(None, None, None), ("instance", None, None),
+                                                      ("instance", "annotator", None),
+                                                      (None, "annotator", None),
+                                                      ("instance", None, "w")])  # fmt: skip
+def test_group_sizes_count_what_a_fit_holds(seed, by, units, weights):
+    rng = np.random.default_rng(seed)
+    n, names = int(rng.integers(1, 60)), np.array(["A", "bb", "é", "x y", "10", "2"])
+    a = rng.integers(0, 6, n)
+    b = (a + rng.integers(1, 6, n)) % 6
+    instance = rng.integers(0, 4, n) if seed % 2 else rng.choice(["i3", "i1", "7"], n)
+    df = pd.DataFrame({"left": names[a], "right": names[b], "instance": instance,
+                       "annotator": rng.choice(["r1", "r2", "r3"], n),
+                       "w": rng.choice([1.0, 0.5, 2.0], n)}, index=rng.permutation(n))  # fmt: skip
+    got = group_sizes(df, by, units, weights)
+    pd.testing.assert_frame_equal(got, _sizes_by_dropping_duplicates(df, by, units, weights),
+                                  check_dtype=False)  # fmt: skip
+
+
 def test_a_large_later_group_is_refused_before_the_first_is_fitted(monkeypatch):
     monkeypatch.setattr(bt_module, "fit_group", _never)
     df = pd.concat([_ring(5, 20, group="a"), _ring(8000, 8000, group="b")], ignore_index=True)

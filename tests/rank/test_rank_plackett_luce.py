@@ -45,10 +45,14 @@ def test_matches_choix_opt_rankings():
 
 def test_matches_scipy_mle_and_hessian():
     orders = _simulate(1, k=5, n=200)
+    # every stage of every ranking: the candidates still in it, and the one chosen first
+    stages = [(r[j], np.isin(np.arange(5), r[j:])) for r in orders for j in range(len(r) - 1)]
+    chosen = np.array([c for c, _ in stages])
+    left = np.array([m for _, m in stages])
 
     def nll(x):
         th = np.r_[x, -x.sum()]
-        return -sum(th[r[j]] - logsumexp(th[r[j:]]) for r in orders for j in range(len(r) - 1))
+        return -(th[chosen].sum() - logsumexp(np.where(left, th, -np.inf), axis=1).sum())
 
     res = minimize(nll, np.zeros(4), method="BFGS", options={"gtol": 1e-9})
     fit = fit_plackett_luce(_frame(orders))

@@ -216,8 +216,9 @@ def test_existence_agrees_with_a_vanishing_penalty(model):
             continue
         exists = bool(fit_bradley_terry(df, model=model, position_effect=True,
                                         ).fits.mle_exists.iloc[0])  # fmt: skip
-        agree += exists == (not _diverges(df, model))
-        assert exists == (not _diverges(df, model)), df
+        converges = not _diverges(df, model)
+        agree += exists == converges
+        assert exists == converges, df
     assert agree > 10
 
 

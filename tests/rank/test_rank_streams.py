@@ -42,9 +42,9 @@ def test_fit_reads_standard_input_as_the_file(tmp_path):
     path = tmp_path / "prefs.csv"
     path.write_text(PREFS)
     piped = _run(["rank", "fit", "-", "--by", "instance"], PREFS.encode(), tmp_path)
-    from_file = _run(["rank", "fit", str(path), "--by", "instance"], b"", tmp_path)
+    from_file = CliRunner().invoke(main, ["rank", "fit", str(path), "--by", "instance"])
     assert piped.returncode == 0, piped.stderr
-    assert piped.stdout == from_file.stdout and piped.stdout.count(b"\n") == 7
+    assert piped.stdout.decode() == from_file.stdout and piped.stdout.count(b"\n") == 7
     assert piped.stderr.decode().startswith("<stdin>: 10 comparisons")
     assert not (tmp_path / "-").exists()
 
@@ -68,11 +68,10 @@ def test_errors_on_standard_input_name_it(tmp_path):
     assert bad.returncode == 1
     assert bad.stderr.decode().startswith("Error: <stdin>: ")
     assert "line 2" in bad.stderr.decode() and "Traceback" not in bad.stderr.decode()
-    empty = _run(["rank", "fit", "-", "--input-format", "fineartbench"], b"{}", tmp_path)
-    assert empty.returncode == 1
-    assert empty.stderr.decode() == (
-        "Error: <stdin>: expected a JSON list of records, got an object\n"
-    )
+    empty = CliRunner().invoke(main, ["rank", "fit", "-", "--input-format", "fineartbench"],
+                               input=b"{}")  # fmt: skip
+    assert empty.exit_code == 1
+    assert empty.stderr == "Error: <stdin>: expected a JSON list of records, got an object\n"
 
 
 def test_filter_writes_standard_output_and_a_report_to_a_file(tmp_path):
@@ -86,9 +85,9 @@ def test_filter_writes_standard_output_and_a_report_to_a_file(tmp_path):
 
 
 def test_a_report_takes_standard_output_only_when_the_table_goes_to_a_file(tmp_path):
-    clash = _run(["rank", "filter", "-", "--dropped", "-"], PREFS.encode(), tmp_path)
-    assert clash.returncode == 2
-    assert "- (standard output) already carries the main output" in clash.stderr.decode()
+    clash = CliRunner().invoke(main, ["rank", "filter", "-", "--dropped", "-"], input=PREFS)
+    assert clash.exit_code == 2
+    assert "- (standard output) already carries the main output" in clash.stderr
     res = _run(["rank", "filter", "-", "--eta", "0.5", "--dropped", "-", "-o", "kept.csv"],
                PREFS.encode(), tmp_path)  # fmt: skip
     assert res.returncode == 0, res.stderr
@@ -99,17 +98,19 @@ def test_a_report_takes_standard_output_only_when_the_table_goes_to_a_file(tmp_p
     assert (tmp_path / "kept.csv").is_file() and not (tmp_path / "-").exists()
 
 
-def test_align_reads_one_input_from_standard_input(tmp_path):
+def test_align_reads_one_input_from_standard_input(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     human = tmp_path / "human.csv"
     human.write_text(PREFS)
-    fitted = _run(["rank", "fit", str(human), "--by", "instance", "-o", "model.csv"], b"",
-                  tmp_path)  # fmt: skip
-    assert fitted.returncode == 0, fitted.stderr
+    fitted = CliRunner().invoke(main, ["rank", "fit", str(human), "--by", "instance", "-o",
+                                       "model.csv"])  # fmt: skip
+    assert fitted.exit_code == 0, fitted.output
     model = (tmp_path / "model.csv").read_bytes()
     piped = _run(["rank", "align", str(human), "-", "--by", "instance"], model, tmp_path)
-    direct = _run(["rank", "align", str(human), "model.csv", "--by", "instance"], b"", tmp_path)
+    direct = CliRunner().invoke(main, ["rank", "align", str(human), "model.csv", "--by",
+                                       "instance"])  # fmt: skip
     assert piped.returncode == 0, piped.stderr
-    assert piped.stdout.replace(b"<stdin>", b"model.csv") == direct.stdout
+    assert piped.stdout.decode().replace("<stdin>", "model.csv") == direct.stdout
     both = CliRunner().invoke(main, ["rank", "align", "-", "-"], input=PREFS)
     assert both.exit_code == 2
     assert "- (standard input) can stand for one input only" in both.stderr

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 import pandas as pd
 
 from rrmap.cli.common import CONTEXT_SETTINGS
 from rrmap.judge.cli._common import (
-    _ALLOW_OUTSIDE_OPTION,
-    _MAX_SIDE_OPTION,
-    _PROMPTS_OPTION,
-    _RAW_CSV_OPTION,
     _also_write,
-    _backend_options,
     _check_outputs,
     _client,
     _emit,
@@ -26,8 +22,24 @@ from rrmap.judge.cli._common import (
     _shown,
     _streams,
 )
+from rrmap.judge.cli._options import (
+    ALLOW_OUTSIDE_OPTION,
+    MAX_SIDE_OPTION,
+    PROMPTS_OPTION,
+    RAW_CSV_OPTION,
+    JudgeOptions,
+    OutputOptions,
+    endpoint_options,
+)
 from rrmap.judge.cli._rate import rate_command
 from rrmap.judge.prompting._sources import input_source, is_stdin
+
+if TYPE_CHECKING:
+    from rrmap.judge.tasks.interpret import InterpretResult
+    from rrmap.judge.tasks.judges import ChatBackend
+    from rrmap.judge.tasks.mcq import McqResult
+    from rrmap.judge.tasks.pairwise import PairwiseResult
+    from rrmap.judge.transport.client import ChatClient
 
 
 @click.group("judge", context_settings=CONTEXT_SETTINGS)
@@ -55,8 +67,8 @@ def judge_group() -> None:
     default="both",
     help="Judge each pair in both left/right orders, or only as listed.",
 )
-@_PROMPTS_OPTION
-@_MAX_SIDE_OPTION
+@PROMPTS_OPTION
+@MAX_SIDE_OPTION
 @click.option(
     "--separate-images",
     is_flag=True,
@@ -88,8 +100,8 @@ def judge_group() -> None:
     default=None,
     help="Also write the position-bias table here ('-': stdout).",
 )
-@_ALLOW_OUTSIDE_OPTION
-@_backend_options
+@ALLOW_OUTSIDE_OPTION
+@endpoint_options
 def twoafc_command(
     pairs: Path,
     mode: str,
@@ -103,7 +115,7 @@ def twoafc_command(
     per_order: Path | None,
     bias_out: Path | None,
     allow_outside: bool,
-    **o: Any,
+    options: JudgeOptions,
 ) -> None:
     """Judge the image pairs of PAIRS (CSV) and write a comparisons table.
 
@@ -119,68 +131,55 @@ def twoafc_command(
     from rrmap.judge.tasks.pairwise import judge_pairs, read_pairs, stage_fields
     from rrmap.judge.transport._planner import placeholder_reply
 
+    out = options.output
     _streams(
-        o["output"], {"PAIRS": pairs, "--batch-results": o["batch_results"]},
+        out.path, {"PAIRS": pairs, "--batch-results": options.batch.results},
         per_order=per_order, bias=bias_out,
     )  # fmt: skip
     table = read_pairs(pairs, allow_outside=allow_outside)
     prompts = load_prompts(prompts_file)
-    settings = dict(
+    judge_these = functools.partial(
+        judge_pairs,
+        table,
+        orders=orders,
         mode=mode,
         prompts=prompts,
         composite=not separate_images,
         max_side=max_side,
         image_format=image_format,
     )
+    judge: ChatClient | RandomJudge
+    backend: ChatBackend | RandomJudge
     if baseline == "random":
-        if o["dry_run"]:
+        if options.dry_run:
             click.echo(
                 f"dry run: the random baseline sends no request; {len(table)} pair(s)", err=True
             )
             return
-        judge: Any = RandomJudge(rng=o["seed"])
-        result, backend = judge_pairs(table, judge, orders=orders, **settings), judge
+        judge = RandomJudge(rng=options.seed)
+        result, backend = judge_these(judge), judge
     else:
-        judge = _client(o)
-        if not o["dry_run"]:
-            _check_outputs(o["force"], o["output"], per_order, bias_out)
+        judge = _client(options)
+        if not options.dry_run:
+            _check_outputs(out.force, out.path, per_order, bias_out)
 
-        def run(backend: Any) -> Any:
-            return judge_pairs(
-                table,
-                backend,
-                orders=orders,
-                format_retries=format_retries,
-                progress=not o["quiet"],
-                **settings,
-            )
+        def run(backend: ChatBackend) -> PairwiseResult:
+            return judge_these(backend, format_retries=format_retries, progress=not options.quiet)
 
         done = _execute(
-            o, judge, run, placeholder_reply(stage_fields(mode)), f"{len(table)} pair(s)"
+            options, judge, run, placeholder_reply(stage_fields(mode)), f"{len(table)} pair(s)"
         )
         if done is None:
             return
         result, backend = done
-    _check_outputs(o["force"], o["output"], per_order, bias_out)
-    seed = o["seed"]
-    comps = result.comparisons.assign(seed=seed)
-    raw = o["raw_csv"]
-    _emit(comps, o["output"], "comparisons", raw, prepare=_comparisons_table)
-    said = f"wrote {len(result.per_order)} per-order answers to"
-    _also_write(per_order, result.per_order.assign(seed=seed), raw, said)
-    _also_write(bias_out, result.bias.assign(seed=seed), raw, None)
-    for line in result.summary().splitlines():
-        click.echo(line, err=True)
-    for r in result.excluded.itertuples(index=False):
-        click.echo(
-            f"excluded: {r.instance} {r.candidate_a} vs {r.candidate_b}: {r.reason}", err=True
-        )
-    stats = backend.stats if hasattr(backend, "stats") else None
+    _check_outputs(out.force, out.path, per_order, bias_out)
+    _write_2afc(result, out, per_order, bias_out, options.seed)
+    stats = None if isinstance(backend, RandomJudge) else backend.stats
     _provenance(
-        o["output"],
+        out.path,
         judge,
         stats,
-        o,
+        options,
         "2afc",
         mode=mode,
         orders=orders,
@@ -190,12 +189,35 @@ def twoafc_command(
         prompts=_prompts_identity(prompts, prompts_file),
         pairs=_shown(pairs),
     )
-    if stats is not None:
+    if stats is not None and not isinstance(judge, RandomJudge):
         click.echo(stats.summary(), err=True)
         where = (
             _where(per_order) if per_order else "the excluded pairs above (--per-order FILE: all)"
         )
-        _finish(stats, where, getattr(judge, "budget", None), usable=len(result.comparisons))
+        _finish(stats, where, judge.budget, usable=len(result.comparisons))
+
+
+def _write_2afc(
+    result: PairwiseResult,
+    out: OutputOptions,
+    per_order: Path | None,
+    bias_out: Path | None,
+    seed: int,
+) -> None:
+    """Write the comparisons, the per-order answers and the bias table; say what was left
+    out and why."""
+    raw = out.raw_csv
+    comparisons = result.comparisons.assign(seed=seed)
+    _emit(comparisons, out.path, "comparisons", raw, prepare=_comparisons_table)
+    said = f"wrote {len(result.per_order)} per-order answers to"
+    _also_write(per_order, result.per_order.assign(seed=seed), raw, said)
+    _also_write(bias_out, result.bias.assign(seed=seed), raw, None)
+    for line in result.summary().splitlines():
+        click.echo(line, err=True)
+    for r in result.excluded.itertuples(index=False):
+        click.echo(
+            f"excluded: {r.instance} {r.candidate_a} vs {r.candidate_b}: {r.reason}", err=True
+        )
 
 
 def _comparisons_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -222,8 +244,8 @@ def _comparisons_table(table: pd.DataFrame) -> pd.DataFrame:
 @click.option(
     "--by", "by", multiple=True, help="Metadata column to aggregate accuracy by (repeatable)."
 )
-@_PROMPTS_OPTION
-@_MAX_SIDE_OPTION
+@PROMPTS_OPTION
+@MAX_SIDE_OPTION
 @click.option(
     "--responses",
     "responses_out",
@@ -231,8 +253,8 @@ def _comparisons_table(table: pd.DataFrame) -> pd.DataFrame:
     default=None,
     help="Also write every reply with its match here ('-': stdout).",
 )
-@_ALLOW_OUTSIDE_OPTION
-@_backend_options
+@ALLOW_OUTSIDE_OPTION
+@endpoint_options
 def mcq_command(
     questions: Path,
     circular: bool,
@@ -242,7 +264,7 @@ def mcq_command(
     max_side: int,
     responses_out: Path | None,
     allow_outside: bool,
-    **o: Any,
+    options: JudgeOptions,
 ) -> None:
     """Ask the multiple-choice QUESTIONS (JSONL or CSV) and report Acc and NAcc.
 
@@ -257,8 +279,9 @@ def mcq_command(
     from rrmap.judge.prompting.prompts import load_prompts
     from rrmap.judge.tasks.mcq import evaluate_mcq, mcq_accuracy, read_questions
 
+    out = options.output
     _streams(
-        o["output"], {"QUESTIONS": questions, "--batch-results": o["batch_results"]},
+        out.path, {"QUESTIONS": questions, "--batch-results": options.batch.results},
         responses=responses_out,
     )  # fmt: skip
     table = read_questions(questions, allow_outside=allow_outside)
@@ -266,11 +289,11 @@ def mcq_command(
     if missing:
         raise click.UsageError(f"--by column(s) not in {_shown(questions)}: {', '.join(missing)}")
     prompts = load_prompts(prompts_file)
-    client = _client(o)
-    if not o["dry_run"]:
-        _check_outputs(o["force"], o["output"], responses_out)
+    client = _client(options)
+    if not options.dry_run:
+        _check_outputs(out.force, out.path, responses_out)
 
-    def run(backend: Any) -> Any:
+    def run(backend: ChatBackend) -> McqResult:
         return evaluate_mcq(
             table,
             backend,
@@ -278,19 +301,19 @@ def mcq_command(
             llm_match=llm_match,
             prompts=prompts,
             max_side=max_side,
-            progress=not o["quiet"],
+            progress=not options.quiet,
         )
 
-    done = _execute(o, client, run, "A", f"{len(table)} question(s)")
+    done = _execute(options, client, run, "A", f"{len(table)} question(s)")
     if done is None:
         return
     res, backend = done
     acc = mcq_accuracy(res.per_question, by=list(by) or None).assign(
-        model=client.name, circular=circular, seed=o["seed"]
+        model=client.name, circular=circular, seed=options.seed
     )
-    _emit(acc, o["output"], "accuracy rows", raw=o["raw_csv"])
-    replies = res.responses.assign(model=client.name, seed=o["seed"])
-    _also_write(responses_out, replies, o["raw_csv"], f"wrote {len(res.responses)} replies to")
+    _emit(acc, out.path, "accuracy rows", raw=out.raw_csv)
+    replies = res.responses.assign(model=client.name, seed=options.seed)
+    _also_write(responses_out, replies, out.raw_csv, f"wrote {len(res.responses)} replies to")
     unmatched = res.unmatched()
     click.echo(
         f"{len(res.per_question)} question(s), {len(res.responses)} repl(ies); "
@@ -304,10 +327,10 @@ def mcq_command(
             err=True,
         )
     _provenance(
-        o["output"],
+        out.path,
         client,
         backend.stats,
-        o,
+        options,
         "mcq",
         circular=circular,
         llm_match=llm_match,
@@ -324,7 +347,7 @@ def mcq_command(
 @judge_group.command("interpret", context_settings=CONTEXT_SETTINGS)
 @click.argument("responses", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--by", "by", multiple=True, help="Metadata column to summarise by (repeatable).")
-@_PROMPTS_OPTION
+@PROMPTS_OPTION
 @click.option(
     "--format-retries",
     type=click.IntRange(0),
@@ -338,14 +361,14 @@ def mcq_command(
     default=None,
     help="Also write the mean scores table here ('-': stdout).",
 )
-@_backend_options
+@endpoint_options
 def interpret_command(
     responses: Path,
     by: tuple[str, ...],
     prompts_file: Path | None,
     format_retries: int,
     summary_out: Path | None,
-    **o: Any,
+    options: JudgeOptions,
 ) -> None:
     """Grade RESPONSES (CSV/JSONL: id, response, reference[, question]) on 0-2.
 
@@ -363,8 +386,9 @@ def interpret_command(
     )
     from rrmap.judge.transport._planner import placeholder_reply
 
+    out = options.output
     _streams(
-        o["output"], {"RESPONSES": responses, "--batch-results": o["batch_results"]},
+        out.path, {"RESPONSES": responses, "--batch-results": options.batch.results},
         summary=summary_out,
     )  # fmt: skip
     table = read_interpretations(responses)
@@ -372,35 +396,39 @@ def interpret_command(
     if missing:
         raise click.UsageError(f"--by column(s) not in {_shown(responses)}: {', '.join(missing)}")
     prompts = load_prompts(prompts_file)
-    client = _client(o)
-    if not o["dry_run"]:
-        _check_outputs(o["force"], o["output"], summary_out)
+    client = _client(options)
+    if not options.dry_run:
+        _check_outputs(out.force, out.path, summary_out)
 
-    def run(backend: Any) -> Any:
+    def run(backend: ChatBackend) -> InterpretResult:
         return score_interpretations(
-            table, backend, prompts=prompts, format_retries=format_retries, progress=not o["quiet"]
+            table,
+            backend,
+            prompts=prompts,
+            format_retries=format_retries,
+            progress=not options.quiet,
         )
 
     done = _execute(
-        o, client, run, placeholder_reply(interpret_fields()), f"{len(table)} response(s)"
+        options, client, run, placeholder_reply(interpret_fields()), f"{len(table)} response(s)"
     )
     if done is None:
         return
     res, backend = done
-    scores = res.scores.assign(judge_model=client.name, seed=o["seed"])
-    _emit(scores, o["output"], "graded responses", raw=o["raw_csv"])
+    scores = res.scores.assign(judge_model=client.name, seed=options.seed)
+    _emit(scores, out.path, "graded responses", raw=out.raw_csv)
     summary = interpretation_summary(res.scores, by=list(by) or None).assign(
         judge_model=client.name
     )
-    _also_write(summary_out, summary, o["raw_csv"], None)
+    _also_write(summary_out, summary, out.raw_csv, None)
     click.echo(summary.to_string(index=False), err=True)
     for r in res.scores[~res.scores["valid"]].itertuples(index=False):
         click.echo(f"invalid: {r.id}: {r.error}", err=True)
     _provenance(
-        o["output"],
+        out.path,
         client,
         backend.stats,
-        o,
+        options,
         "interpret",
         format_retries=format_retries,
         prompts=_prompts_identity(prompts, prompts_file),
@@ -409,7 +437,7 @@ def interpret_command(
     click.echo(backend.stats.summary(), err=True)
     _finish(
         backend.stats,
-        (_where(o["output"]) if o["output"] else "the invalid rows above") + " (column error)",
+        (_where(out.path) if out.path else "the invalid rows above") + " (column error)",
         client.budget,
         usable=int(res.scores["valid"].sum()),
         what="score",
@@ -441,7 +469,7 @@ def interpret_command(
     help="Write the table here instead of stdout ('-': stdout).",
 )
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
-@_RAW_CSV_OPTION
+@RAW_CSV_OPTION
 def subjectivity_command(
     per_order: Path,
     by: tuple[str, ...],

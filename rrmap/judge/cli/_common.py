@@ -1,5 +1,7 @@
-"""What the ``rrmap judge`` commands share: backend and budget options, the run, outputs.
+"""What the ``rrmap judge`` commands share: the client, the run, outputs.
 
+:func:`_client` builds the run's client from its typed options
+(:class:`~rrmap.judge.cli._options.JudgeOptions`), checking them together.
 :func:`_execute` runs a judging function one of four ways: a dry run (count
 what the run needs and what is cached, send nothing), through batch jobs
 (``--batch``, ``--batch-file``), or call by call; ``--batch-results`` first
@@ -12,7 +14,6 @@ came from beside it.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import sys
@@ -21,7 +22,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import pandas as pd
@@ -29,261 +30,93 @@ import pandas as pd
 from rrmap._util.escape import message_text
 from rrmap._version import __version__
 from rrmap.cli.common import refuse_overwrite
+from rrmap.judge.cli._options import BudgetOptions, JudgeOptions
 from rrmap.judge.prompting._sources import STDIN, input_source, is_stdin
 from rrmap.judge.tasks._outputs import csv_cells, csv_text, write_csv, write_json
 
+if TYPE_CHECKING:
+    from rrmap.judge.prompting.prompts import Prompts
+    from rrmap.judge.tasks.judges import ChatBackend, PairJudge
+    from rrmap.judge.transport._planner import PlanCounts
+    from rrmap.judge.transport.budget import Budget
+    from rrmap.judge.transport.client import ChatClient
+    from rrmap.judge.transport.usage import UsageStats
+
 _ABBREV = 48
 
-
-# options several commands share, declared once
-_PROMPTS_OPTION = click.option(
-    "--prompts",
-    "prompts_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="YAML/JSON file replacing some prompts.",
-)
-_ALLOW_OUTSIDE_OPTION = click.option(
-    "--allow-outside",
-    is_flag=True,
-    help="Accept images (and image folders) outside the input file's folder (../, absolute "
-    "paths, links).",
-)
-_RAW_CSV_OPTION = click.option(
-    "--raw-csv",
-    is_flag=True,
-    help="Write CSV text cells as they are, for programs: no ' before a cell starting "
-    "with = + - @, a tab or a carriage return, or holding one after a line break inside "
-    "the cell (which a spreadsheet would run as a formula).",
-)
-_MAX_SIDE_OPTION = click.option(
-    "--max-side",
-    type=click.IntRange(16),
-    default=512,
-    help="Downscale each image to this longer side.",
-)
+T = TypeVar("T")
 
 
-_BACKEND_OPTIONS = [
-    click.option(
-        "--base-url",
-        default=None,
-        metavar="URL",
-        help="Chat-completions base URL, e.g. https://api.openai.com/v1.",
-    ),
-    click.option("--model", default=None, metavar="NAME", help="Model name at the endpoint."),
-    click.option(
-        "--api-key-env",
-        default=None,
-        metavar="VAR",
-        help="Environment variable holding the API key (none: no key sent).",
-    ),
-    click.option(
-        "--concurrency", type=click.IntRange(1), default=8, help="Requests in flight at most."
-    ),
-    click.option(
-        "--cache",
-        "cache_dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=None,
-        help="Cache directory: a rerun resumes without repeating finished calls.",
-    ),
-    click.option(
-        "--timeout",
-        type=click.FloatRange(min=0, min_open=True),
-        default=120.0,
-        help="Seconds one HTTP request may take in all: connecting, sending, reading the "
-        "whole reply (a reply trickling in is given up then); also the longest Retry-After "
-        "waited for. A call makes at most --max-retries + 1 requests.",
-    ),
-    click.option("--temperature", type=float, default=0.0, help="Sampling temperature."),
-    click.option(
-        "--max-tokens", type=click.IntRange(1), default=1024, help="Longest reply in tokens."
-    ),
-    click.option(
-        "--max-retries",
-        type=click.IntRange(0),
-        default=6,
-        help="Retries of a call after 429/5xx/timeouts/dropped connections.",
-    ),
-    click.option(
-        "--fail-on-error",
-        type=click.FloatRange(0, 1, min_open=True),
-        default=1.0,
-        metavar="RATE",
-        help="Stop (exit 1) when this share of the last 20 HTTP attempts failed (default 1: "
-        "all of them); the run also stops when its first 5 attempts all fail.",
-    ),
-    click.option(
-        "--seed",
-        type=int,
-        default=0,
-        help="Seed of the random steps (backoff jitter, random baseline).",
-    ),
-    click.option(
-        "-o",
-        "--output",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="Write the result table here instead of stdout ('-': stdout).",
-    ),
-    click.option("--force", is_flag=True, help="Overwrite existing output files."),
-    _RAW_CSV_OPTION,
-    click.option(
-        "--dry-run",
-        is_flag=True,
-        help="Count the calls the run needs and those cached, print the first request "
-        "to send (images abbreviated); send nothing.",
-    ),
-    click.option("--quiet", is_flag=True, help="No progress bar."),
-    click.option(
-        "--max-calls",
-        type=click.IntRange(0),
-        default=None,
-        help="Stop before paying for more calls than this (cached answers are free).",
-    ),
-    click.option(
-        "--max-cost",
-        type=click.FloatRange(0),
-        default=None,
-        metavar="USD",
-        help="Stop before a call could take the cost past this (needs prices).",
-    ),
-    click.option(
-        "--price-in",
-        type=click.FloatRange(0),
-        default=None,
-        metavar="USD",
-        help="Price of a million prompt tokens.",
-    ),
-    click.option(
-        "--price-out",
-        type=click.FloatRange(0),
-        default=None,
-        metavar="USD",
-        help="Price of a million completion tokens.",
-    ),
-    click.option(
-        "--prices",
-        "prices_file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="YAML/JSON file of prices per model ({model: {input: USD, output: USD}}).",
-    ),
-    click.option(
-        "--batch",
-        is_flag=True,
-        help="Send uncached requests as batch jobs (/files + /batches: about half price).",
-    ),
-    click.option(
-        "--batch-file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="Only write the next batch of requests as JSONL here (e.g. for vllm run-batch); "
-        "over --batch-max-lines or --batch-max-bytes, as numbered parts NAME.part1.jsonl, ….",
-    ),
-    click.option(
-        "--batch-results",
-        type=click.Path(dir_okay=False, exists=True, allow_dash=True, path_type=Path),
-        multiple=True,
-        help="Read a batch output JSONL into the cache first (repeatable; '-': stdin).",
-    ),
-    click.option(
-        "--poll-interval",
-        type=click.FloatRange(0),
-        default=30.0,
-        help="Seconds between two looks at a running batch job.",
-    ),
-    click.option(
-        "--batch-max-lines",
-        type=click.IntRange(1),
-        default=50_000,
-        show_default=True,
-        help="Requests in one batch input file at most; more make several jobs (files).",
-    ),
-    click.option(
-        "--batch-max-bytes",
-        type=click.IntRange(1024),
-        default=200_000_000,
-        show_default=True,
-        help="Bytes of one batch input file at most; more make several jobs (files).",
-    ),
-]
-
-
-def _backend_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the options every endpoint command shares (:data:`_BACKEND_OPTIONS`)."""
-    return functools.reduce(lambda f, o: o(f), reversed(_BACKEND_OPTIONS), func)
-
-
-def _budget(o: dict[str, Any], model: str) -> Any:
+def _budget(options: BudgetOptions, model: str) -> Budget | None:
+    """The run's :class:`~rrmap.judge.transport.budget.Budget`, or ``None`` without one."""
     from rrmap.judge.transport.budget import Budget, Prices, load_prices
 
-    given = [o["price_in"] is not None, o["price_out"] is not None]
+    given = [options.price_in is not None, options.price_out is not None]
     if any(given) and not all(given):
         raise click.UsageError("give both --price-in and --price-out (USD per million tokens)")
-    if all(given) and o["prices_file"] is not None:
+    if all(given) and options.prices_file is not None:
         raise click.UsageError("give prices either on the command line or in --prices, not both")
     prices = None
-    if all(given):
-        prices = Prices(o["price_in"], o["price_out"])
-    elif o["prices_file"] is not None:
-        prices = load_prices(o["prices_file"], model)
-    if prices is None and o["max_calls"] is None and o["max_cost"] is None:
+    if options.price_in is not None and options.price_out is not None:
+        prices = Prices(options.price_in, options.price_out)
+    elif options.prices_file is not None:
+        prices = load_prices(options.prices_file, model)
+    if prices is None and options.max_calls is None and options.max_cost is None:
         return None
-    return Budget(max_calls=o["max_calls"], max_cost=o["max_cost"], prices=prices)
+    return Budget(max_calls=options.max_calls, max_cost=options.max_cost, prices=prices)
 
 
-def _client(o: dict[str, Any]) -> Any:
+def _client(options: JudgeOptions) -> ChatClient:
+    """The client of the run, once the options are checked together."""
     from rrmap.judge.transport._breaker import Breaker
     from rrmap.judge.transport.client import ChatClient, Endpoint
 
-    missing = [f"--{k.replace('_', '-')}" for k in ("base_url", "model") if not o[k]]
-    if missing:
-        raise click.UsageError(f"missing option(s) {', '.join(missing)}")
-    batching = o["batch"] or o["batch_file"] is not None or o["batch_results"]
-    if batching and o["cache_dir"] is None:
+    backend, batch = options.backend, options.batch
+    base_url, model = backend.base_url, backend.model
+    if not base_url or not model:
+        raise click.UsageError(f"missing option(s) {', '.join(backend.missing())}")
+    if batch.used and backend.cache_dir is None:
         raise click.UsageError(
             "--batch, --batch-file and --batch-results need --cache DIR: batch answers "
             "and job ids are kept there"
         )
-    if o["batch"] and o["batch_file"] is not None:
+    if batch.jobs and batch.requests_file is not None:
         raise click.UsageError("--batch submits jobs itself; --batch-file only writes them")
     ep = Endpoint(
-        o["base_url"],
-        o["model"],
-        api_key_env=o["api_key_env"],
-        temperature=o["temperature"],
-        max_tokens=o["max_tokens"],
-        timeout=o["timeout"],
-        concurrency=o["concurrency"],
-        max_retries=o["max_retries"],
+        base_url,
+        model,
+        api_key_env=backend.api_key_env,
+        temperature=backend.temperature,
+        max_tokens=backend.max_tokens,
+        timeout=backend.timeout,
+        concurrency=backend.concurrency,
+        max_retries=backend.max_retries,
     )
-    if o["cache_dir"] is None and not o["dry_run"]:
+    if backend.cache_dir is None and not options.dry_run:
         click.echo("note: no --cache given; answers are not kept for a rerun", err=True)
     return ChatClient(
         ep,
-        cache=o["cache_dir"],
-        rng=o["seed"],
-        budget=_budget(o, o["model"]),
-        breaker=Breaker(rate=o["fail_on_error"]),
+        cache=backend.cache_dir,
+        rng=options.seed,
+        budget=_budget(options.budget, model),
+        breaker=Breaker(rate=backend.fail_on_error),
     )
 
 
 def _execute(
-    o: dict[str, Any],
-    client: Any,
-    run: Callable[[Any], Any],
+    options: JudgeOptions,
+    client: ChatClient,
+    run: Callable[[ChatBackend], T],
     placeholder: str | None,
     what: str,
-) -> tuple[Any, Any] | None:
+) -> tuple[T, ChatBackend] | None:
     """Run *run(backend)*: a dry run, through batch jobs, or call by call (see the module).
 
     Returns the result and the backend whose ``stats`` count the run, or
     ``None`` when nothing is left to do (a dry run, a requests file written).
     """
     with _cache_warnings_as_lines():
-        return _execute_run(o, client, run, placeholder, what)
+        return _execute_run(options, client, run, placeholder, what)
 
 
 @contextlib.contextmanager
@@ -309,17 +142,18 @@ def _cache_warnings_as_lines() -> Iterator[None]:
 
 
 def _execute_run(
-    o: dict[str, Any],
-    client: Any,
-    run: Callable[[Any], Any],
+    options: JudgeOptions,
+    client: ChatClient,
+    run: Callable[[ChatBackend], T],
     placeholder: str | None,
     what: str,
-) -> tuple[Any, Any] | None:
+) -> tuple[T, ChatBackend] | None:
     from rrmap.judge.transport._planner import Planner
     from rrmap.judge.transport.batch import read_batch_results, run_batched
 
-    kept = _kept_requests(client) if o["batch_results"] else {}  # read once for every file
-    for path in o["batch_results"]:
+    batch = options.batch
+    kept = _kept_requests(client) if batch.results else {}  # read once for every file
+    for path in batch.results:
         src = input_source(path)
         report = read_batch_results(
             src.text().splitlines(),
@@ -332,20 +166,20 @@ def _execute_run(
             f"{len(report.failed)} failed request(s), {report.unknown} line(s) not ours",
             err=True,
         )
-    if o["dry_run"]:
+    if options.dry_run:
         planner = Planner(client, placeholder=placeholder)
         run(planner)
         _dry_run_report(client, planner.counts, what)
         return None
-    if o["batch"] or o["batch_file"] is not None:
+    if batch.runs_batches:
         result, backend = run_batched(
             run,
             client,
-            poll_interval=o["poll_interval"],
-            progress=not o["quiet"],
-            batch_file=o["batch_file"],
-            max_lines=o["batch_max_lines"],
-            max_bytes=o["batch_max_bytes"],
+            poll_interval=batch.poll_interval,
+            progress=not options.quiet,
+            batch_file=batch.requests_file,
+            max_lines=batch.max_lines,
+            max_bytes=batch.max_bytes,
         )
         if result is None:
             _keep_batch_requests(client, backend)
@@ -355,7 +189,7 @@ def _execute_run(
     return run(client), client
 
 
-def _kept_requests(client: Any) -> dict[str, Any]:
+def _kept_requests(client: ChatClient) -> dict[str, Any]:
     from rrmap.judge.transport.batch import _read_json
 
     folder = client.cache.directory / "batches" / "requests"
@@ -363,7 +197,7 @@ def _kept_requests(client: Any) -> dict[str, Any]:
     return {key: body for key, body in bodies.items() if isinstance(body, dict)}
 
 
-def _keep_batch_requests(client: Any, paths: list[Path]) -> None:
+def _keep_batch_requests(client: ChatClient, paths: list[Path]) -> None:
     """Keep the bodies of written requests files, to store their answers under their keys."""
     from rrmap.judge.transport.batch import keep_requests
 
@@ -394,7 +228,7 @@ def _say_batch_files(paths: list[Path], model: str) -> None:
     )
 
 
-def _dry_run_report(client: Any, counts: Any, what: str) -> None:
+def _dry_run_report(client: ChatClient, counts: PlanCounts, what: str) -> None:
     from rrmap.judge.transport._planner import worst_cost
 
     if counts.to_send:
@@ -421,7 +255,11 @@ def _dry_run_report(client: Any, counts: Any, what: str) -> None:
 
 
 def _finish(
-    stats: Any, where: str, budget: Any = None, usable: int | None = None, what: str = "verdict"
+    stats: UsageStats,
+    where: str,
+    budget: Budget | None = None,
+    usable: int | None = None,
+    what: str = "verdict",
 ) -> None:
     """Exit 1 when no call got an answer or nothing usable came of the answers (*usable*
     results, e.g. verdicts, of the run); otherwise say what failed and where it is."""
@@ -452,7 +290,7 @@ def _finish(
         )
 
 
-def _prompts_identity(prompts: Any, prompts_file: Path | None) -> dict[str, str]:
+def _prompts_identity(prompts: Prompts, prompts_file: Path | None) -> dict[str, str]:
     text = json.dumps(asdict(prompts), sort_keys=True, ensure_ascii=False, default=str)
     return {
         "name": str(prompts_file) if prompts_file is not None else "default",
@@ -462,34 +300,34 @@ def _prompts_identity(prompts: Any, prompts_file: Path | None) -> dict[str, str]
 
 def _provenance(
     output: Path | None,
-    client: Any,
-    stats: Any,
-    o: dict[str, Any],
+    client: ChatClient | PairJudge,
+    stats: UsageStats | None,
+    options: JudgeOptions,
     command: str,
     **extra: Any,
 ) -> Path | None:
     """Write what *output* came from beside it (``OUTPUT.json``); nothing for stdout."""
-    from rrmap.judge.transport.client import public_url
+    from rrmap.judge.transport.client import ChatClient, public_url
 
     if output is None or is_stdin(output):
         return None
-    ep = getattr(client, "endpoint", None)
+    ep = client.endpoint if isinstance(client, ChatClient) else None
     record = {
         "command": f"rrmap judge {command}",
         "rrmap_version": __version__,
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "seed": o["seed"],
+        "seed": options.seed,
         "base_url": public_url(ep.base_url) if ep is not None else None,
         "endpoint": public_url(ep.base_url) if ep is not None else None,
-        "model": getattr(client, "name", None),
+        "model": client.name,
         # what the server said answered (its "model" field), cached answers included
-        "model_versions": list(getattr(stats, "model_versions", [])),
-        "temperature": getattr(ep, "temperature", None),
-        "max_tokens": getattr(ep, "max_tokens", None),
-        "batch": bool(o.get("batch") or o.get("batch_results")),
-        "csv_cells": csv_cells(o.get("raw_csv", False)),
+        "model_versions": list(stats.model_versions) if stats is not None else [],
+        "temperature": ep.temperature if ep is not None else None,
+        "max_tokens": ep.max_tokens if ep is not None else None,
+        "batch": bool(options.batch.jobs or options.batch.results),
+        "csv_cells": csv_cells(options.output.raw_csv),
         **extra,
-        "calls": stats.to_dict() if hasattr(stats, "to_dict") else None,
+        "calls": stats.to_dict() if stats is not None else None,
     }
     path = output.with_name(output.name + ".json")
     return write_json(path, record)
@@ -506,7 +344,7 @@ def _abbreviate(obj: Any) -> Any:
     return obj
 
 
-def _print_request(client: Any, body: dict[str, Any]) -> None:
+def _print_request(client: ChatClient, body: dict[str, Any]) -> None:
     from rrmap.judge.transport.client import public_url
 
     ep = client.endpoint

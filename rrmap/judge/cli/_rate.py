@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 import pandas as pd
 
 from rrmap.cli.common import CONTEXT_SETTINGS, refuse_overwrite
-from rrmap.judge.cli._common import (
-    _ALLOW_OUTSIDE_OPTION,
-    _also_write,
-    _backend_options,
-    _client,
-    _execute,
-    _finish,
-    _streams,
-)
+from rrmap.judge.cli._common import _also_write, _client, _execute, _finish, _streams
+from rrmap.judge.cli._options import ALLOW_OUTSIDE_OPTION, JudgeOptions, endpoint_options
 from rrmap.judge.prompting._sources import input_source, is_stdin
+
+if TYPE_CHECKING:
+    from rrmap.judge.tasks.judges import ChatBackend
+    from rrmap.judge.tasks.model_ratings import ModelRatings
 
 
 @click.command("rate", context_settings=CONTEXT_SETTINGS)
@@ -78,8 +75,8 @@ from rrmap.judge.prompting._sources import input_source, is_stdin
     default=None,
     help="Where to write the merged ratings [default: OUTPUT with .merged.csv; '-': stdout].",
 )
-@_ALLOW_OUTSIDE_OPTION
-@_backend_options
+@ALLOW_OUTSIDE_OPTION
+@endpoint_options
 def rate_command(
     corpus_file: Path,
     criteria_file: Path | None,
@@ -93,7 +90,7 @@ def rate_command(
     merge_with: Path | None,
     merged_output: Path | None,
     allow_outside: bool,
-    **o: Any,
+    options: JudgeOptions,
 ) -> None:
     """Ask a multimodal model for 95 % intervals per criterion, as one more RRMap rater.
 
@@ -109,9 +106,10 @@ def rate_command(
     from rrmap.judge.prompting.criteria import load_criteria, study_criteria
     from rrmap.judge.tasks.rating import merge_ratings, rate_corpora
 
+    out = options.output
     inputs = {"--corpus": corpus_file, "--merge-with": merge_with}
-    _streams(o["output"], {**inputs, "--batch-results": o["batch_results"]})
-    if is_stdin(o["output"]):
+    _streams(out.path, {**inputs, "--batch-results": options.batch.results})
+    if is_stdin(out.path):
         raise click.UsageError(
             "-o -: rate writes its ratings with four files beside them (runs, variability, "
             "failures, settings); give a file name (--merged-output - writes the merged "
@@ -122,42 +120,43 @@ def rate_command(
     if merge_with is not None:  # read before any call: a mistake costs nothing
         human = pd.read_csv(input_source(merge_with).readable())
     criteria = load_criteria(criteria_file) if criteria_file else study_criteria()
-    client = _client(o)
-    if not o["dry_run"]:
-        if o["output"] is None:
+    client = _client(options)
+    if not options.dry_run:
+        if out.path is None:
             raise click.UsageError(
                 "give -o/--output: the ratings file (sidecars are written beside it)"
             )
-        out = o["output"]
         merged_path = merged_output or (
-            out.with_suffix("").with_name(out.stem + ".merged.csv") if merge_with else None
+            out.path.with_suffix("").with_name(out.path.stem + ".merged.csv")
+            if merge_with
+            else None
         )
         if merged_path is not None and not is_stdin(merged_path):
-            refuse_overwrite(merged_path, o["force"])
+            refuse_overwrite(merged_path, out.force)
 
-    def run(backend: Any) -> Any:
+    def run(backend: ChatBackend) -> ModelRatings:
         return rate_corpora(
             backend,
             corpora,
             criteria,
             setup=setup,
             repeats=repeats,
-            rng=o["seed"],
+            rng=options.seed,
             rater=rater,
             max_reasks=max_reasks,
             grid_limit=grid_limit,
             grid_columns=grid_columns,
             cell=cell,
-            concurrency=o["concurrency"],
-            progress=not o["quiet"],
+            concurrency=options.backend.concurrency,
+            progress=not options.quiet,
         )
 
     what = f"{len(corpora)} corpora × {len(criteria)} criteria × {repeats} run(s)"
-    done = _execute(o, client, run, None, what)
-    if done is None:
+    done = _execute(options, client, run, None, what)
+    if done is None or out.path is None:
         return
     result, backend = done
-    paths = result.write(out, force=o["force"], raw_csv=o["raw_csv"])
+    paths = result.write(out.path, force=out.force, raw_csv=out.raw_csv)
     click.echo(
         f"wrote {len(result.ratings)} intervals to {paths[0]} "
         f"(runs, variability, failures and settings beside it)",
@@ -174,4 +173,4 @@ def rate_command(
     if human is not None:
         merged = merge_ratings(human, result)
         said = f"wrote {len(merged)} human + model ratings to"
-        _also_write(merged_path, merged, o["raw_csv"], said)
+        _also_write(merged_path, merged, out.raw_csv, said)

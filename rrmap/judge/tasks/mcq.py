@@ -56,10 +56,9 @@ rotation is. Chance-normalised accuracy per question is
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import re
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,13 +66,19 @@ from typing import Any
 
 import pandas as pd
 
-from rrmap._util.escape import message_text
 from rrmap.errors import InputError
-from rrmap.judge.prompting._option_text import named_options, normalise
 from rrmap.judge.prompting._sources import input_source, looks_like_jsonl
-from rrmap.judge.prompting.images import data_url, image_part, image_problem
+from rrmap.judge.prompting.images import data_url, image_part
 from rrmap.judge.prompting.parsing import extract_mapping
 from rrmap.judge.prompting.prompts import DEFAULT_PROMPTS, Prompts, render
+from rrmap.judge.tasks._mcq_matching import LETTERS, RULES
+from rrmap.judge.tasks._mcq_questions import (
+    ImageRules,
+    csv_records,
+    jsonl_records,
+    question_row,
+)
+from rrmap.judge.tasks.judges import ChatBackend
 from rrmap.judge.transport._provenance import (
     COMBINED_COLUMNS,
     combined_provenance,
@@ -105,34 +110,6 @@ MATCH_RULES: tuple[str, ...] = (
     "llm",
 )
 
-_LETTERS = string.ascii_uppercase
-_CORE = ("id", "image", "images", "question", "options", "answer")
-# "answer is B", "Option (C)", "my choice: d." — the keyword in any case; the letter is
-# checked by _phrase_letter (an English "a" or "I" is not an option letter)
-_PHRASE = re.compile(
-    r"(?i:answer|option|choice)(?:\s+(?i:is))?\s*[:\-]?\s*(?:(?i:is)\s*)?"
-    r"[\(\[*\"']*([A-Za-z])(?![A-Za-z])([\)\]*\"']*)(?=(?P<after>[^\n]{0,24}))"
-)
-# "B and C", "B or C", "B, C", "B/C" right after a letter: several answers
-_MORE = re.compile(r"^\s*(?:,|/|&|\band\b|\bor\b)\s*[\(\[]?([A-Z])(?![A-Za-z])")
-
-
-def _phrase_letter(m: re.Match[str]) -> str | None:
-    """The option letter an "answer is X" phrase names, or ``None`` when X is a word.
-
-    An uppercase letter is a letter, except ``I`` followed by a word ("the
-    answer is I think B"); a lowercase one only when nothing but punctuation
-    follows it ("answer: b."), never before a word ("the answer is a bit
-    unclear", "my choice is a medium one").
-    """
-    letter, closing, after = m.group(1), m.group(2), m.group("after")
-    word_follows = re.match(r"\s+[A-Za-z]", after) is not None and not closing
-    if letter.isupper():
-        return None if letter == "I" and word_follows else letter
-    if word_follows or re.match(r"\s*[A-Za-z]", after):
-        return None
-    return letter.upper()
-
 
 def format_options(options: Sequence[str]) -> str:
     """Options as lettered lines, the way the prompt shows them.
@@ -143,7 +120,7 @@ def format_options(options: Sequence[str]) -> str:
     A) Yes
     B) No
     """
-    return "\n".join(f"{_LETTERS[i]}) {o}" for i, o in enumerate(options))
+    return "\n".join(f"{LETTERS[i]}) {o}" for i, o in enumerate(options))
 
 
 def match_option(reply: str | None, options: Sequence[str]) -> tuple[int | None, str]:
@@ -172,140 +149,14 @@ def match_option(reply: str | None, options: Sequence[str]) -> tuple[int | None,
     >>> match_option("Hard to say.", ["Yes", "No"])
     (None, 'unmatched: no option letter or option text found')
     """
-    n = len(options)
     if reply is None or not reply.strip():
         return None, "unmatched: empty reply"
     text = reply.strip()
-
-    def letter_index(letter: str) -> int | None:
-        i = _LETTERS.find(letter.upper())
-        return i if 0 <= i < n else None
-
-    bare = re.sub(r"^[\s*_`\"'(\[]+|[\s*_`\"')\].:,;!]+$", "", text)
-    if len(bare) == 1 and bare.isalpha():
-        i = letter_index(bare)
-        if i is None:
-            return None, f"unmatched: letter {bare.upper()!r} is not among the {n} options"
-        return i, "letter"
-    m = re.match(r"^[\s*_`\"'(\[]*([A-Z])[\)\].:](?:\s|$)", text)
-    if m:
-        i = letter_index(m.group(1))
-        if i is None:
-            return None, f"unmatched: letter {m.group(1)!r} is not among the {n} options"
-        rest = normalise(text[m.end() :])
-        named = [j for j, o in enumerate(options) if rest and normalise(o) == rest]
-        if named and named[0] != i:
-            return None, (
-                f"unmatched: letter {m.group(1)!r} but the text of option {_LETTERS[named[0]]!r}"
-            )
-        return i, "letter_prefix"
-    letters: list[str] = []
-    for m in _PHRASE.finditer(text):
-        letter = _phrase_letter(m)
-        if letter is None:
-            continue
-        letters.append(letter)
-        more = _MORE.match(m.group("after"))
-        if more:
-            letters.append(more.group(1))
-    named = sorted(set(letters))
-    if len(named) > 1:
-        return None, f"unmatched: the reply names several letters {named}"
-    if len(named) == 1:
-        i = letter_index(named[0])
-        if i is None:
-            return None, f"unmatched: letter {named[0]!r} is not among the {n} options"
-        return i, "answer_phrase"
-    normed = normalise(text)
-    exact = [i for i, o in enumerate(options) if normalise(o) == normed]
-    if len(exact) == 1:
-        return exact[0], "text"
-    inside, negated = named_options(text, options)
-    # an option contained in a longer option that also matches is not a separate claim
-    inside = [
-        i
-        for i in inside
-        if not any(j != i and normalise(options[i]) in normalise(options[j]) for j in inside)
-    ]
-    if len(inside) == 1:
-        return inside[0], "text_contained"
-    if len(inside) > 1:
-        return None, "unmatched: the reply contains several options' texts"
-    if negated:
-        names = ", ".join(repr(_LETTERS[i]) for i in negated)
-        return None, f"unmatched: the reply names the text of option {names} only to negate it"
+    for rule in RULES:  # rrmap.judge.tasks._mcq_matching: one function per rule
+        decided = rule(text, options)
+        if decided is not None:
+            return decided
     return None, "unmatched: no option letter or option text found"
-
-
-def _split(value: Any) -> list[str]:
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return []
-    if isinstance(value, list | tuple):
-        return [str(v).strip() for v in value]
-    text = str(value).strip()
-    if not text:
-        return []
-    if text.startswith("["):
-        try:
-            parsed = json.loads(text)
-        except (ValueError, RecursionError):
-            parsed = None
-        if isinstance(parsed, list):
-            return [str(v).strip() for v in parsed]
-    return [p.strip() for p in text.split("|")]
-
-
-def _question_options(rec: dict[str, Any]) -> list[str]:
-    """The options of one question record: ``options`` (list, mapping or text) or
-    ``option_a``, ``option_b``, ... columns."""
-    opts_raw = rec.get("options")
-    if isinstance(opts_raw, dict):
-        options = [str(opts_raw[key]).strip() for key in sorted(opts_raw)]
-    else:
-        options = _split(opts_raw)
-    if not options:
-        letter_cols = [c for c in rec if re.fullmatch(r"option_[a-z]", str(c))]
-        options = [
-            str(rec[c]).strip()
-            for c in sorted(letter_cols)
-            if rec[c] is not None
-            and str(rec[c]).strip()
-            and not (isinstance(rec[c], float) and pd.isna(rec[c]))
-        ]
-    return options
-
-
-def _question_images(
-    rec: dict[str, Any],
-    base: Path,
-    folder: Path | None,
-    check_files: bool,
-    allow_outside: bool,
-    checked: dict[str, str | None],
-) -> tuple[list[str], list[str]]:
-    """The resolved image paths of one question record, and what is wrong with them.
-
-    *checked* keeps the verdict on each file, so an image shared by many
-    questions is opened once.
-    """
-    problems = []
-    for key in ("image", "images"):
-        value = rec.get(key)
-        if isinstance(value, str) and not value.strip():
-            problems.append(
-                f"{key!r} is empty (leave it out, or write null, for a question without an image)"
-            )
-    images = _split(rec.get("images")) or _split(rec.get("image"))
-    if any(not p for p in images):
-        problems.append("an image path is empty")
-    images = [p for p in images if p]
-    resolved = [str(base / p) if not Path(p).is_absolute() else p for p in images]
-    for p in resolved:
-        if p not in checked:
-            checked[p] = image_problem(p, folder, allow_outside=allow_outside, contents=check_files)
-        if checked[p] is not None:
-            problems.append(f"image file {message_text(p)} {checked[p]}")
-    return resolved, problems
 
 
 def validate_questions(
@@ -360,6 +211,7 @@ def validate_questions(
         raise InputError(f"{source}: no questions to ask (the file has no rows)")
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     folder = Path(base_dir) if base_dir is not None else None
+    rules = ImageRules(base, folder, check_files=check_files, allow_outside=allow_outside)
     checked: dict[str, str | None] = {}
     problems: list[str] = []
     rows = []
@@ -374,48 +226,9 @@ def validate_questions(
             problems.append(f"{where}: id {qid!r} already used on line {seen[qid]}")
         else:
             seen[qid] = line
-        question = str(rec.get("question") or "").strip()
-        if not question:
-            problems.append(f"{where}: 'question' is empty")
-        options = _question_options(rec)
-        if len(options) < 2:
-            problems.append(f"{where}: needs at least 2 options, found {len(options)}")
-        elif len(options) > len(_LETTERS):
-            problems.append(f"{where}: at most {len(_LETTERS)} options, found {len(options)}")
-        answer = str(rec.get("answer") if rec.get("answer") is not None else "").strip()
-        answer_index = None
-        if len(answer) == 1 and answer.upper() in _LETTERS[: len(options)]:
-            answer_index = _LETTERS.index(answer.upper())
-        else:
-            hits = [i for i, o in enumerate(options) if o.lower() == answer.lower()]
-            if len(hits) == 1:
-                answer_index = hits[0]
-        if answer_index is None and len(options) >= 2:
-            problems.append(
-                f"{where}: answer {answer!r} is neither an option letter "
-                f"(A-{_LETTERS[len(options) - 1]}) nor one option's text"
-            )
-        resolved, image_problems = _question_images(
-            rec, base, folder, check_files, allow_outside, checked
-        )
-        problems += [f"{where}: {problem}" for problem in image_problems]
-        meta = {
-            c: v
-            for c, v in rec.items()
-            if c not in _CORE and not re.fullmatch(r"option_[a-z]", str(c))
-        }
-        rows.append(
-            {
-                "id": qid,
-                "images": resolved,
-                "question": question,
-                "options": options,
-                "n_options": len(options),
-                "answer": _LETTERS[answer_index] if answer_index is not None else "",
-                "answer_index": answer_index if answer_index is not None else -1,
-                **meta,
-            }
-        )
+        row, found = question_row(rec, qid, rules, checked)
+        problems += [f"{where}: {problem}" for problem in found]
+        rows.append(row)
     if problems:
         n = len(problems)
         raise InputError(f"{source}: {n} problem{'s' if n != 1 else ''}: " + "; ".join(problems))
@@ -443,49 +256,19 @@ def read_questions(
     [['q1', 'A', 'photo']]
     """
     src = input_source(path)
-    settings = {
-        "source": src.name,
-        "base_dir": src.folder,
-        "check_files": check_files,
-        "allow_outside": allow_outside,
-    }
     if looks_like_jsonl(src, (".jsonl", ".ndjson", ".json")):
-        return _read_jsonl_questions(src.text(), src.name, settings)
-    try:
-        df = pd.read_csv(src.readable(), dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{src.name}: the file is empty") from None
-    except pd.errors.ParserError as exc:
-        raise InputError(f"{src.name}: not a readable CSV ({exc})") from None
-    records = df.to_dict("records")
-    for rec in records:  # an empty cell is how CSV writes a question without an image
-        for key in ("image", "images"):
-            if key in rec and not str(rec[key]).strip():
-                rec[key] = None
-    return validate_questions(records, first_line=2, **settings)
-
-
-def _read_jsonl_questions(text: str, name: str, settings: dict[str, Any]) -> pd.DataFrame:
-    records, problems = [], []
-    lines = text.splitlines()
-    numbers = []
-    for i, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            why = exc.args[0] if isinstance(exc, ValueError) else "nested too deeply"
-            problems.append(f"line {i}: not valid JSON ({why})")
-            continue
-        if not isinstance(rec, dict):
-            problems.append(f"line {i}: not a JSON object")
-            continue
-        records.append(rec)
-        numbers.append(i)
-    if problems:
-        raise InputError(f"{name}: {len(problems)} problem(s): " + "; ".join(problems))
-    return validate_questions(records, line_numbers=numbers, **settings)
+        records, lines = jsonl_records(src.text(), src.name)
+    else:
+        records = csv_records(src)
+        lines = list(range(2, len(records) + 2))  # under the header
+    return validate_questions(
+        records,
+        source=src.name,
+        base_dir=src.folder,
+        check_files=check_files,
+        allow_outside=allow_outside,
+        line_numbers=lines,
+    )
 
 
 def mcq_messages(
@@ -552,13 +335,19 @@ class McqResult:
 
 
 async def _ask_one(
-    backend: Any, q: dict[str, Any], k: int, prompts: Prompts, max_side: int | None, llm_match: Any
+    backend: ChatBackend,
+    q: dict[str, Any],
+    k: int,
+    prompts: Prompts,
+    max_side: int | None,
+    matcher: ChatBackend | None,
 ) -> dict[str, Any]:
+    """Ask question *q* with its options rotated by *k*, and match the reply (one
+    :attr:`McqResult.responses` row, without its provenance)."""
     import asyncio
 
-    n = q["n_options"]
     options = q["options"][k:] + q["options"][:k]
-    answer_index = (q["answer_index"] - k) % n
+    answer_index = (q["answer_index"] - k) % q["n_options"]
     messages = await asyncio.to_thread(
         mcq_messages, q["question"], options, q["images"], prompts=prompts, max_side=max_side
     )
@@ -566,7 +355,7 @@ async def _ask_one(
         "id": q["id"],
         "rotation": k,
         "options": json.dumps(options, ensure_ascii=False),
-        "answer": _LETTERS[answer_index],
+        "answer": LETTERS[answer_index],
         "reply": "",
         "matched": "",
         "match_rule": "",
@@ -580,31 +369,45 @@ async def _ask_one(
         return row
     row["reply"] = res.text
     idx, rule = match_option(res.text, options)
-    if idx is None and llm_match is not None:
-        text = render(
-            prompts.mcq_match,
-            question=q["question"],
-            options=format_options(options),
-            response=res.text,
+    if idx is None and matcher is not None:
+        idx, rule, row["error"] = await _llm_match(
+            matcher, prompts, q["question"], options, res.text, rule
         )
-        try:
-            judged = await llm_match.chat([{"role": "user", "content": text}])
-        except CallFailedError as exc:
-            row["error"] = f"matching call failed: {exc}"
-        else:
-            mapping = extract_mapping(judged.text, ("option",))
-            choice = mapping.get("option") if mapping else None
-            if isinstance(choice, str) and len(choice.strip(" ()")) == 1:
-                i = _LETTERS.find(choice.strip(" ()").upper())
-                if 0 <= i < n:
-                    idx, rule = i, "llm"
-            if idx is None:
-                rule = f"{rule}; llm: {judged.text.strip()[:80]!r}"
     row["match_rule"] = rule
     if idx is not None:
-        row["matched"] = _LETTERS[idx]
+        row["matched"] = LETTERS[idx]
         row["correct"] = idx == answer_index
     return row
+
+
+async def _llm_match(
+    matcher: ChatBackend,
+    prompts: Prompts,
+    question: str,
+    options: Sequence[str],
+    reply: str,
+    rule: str,
+) -> tuple[int | None, str, str]:
+    """The ``llm`` rule: ask *matcher* which option *reply* chooses (a letter, or null).
+
+    Returns the option's index (or ``None``), the rule (*rule*, the reason the
+    other rules gave, with the matcher's reply when it chose none) and the
+    error of a matching call that failed (``""`` when it was answered).
+    """
+    text = render(
+        prompts.mcq_match, question=question, options=format_options(options), response=reply
+    )
+    try:
+        judged = await matcher.chat([{"role": "user", "content": text}])
+    except CallFailedError as exc:
+        return None, rule, f"matching call failed: {exc}"
+    mapping = extract_mapping(judged.text, ("option",))
+    choice = mapping.get("option") if mapping else None
+    if isinstance(choice, str) and len(choice.strip(" ()")) == 1:
+        i = LETTERS.find(choice.strip(" ()").upper())
+        if 0 <= i < len(options):
+            return i, "llm", ""
+    return None, f"{rule}; llm: {judged.text.strip()[:80]!r}", ""
 
 
 def evaluate_mcq(
@@ -665,9 +468,9 @@ def evaluate_mcq(
 
 async def _aevaluate(
     questions: pd.DataFrame,
-    backend: Any,
+    backend: ChatBackend,
     circular: bool,
-    matcher: Any,
+    matcher: ChatBackend | None,
     prompts: Prompts,
     max_side: int | None,
     in_flight: int | None,
@@ -683,14 +486,23 @@ async def _aevaluate(
     ]
     conc = getattr(getattr(backend, "endpoint", None), "concurrency", 8)
     prov: list[dict[str, str]] = []
-    run = {"in_flight": in_flight or 4 * conc, "progress": progress, "desc": "mcq"}
-    async with backend:
+    async with contextlib.AsyncExitStack() as opened:
+        await opened.enter_async_context(backend)
         if matcher is not None and matcher is not backend:
-            async with matcher:
-                rows = await run_all(jobs, **run, provenance=prov)
-        else:
-            rows = await run_all(jobs, **run, provenance=prov)
+            await opened.enter_async_context(matcher)
+        rows = await run_all(
+            jobs, in_flight=in_flight or 4 * conc, progress=progress, desc="mcq", provenance=prov
+        )
     responses = pd.DataFrame([{**r, **p} for r, p in zip(rows, prov, strict=True)])
+    per = _per_question(questions, recs, responses)
+    stats = getattr(backend, "stats", UsageStats())
+    return McqResult(responses, per, stats)
+
+
+def _per_question(
+    questions: pd.DataFrame, recs: list[dict[str, Any]], responses: pd.DataFrame
+) -> pd.DataFrame:
+    """:attr:`McqResult.per_question`: each question's rotations scored together."""
     meta = [
         c
         for c in questions.columns
@@ -714,8 +526,7 @@ async def _aevaluate(
                 **combined_provenance(r.to_dict("records")),
             }
         )
-    stats = getattr(backend, "stats", UsageStats())
-    return McqResult(responses, pd.DataFrame(per), stats)
+    return pd.DataFrame(per)
 
 
 def mcq_accuracy(per_question: pd.DataFrame, by: str | Sequence[str] | None = None) -> pd.DataFrame:

@@ -28,10 +28,9 @@ from rrmap._util.atomic import atomic_path
 from rrmap._util.escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge.transport._provenance import cache_record, reported_text, utc_now
-from rrmap.judge.transport._reply import MAX_REPLY_BYTES
+from rrmap.judge.transport._reply import MAX_REPLY_BYTES, _message_text
 from rrmap.judge.transport.cache import ResponseCache, cache_key
-from rrmap.judge.transport.client import ChatResult, _message_text
-from rrmap.judge.transport.usage import reported_usage
+from rrmap.judge.transport.usage import ChatResult, reported_usage
 
 __all__ = [
     "MAX_BATCH_BYTES",

@@ -22,45 +22,40 @@ paid calls or a cost.
 A reply is read up to :data:`MAX_REPLY_BYTES` (4 MiB, ``max_reply_bytes``)
 and no further: a larger one fails its call at once (counted as failed, not
 retried) without ever being held whole in memory.
+
+A call goes through three steps, each in its own module: the client answers
+it from the cache or from an identical call of this run, or reserves its
+place in the budget (here); the session of the ``async with`` sends it and
+retries it (:mod:`~rrmap.judge.transport._session`); what is sent where, and
+how a call fails, is the :class:`Endpoint` (:mod:`~rrmap.judge.transport.endpoint`,
+whose names are importable from here too).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from rrmap.errors import InputError
 from rrmap.judge.transport._breaker import Breaker
 from rrmap.judge.transport._conversation import _CONVERSATION, _Conversation, conversation
-from rrmap.judge.transport._provenance import cache_record, record_call, reported_text, utc_now
+from rrmap.judge.transport._provenance import cache_record, record_call, reported_text
 from rrmap.judge.transport._reply import (
-    _DETAIL_BYTES,
-    _POOL_SIZE,
-    _PROBE_CONNECT_TRIES,
-    ACCEPT_ENCODING,
     MAX_REPLY_BYTES,
-    ReplyTooLargeError,
-    _message_text,
-    _retry_after,
-    _tls_context,
     _to_stderr,
     _whole_characters,
     _writer,
-    base_url_problems,
     public_url,
-    read_body,
-    redacted_url,
-    require_httpx,
 )
+from rrmap.judge.transport._session import Session
 from rrmap.judge.transport.budget import Budget, BudgetExhausted, Reservation, usage_warning
 from rrmap.judge.transport.cache import ResponseCache, cache_key
+from rrmap.judge.transport.endpoint import CallFailedError, Endpoint, EndpointError, NotSentError
 from rrmap.judge.transport.usage import ChatResult, UsageStats, reported_usage
 
 __all__ = [
@@ -78,160 +73,6 @@ __all__ = [
 
 #: Waits at least this long (seconds) are announced on stderr, so a run never looks hung.
 ANNOUNCE_WAIT = 5.0
-
-_TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
-
-
-class EndpointError(InputError):
-    """The endpoint refused the configuration (key, model, URL or request).
-
-    Raised without retrying for HTTP 401/403 (key), 404 (model or URL) and
-    other 4xx answers other than 408/409/425/429.
-
-    Examples
-    --------
-    >>> err = EndpointError("HTTP 404: model 'x' not found", status=404)
-    >>> err.status
-    404
-    """
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class CallFailedError(RuntimeError):
-    """A call still failed after every allowed retry (the last error is in the message).
-
-    Examples
-    --------
-    >>> str(CallFailedError("HTTP 503 after 7 attempts"))
-    'HTTP 503 after 7 attempts'
-    """
-
-
-class NotSentError(CallFailedError):
-    """A call was not sent: the budget was reached (or, in a dry run, it is not cached).
-
-    Judging functions record it like a failed call, so a run stops cleanly
-    with everything answered so far.
-
-    Examples
-    --------
-    >>> isinstance(NotSentError("not sent: budget"), CallFailedError)
-    True
-    """
-
-
-@dataclass(frozen=True, repr=False)
-class Endpoint:
-    """Where and how to call a chat-completions model.
-
-    Parameters
-    ----------
-    base_url : str
-        E.g. ``"https://api.openai.com/v1"`` or ``"http://localhost:11434/v1"``;
-        ``/chat/completions`` is appended.
-    model : str
-        Model name as the endpoint knows it.
-    api_key_env : str or None
-        Name of the environment variable holding the key; ``None`` sends no
-        ``Authorization`` header (local servers).
-    temperature, max_tokens : float, int
-        Sampling parameters sent with every request (part of the cache key).
-    timeout : float
-        Seconds one HTTP request may take in all: connecting, sending and
-        reading the whole reply (a server that sends its answer a byte at a
-        time is given up at this deadline, and the attempt retried). Also the
-        longest ``Retry-After`` wait honoured. A call makes at most
-        ``max_retries + 1`` requests, with a wait between two.
-    concurrency : int
-        Requests in flight at most.
-    max_retries : int
-        Retries after the first attempt for transient failures.
-    backoff, backoff_cap : float
-        First backoff wait in seconds and its ceiling; the wait doubles per
-        retry and is multiplied by a random factor in [0.5, 1).
-    retry_after_cap : float
-        Longest ``Retry-After`` honoured, in seconds (never more than
-        *timeout*); a longer one is waited for this long only.
-    extra : mapping
-        Further body parameters (e.g. ``{"seed": 0}``), part of the cache key.
-    max_reply_bytes : int, default :data:`MAX_REPLY_BYTES` (4 MiB)
-        Largest reply body read; a larger reply fails its call (not retried).
-
-    Examples
-    --------
-    >>> ep = Endpoint("http://127.0.0.1:8000/v1", "qwen2-vl", api_key_env=None)
-    >>> ep.url
-    'http://127.0.0.1:8000/v1/chat/completions'
-    >>> ep.params()
-    {'temperature': 0.0, 'max_tokens': 1024}
-    >>> repr(Endpoint("http://alice:s3cret@127.0.0.1:8000/v1", "m"))[:52]
-    "Endpoint(base_url='http://***@127.0.0.1:8000/v1', mo"
-    """
-
-    base_url: str
-    model: str
-    api_key_env: str | None = "OPENAI_API_KEY"
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    timeout: float = 120.0
-    concurrency: int = 8
-    max_retries: int = 6
-    backoff: float = 1.0
-    backoff_cap: float = 60.0
-    retry_after_cap: float = 300.0
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    max_reply_bytes: int = MAX_REPLY_BYTES
-
-    def __post_init__(self) -> None:
-        problems = base_url_problems(self.base_url)
-        if not self.model:
-            problems.append("model name is empty")
-        if self.concurrency < 1:
-            problems.append(f"concurrency must be at least 1, got {self.concurrency}")
-        if self.timeout <= 0:
-            problems.append(f"timeout must be positive, got {self.timeout}")
-        if self.max_retries < 0:
-            problems.append(f"max_retries must be >= 0, got {self.max_retries}")
-        if self.max_reply_bytes < 1:
-            problems.append(f"max_reply_bytes must be at least 1, got {self.max_reply_bytes}")
-        if problems:
-            raise InputError("endpoint: " + "; ".join(problems))
-
-    def __repr__(self) -> str:
-        """The fields, the base URL without its user, password or query values."""
-        shown = {f.name: getattr(self, f.name) for f in fields(self)}
-        shown["base_url"] = redacted_url(self.base_url)
-        return f"Endpoint({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
-
-    @property
-    def url(self) -> str:
-        """The full chat-completions URL."""
-        return self.base_url.rstrip("/") + "/chat/completions"
-
-    def params(self) -> dict[str, Any]:
-        """Body parameters other than model and messages."""
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra}
-
-    def api_key(self) -> str | None:
-        """Read the key from :attr:`api_key_env`; ``None`` when no variable is named.
-
-        Raises
-        ------
-        InputError
-            If the variable is named but not set.
-        """
-        if self.api_key_env is None:
-            return None
-        key = os.environ.get(self.api_key_env)
-        if not key:
-            raise InputError(
-                f"environment variable {self.api_key_env} (the API key) is not set; "
-                "export it, or pass api_key_env=None for a server without a key"
-            )
-        return key
 
 
 class ChatClient:
@@ -295,12 +136,9 @@ class ChatClient:
         self.stats = UsageStats()
         if budget is not None and budget.prices is not None:
             self.stats.cost = 0.0
-        self._http: Any = None
-        self._sem: asyncio.Semaphore | None = None
+        #: the HTTP side of the current ``async with`` (None outside one)
+        self._session: Session | None = None
         self._depth = 0
-        self._probe: asyncio.Lock | None = None
-        self._probed = False
-        self._fatal: EndpointError | None = None
         self._inflight: dict[str, asyncio.Future] = {}
         #: answers paid for in this run, by cache key: an identical request is not paid
         #: again, with or without a cache (shared with the twins of with_params)
@@ -315,39 +153,23 @@ class ChatClient:
 
     async def __aenter__(self) -> ChatClient:
         if self._depth == 0:
-            httpx = require_httpx()
-
-            n = self.endpoint.concurrency
-            # Connections are split into pools of at most _POOL_SIZE: httpx's pool does work
-            # quadratic in its connections at every request, which at 32 connections costs
-            # more than the request itself.
-            sizes = [len(part) for part in np.array_split(np.arange(n), -(-n // _POOL_SIZE))]
-            # one TLS context for every pool: building one reads the system's certificates
-            tls = _tls_context()
-            self._pools = [
-                httpx.AsyncClient(
-                    timeout=httpx.Timeout(self.endpoint.timeout),
-                    limits=httpx.Limits(max_connections=k, max_keepalive_connections=k),
-                    verify=tls,
-                )
-                for k in sizes
-            ]
-            self._free = list(sizes)
-            self._http = self._pools[0]
-            self._sem = asyncio.Semaphore(n)
-            self._probe = asyncio.Lock()
-            self._probed = False
-            self._fatal = None
+            self._session = Session(
+                self.endpoint,
+                self.stats,
+                self.breaker,
+                self.rng,
+                self.notify,
+                self.announce_after,
+            )
             self._inflight = {}
         self._depth += 1
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         self._depth -= 1
-        if self._depth == 0:
-            for pool in self._pools:
-                await pool.aclose()
-            self._http = None
+        if self._depth == 0 and self._session is not None:
+            session, self._session = self._session, None
+            await session.aclose()
 
     @contextlib.asynccontextmanager
     async def open_conversation(self, turns: int) -> Any:
@@ -496,7 +318,8 @@ class ChatClient:
 
     async def _answer(self, key: str, body: dict[str, Any]) -> ChatResult:
         """Send *body* under the cross-process claim of *key*, and store the answer."""
-        if self._http is None:
+        session = self._session
+        if session is None:
             raise RuntimeError("use 'async with client:' before calling chat()")
         claim = await self.cache.claim(key) if self.cache is not None else None
         stored = False
@@ -506,18 +329,14 @@ class ChatClient:
                 cached = self.from_cache(key)
                 if cached is not None:
                     return cached
-            probe = await self._await_probe()
-            try:
+            async with session.turn() as probe:  # the first request of a session goes alone
                 reservation = await self._reserve(body)
                 try:
                     self._check(reservation, body)
-                    result = await self._send_checked(body, probe)
+                    result = await session.send(body, probe)
                 except BaseException:
                     self._unreserve(reservation)
                     raise
-            finally:
-                if probe:  # answered or not, the next call may go
-                    self._probe.release()
             self._settle(reservation, body, result)
             if self.cache is not None:
                 # in a writer thread of its own: file creation can be slow on some file
@@ -597,188 +416,3 @@ class ChatClient:
         self._warned.add(where)
         warning = usage_warning(where, problem, self.budget, self.endpoint.max_tokens)
         self.notify(f"Warning: {warning}")
-
-    async def _await_probe(self) -> bool:
-        """Whether this call goes out alone, holding the probe lock (released by the caller).
-
-        Until one request of a session has been answered, requests go out one
-        at a time: a wrong key, model or URL, an endpoint that cannot be
-        reached or that fails everything then costs a few requests, and every
-        other call fails with the same error unsent. The first answer's
-        reported tokens also correct the budget's estimate before any other
-        call reserves.
-        """
-        if self._probed:
-            return False
-        await self._probe.acquire()
-        if self._probed or self._fatal is not None:
-            self._probe.release()
-            if self._fatal is not None:
-                raise self._fatal
-            return False
-        return True
-
-    async def _send_checked(self, body: dict[str, Any], probe: bool = False) -> ChatResult:
-        if probe:
-            try:
-                async with self._sem:
-                    result = await self._send(body, probe=True)
-            except EndpointError as exc:
-                self._fatal = exc
-                raise
-            self._probed = True
-            return result
-        async with self._sem:
-            if self._fatal is not None:
-                raise self._fatal
-            try:
-                return await self._send(body)
-            except EndpointError as exc:
-                self._fatal = exc
-                raise
-
-    def _backoff(self, attempt: int) -> float:
-        ep = self.endpoint
-        return min(ep.backoff_cap, ep.backoff * 2.0**attempt) * (0.5 + 0.5 * self.rng.random())
-
-    def _redact(self, text: str, key: str | None) -> str:
-        return text.replace(key, "***") if key else text
-
-    async def _send(self, body: dict[str, Any], probe: bool = False) -> ChatResult:
-        key = self.endpoint.api_key()
-        headers = {"Accept-Encoding": ACCEPT_ENCODING}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        # the pool with the most free connections (the caller holds a slot of the semaphore)
-        slot = max(range(len(self._free)), key=self._free.__getitem__)
-        self._free[slot] -= 1
-        try:
-            return await self._send_on(self._pools[slot], body, headers, key, probe)
-        finally:
-            self._free[slot] += 1
-
-    async def _send_on(
-        self, http: Any, body: dict[str, Any], headers: dict[str, str], key: str | None, probe: bool
-    ) -> ChatResult:
-        import httpx
-
-        ep = self.endpoint
-        last = ""
-        unreachable = 0
-        for attempt in range(ep.max_retries + 1):
-            if self._fatal is not None:  # the breaker tripped while this call waited
-                raise self._fatal
-            self.stats.requests += 1
-            wait: float | None = None
-            why = "backoff"
-            try:
-                async with asyncio.timeout(ep.timeout):  # the whole request, not each read
-                    async with http.stream("POST", ep.url, json=body, headers=headers) as resp:
-                        result = await self._read_response(resp, attempt, key)
-            except ReplyTooLargeError as exc:
-                self.stats.failed += 1
-                raise CallFailedError(
-                    f"{public_url(ep.url)}: {exc} (max_reply_bytes); not read further"
-                ) from None
-            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
-                last = f"connection failed ({type(exc).__name__}: {exc})"
-                unreachable += 1
-                if probe and (unreachable > _PROBE_CONNECT_TRIES or attempt == ep.max_retries):
-                    raise EndpointError(
-                        f"cannot reach {public_url(ep.url)}: {type(exc).__name__}: "
-                        f"{' '.join(str(exc).split()) or 'no answer'} — check --base-url and "
-                        "that the server is running",
-                        None,
-                    ) from None
-                if probe:
-                    wait = 0.25 * unreachable
-            except (httpx.TimeoutException, TimeoutError):
-                last = f"no whole answer within {ep.timeout:g} s"
-                if probe:  # the first request: nothing else could have slowed it down
-                    raise self._trip(
-                        f"no whole answer within --timeout {ep.timeout:g} s: the endpoint hangs "
-                        "or sends too slowly (or the model needs longer: raise --timeout)"
-                    ) from None
-            except httpx.TransportError as exc:
-                last = f"connection failed ({type(exc).__name__}: {exc})"
-            else:
-                if isinstance(result, ChatResult):
-                    self.breaker.record(True)
-                    return result
-                last, wait = result
-                why = "Retry-After" if wait is not None else "backoff"
-            if not last.startswith("HTTP 429"):  # slow down, not broken
-                tripped = self.breaker.record(False)
-                if tripped is not None:
-                    raise self._trip(f"{tripped}; the last: {last}") from None
-            if attempt == ep.max_retries:
-                break
-            self.stats.retries += 1
-            pause = wait if wait is not None else self._backoff(attempt)
-            if pause >= self.announce_after:
-                self.notify(
-                    f"{ep.model}: {last}; waiting {pause:.0f} s ({why}) before attempt "
-                    f"{attempt + 2} of {ep.max_retries + 1}"
-                )
-            await asyncio.sleep(pause)
-            if self._fatal is not None:
-                raise self._fatal
-        self.stats.failed += 1
-        raise CallFailedError(f"{public_url(ep.url)}: {last} after {ep.max_retries + 1} attempts")
-
-    def _trip(self, why: str) -> EndpointError:
-        """Stop the run: every call in flight or waiting fails with the same error."""
-        if self._fatal is None:
-            self._fatal = EndpointError(f"{public_url(self.endpoint.url)}: stopped: {why}")
-        return self._fatal
-
-    async def _read_response(
-        self, resp: Any, attempt: int, key: str | None
-    ) -> ChatResult | tuple[str, float | None]:
-        """A 200 answer, or (what went wrong, the wait the server asked for) to retry.
-
-        The body is read within ``max_reply_bytes`` (:class:`ReplyTooLargeError`
-        beyond); an error answer only for its first few kilobytes of detail.
-        """
-        ep = self.endpoint
-        status = resp.status_code
-        if status == 200:
-            try:
-                data = json.loads(await read_body(resp, ep.max_reply_bytes))
-                text, finish = _message_text(data)
-            except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
-                return "HTTP 200 with a body that is not a chat completion", None
-            prompt, completion, problem = reported_usage(data.get("usage"))
-            return ChatResult(
-                text=text,
-                prompt_tokens=prompt,
-                completion_tokens=completion,
-                usage_problem=problem,
-                finish_reason=finish,
-                attempts=attempt + 1,
-                model_version=reported_text(data.get("model")),
-                answered_at=utc_now(),
-                endpoint=public_url(ep.base_url),
-            )
-        if status in _TRANSIENT_STATUS:
-            asked = _retry_after(resp.headers.get("retry-after"), float("inf"))
-            cap = min(ep.retry_after_cap, ep.timeout)
-            if asked is not None and asked > cap:
-                return f"HTTP {status} asking to wait {asked:.0f} s (at most {cap:g} s)", cap
-            return f"HTTP {status}", asked
-        try:
-            raw = await read_body(resp, _DETAIL_BYTES, truncate=True)
-        except ValueError:
-            raw = b""
-        detail = self._redact(" ".join(raw.decode("utf-8", "replace").split())[:300], key)
-        if status in (401, 403):
-            hint = (
-                f"the endpoint refused the API key from ${ep.api_key_env}"
-                if ep.api_key_env
-                else "the endpoint wants an API key; pass --api-key-env VAR"
-            )
-        elif status == 404:
-            hint = f"model {ep.model!r} or URL {public_url(ep.url)} not found"
-        else:
-            hint = "the endpoint rejected the request"
-        raise EndpointError(f"{public_url(ep.url)}: HTTP {status}: {hint} ({detail})", status)

@@ -32,7 +32,7 @@ _SHOWN = 8
 _depth = threading.local()
 
 
-def _outside_frame() -> int:
+def outside_frame() -> int:
     """The *stacklevel* of the first caller outside rrmap.plot, matplotlib and contextlib."""
     inner = ("rrmap.plot", "matplotlib", "plotnine", "contextlib", "functools")
     frame, level = sys._getframe(1), 1
@@ -75,7 +75,7 @@ def gathered_glyph_warnings() -> Iterator[None]:
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     if missing:
-        warnings.warn(_message(missing), UserWarning, stacklevel=_outside_frame())
+        warnings.warn(_message(missing), UserWarning, stacklevel=outside_frame())
 
 
 def gathers_glyph_warnings(func: Callable[_P, _R]) -> Callable[_P, _R]:

@@ -1,7 +1,7 @@
 """The BC background as an image that a vector file embeds once for all its panels.
 
 Every panel of a layout shows the same background: the same grid of BC values
-(:func:`rrmap.plot.base._geometry._bc_grid`, computed once per view) in the same
+(:func:`rrmap.plot.base.geometry.bc_grid`, computed once per view) in the same
 colours. Matplotlib's PDF backend writes one image object per image it draws,
 so a 12-panel grid carried twelve identical 400 × 400 images, each compressed
 anew. :class:`BackgroundImage` hands a vector backend the very same array for

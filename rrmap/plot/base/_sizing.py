@@ -9,6 +9,7 @@ user's rcParams say.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -72,19 +73,60 @@ def plain_glyphs(fig: Figure) -> None:
             text.set_fontfeatures(_PLAIN_GLYPHS)
 
 
+def _paper_savefig(fig: Figure, fname: Any, *args: Any, **kwargs: Any) -> None:
+    """``Figure.savefig`` keeping text as text (never Type 3 fonts), warning once of
+    characters the fonts lack."""
+    with text_as_text(), gathered_glyph_warnings():
+        Figure.savefig(fig, fname, *args, **kwargs)
+
+
+def _paper_draw(fig: Figure, renderer: Any) -> None:
+    """``Figure.draw`` of text without ligatures (:func:`plain_glyphs`), warning once of
+    characters the fonts lack."""
+    plain_glyphs(fig)
+    with gathered_glyph_warnings():
+        Figure.draw(fig, renderer)
+
+
 class _PaperFigure(Figure):
-    """A Figure whose ``savefig`` keeps text as text (never Type 3 fonts), whose text has
-    no ligatures (:func:`plain_glyphs`) and whose drawing warns once of characters its
-    font lacks."""
+    """The Figure rrmap makes (:func:`new_figure`): its ``savefig`` keeps text as text
+    (never Type 3 fonts), its text has no ligatures (:func:`plain_glyphs`) and its
+    drawing warns once of characters its font lacks."""
 
     def savefig(self, fname: Any, *args: Any, **kwargs: Any) -> None:
-        with text_as_text(), gathered_glyph_warnings():
-            super().savefig(fname, *args, **kwargs)
+        _paper_savefig(self, fname, *args, **kwargs)
 
     def draw(self, renderer: Any) -> None:
-        plain_glyphs(self)
-        with gathered_glyph_warnings():
-            super().draw(renderer)
+        _paper_draw(self, renderer)
+
+
+def save_like_paper_figures(fig: Figure) -> None:
+    """Have a user's plain *fig* (one rrmap drew on) save and draw as the figures rrmap
+    makes do (text as text whatever ``pdf.fonttype`` says, no ligatures, one warning of
+    missing glyphs), its class left as it is.
+
+    Its own ``savefig`` and ``draw`` become those of :class:`_PaperFigure`: attributes of
+    this one figure (``functools.partial`` of :func:`_paper_savefig` and
+    :func:`_paper_draw`, which pickle with it), never of its class. A figure of another
+    class (rrmap's own, a user's subclass with its own methods) is left alone.
+
+    Examples
+    --------
+    >>> import io
+    >>> fig = Figure()
+    >>> _ = fig.text(0.5, 0.5, "text")
+    >>> save_like_paper_figures(fig)
+    >>> type(fig) is Figure
+    True
+    >>> with mpl.rc_context({"pdf.fonttype": 3}):
+    ...     fig.savefig(buffer := io.BytesIO(), format="pdf")
+    >>> b"/FontFile2" in buffer.getvalue(), b"/Type3" in buffer.getvalue()
+    (True, False)
+    """
+    if type(fig) is not Figure or "savefig" in fig.__dict__:
+        return
+    fig.savefig = functools.partial(_paper_savefig, fig)  # type: ignore[method-assign]
+    fig.draw = functools.partial(_paper_draw, fig)  # type: ignore[method-assign]
 
 
 #: Inside :func:`off_screen`: figures are made without pyplot.

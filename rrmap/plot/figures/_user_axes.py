@@ -26,7 +26,10 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import Bbox, ScaledTranslation
 
-from rrmap.plot.base._glyphs import _outside_frame
+from rrmap.plot.base._glyphs import outside_frame
+from rrmap.plot.base._sizing import save_like_paper_figures
+from rrmap.plot.base._style import title
+from rrmap.plot.figures.panel import PanelStyle, axis_label, draw_panel, record_panel
 
 __all__: list[str] = []
 
@@ -93,33 +96,22 @@ def plot_on_user(
     ax: Axes,
     points: Any,
     color: str | None,
-    st: Any,
+    st: PanelStyle,
     colorbar: bool,
     legend: bool,
 ) -> Axes:
     """Draw the panel (:func:`rrmap.plot.plot_rrmap` style *st*) on a user's *ax*, with its
     colorbar and legend fitted into the room *ax* has; the figure then saves its text as
-    text."""
-    from matplotlib.figure import Figure
-
-    from rrmap.plot.base._sizing import _PaperFigure
-    from rrmap.plot.base._style import title
-    from rrmap.plot.figures.map import _draw_panel, axis_label
-
-    root = _root(ax)
-    if type(root) is Figure:  # same state, a savefig that keeps text as text (Type 42)
-        root.__class__ = _PaperFigure
-    meta, handles = _draw_panel(ax, points, color, st)
-    mappable = meta.get("mappable") if colorbar else None
+    text (:func:`~rrmap.plot.base._sizing.save_like_paper_figures`)."""
+    save_like_paper_figures(_root(ax))
+    drawn = draw_panel(ax, points, color, st)
+    mappable = drawn.mappable if colorbar else None
     head = title(color, points, st.labels)
-    cb, leg = attach(ax, mappable, handles if legend else [], head, axis_label("bc", st.labels))
-    if cb is not None:
-        meta["colorbar"] = cb
-        if cb.solids is not None and isinstance(mappable, AxesImage):
-            cb.solids.set_rasterized(True)
-    if leg is not None:
-        meta["legend"] = leg
-    ax._rrmap_panel = meta  # read back by panel_artists
+    handles = list(drawn.handles) if legend else []
+    cb, leg = attach(ax, mappable, handles, head, axis_label("bc", st.labels))
+    if cb is not None and cb.solids is not None and isinstance(mappable, AxesImage):
+        cb.solids.set_rasterized(True)
+    record_panel(ax, drawn, cb, leg)  # read back by panel_artists
     return ax
 
 
@@ -248,7 +240,7 @@ def _fit_by_hand(ax: Axes, room: Bbox, cb: Any, legend: Any, beside: bool) -> No
                 f"{mpl.rcParams['font.size']:g} pt type: make it taller, or draw inside "
                 "rrmap.plot.paper_style() (journal type sizes)",
                 UserWarning,
-                stacklevel=_outside_frame(),
+                stacklevel=outside_frame(),
             )
             return
         ax.set_position(Bbox([[x0, y0], [x1, y1]]).transformed(to_fig))

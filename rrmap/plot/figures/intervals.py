@@ -14,13 +14,14 @@ from matplotlib.figure import Figure
 from rrmap.comparison import compare
 from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
-from rrmap.plot.base._geometry import DEFAULT_XLIM, DEFAULT_YLIM
 from rrmap.plot.base._glyphs import gathers_glyph_warnings
 from rrmap.plot.base._keywords import lists_keywords
 from rrmap.plot.base._sizing import freeze_ticks, new_figure
 from rrmap.plot.base._style import QUALITY_COLORS, style_map, typography
 from rrmap.plot.base._widths import parse_width
-from rrmap.plot.figures.map import _legend_handles, panel_artists, plot_rrmap
+from rrmap.plot.base.geometry import DEFAULT_XLIM, DEFAULT_YLIM
+from rrmap.plot.figures.map import panel_artists, plot_rrmap
+from rrmap.plot.figures.panel import legend_handles
 from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
 
 __all__ = ["example_interval_pairs", "plot_interval_examples"]
@@ -243,7 +244,7 @@ def _numbered_map(
     present = set(pts["quality"].astype(str))
     styles = style_map([q for q in QUALITY_LEVELS if q in present], None, None, "quality")
     ax.legend(
-        handles=_legend_handles(styles, 30.0, panel_artists(ax).n_clipped, True),
+        handles=legend_handles(styles, 30.0, panel_artists(ax).n_clipped, True),
         loc="upper right",
         framealpha=0.85,
         frameon=True,

@@ -49,17 +49,18 @@ from rrmap.plot.base._style import (
     typography,
 )
 from rrmap.plot.base._widths import MIN_PANEL, min_grid_width, parse_width
-from rrmap.plot.figures.map import (
+from rrmap.plot.figures.panel import (
     CLIPPED_GID,
     PANEL_KEYWORDS,
-    _check_points,
-    _draw_panel,
-    _legend_handles,
-    _levels,
-    _panel_style,
-    _PanelStyle,
-    _thresholds_of,
+    PanelStyle,
     axis_label,
+    check_points,
+    draw_panel,
+    legend_handles,
+    levels_of,
+    panel_style,
+    record_panel,
+    thresholds_of,
 )
 from rrmap.zones import Thresholds
 
@@ -80,10 +81,20 @@ def _point_size(panel_w: float) -> float:
     return round(22.0 * min(1.0, max(0.45, panel_w / 2.2)), 1)
 
 
-def _panel_title(name: str, n: int, n_clipped: int, clip: bool, panel_w: float) -> str:
+def panel_title(name: str, n: int, n_clipped: int, clip: bool, panel_w: float) -> str:
     """``E1 (n = 135, 2 clipped)``, on two lines when one is wider than the panel; the
     rater's *name* (not escaped) is cut with "…" to the panel's width (*panel_w* inches,
-    less a margin between neighbouring titles)."""
+    less a margin between neighbouring titles), at the current ``axes.titlesize``.
+
+    Examples
+    --------
+    >>> with mpl.rc_context({"axes.titlesize": 8.0}):
+    ...     print(panel_title("E1", 135, 2, True, 2.0))
+    ...     print(panel_title("E1", 135, 2, False, 0.5))
+    E1 (n = 135, 2 clipped)
+    E1
+    n = 135, 2 outside
+    """
     detail = f"n = {n}"
     if n_clipped:
         detail += f", {n_clipped} {'clipped' if clip else 'outside'}"
@@ -118,7 +129,7 @@ def _show_outer_labels(grid: np.ndarray, visible: np.ndarray) -> None:
 
 def _add_footer(
     fig: Figure,
-    st: _PanelStyle,
+    st: PanelStyle,
     mappable: Any,
     before: Sequence[dict[str, Any] | None],
     after: Sequence[dict[str, Any] | None],
@@ -182,8 +193,8 @@ def _legends_in_slot(
     return legends[k:]
 
 
-def _key(points: pd.DataFrame, st: _PanelStyle, clipped: int) -> dict[str, Any]:
-    return {**zone_key(_thresholds_of(points, st.thresholds), clipped, st.clip), "title": "zones"}
+def _key(points: pd.DataFrame, st: PanelStyle, clipped: int) -> dict[str, Any]:
+    return {**zone_key(thresholds_of(points, st.thresholds), clipped, st.clip), "title": "zones"}
 
 
 @lists_keywords(PANEL_KEYWORDS)
@@ -244,8 +255,8 @@ def plot_rrmap_by_rater(
     3.5
     >>> plt.close(fig)
     """
-    _check_points(points, [color, rater])
-    raters = _levels(points[rater], None)
+    check_points(points, [color, rater])
+    raters = levels_of(points[rater], None)
     from rrmap.limits import check_figure  # sizes past rrmap.limits, before any drawing
 
     check_figure(points, len(raters), [color], "one panel per rater")
@@ -256,24 +267,24 @@ def plot_rrmap_by_rater(
     panel_w = (w - _BY_RATER_MARGIN) / ncols
     style.setdefault("zone_labels", False)
     style.setdefault("size", _point_size(panel_w))
-    st = _panel_style(style)
+    st = panel_style(style)
     typ = typography(w)
     with mpl.rc_context(typ):
         fig = new_figure(w, w)
         grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
-        st.order = _levels(points[color], st.order) if color is not None else None
+        st.order = levels_of(points[color], st.order) if color is not None else None
         clipped, mappable, styles = 0, None, []
         first_labels = st.zone_labels
         for k, (ax, name) in enumerate(zip(grid.flat, raters, strict=False)):
             st.zone_labels = first_labels and k == 0
             sub = points[points[rater] == name]
-            meta, handles = _draw_panel(ax, sub, color, st)
-            ax._rrmap_panel = meta
-            clipped += meta["n_clipped"]
-            mappable = mappable or meta.get("mappable")
-            styles = handles
+            drawn = draw_panel(ax, sub, color, st)
+            record_panel(ax, drawn)
+            clipped += drawn.n_clipped
+            mappable = mappable or drawn.mappable
+            styles = drawn.handles
             label = option_name(name, st.labels)
-            ax.set_title(_panel_title(label, len(sub), meta["n_clipped"], st.clip, panel_w))
+            ax.set_title(panel_title(label, len(sub), drawn.n_clipped, st.clip, panel_w))
         visible = np.arange(nrows * ncols).reshape(nrows, ncols) < n
         thin_ticks(grid.flat[:n])
         _show_outer_labels(grid, visible)
@@ -295,7 +306,17 @@ def plot_rrmap_by_rater(
     return fig
 
 
-def _default_categories(points: pd.DataFrame, rater: str, max_options: int) -> list[str]:
+def default_categories(points: pd.DataFrame, rater: str, max_options: int) -> list[str]:
+    """The rows :func:`plot_rrmap_grid` draws by default: the categories recorded in
+    ``points.attrs`` (else the text columns), but *rater*, with at most *max_options*
+    options.
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> default_categories(rrmap.points(rrmap.datasets.load_example_ratings()), "expert", 12)
+    ['movement', 'criterion', 'criterion_group', 'modality']
+    """
     recorded = points.attrs.get("rrmap", {}).get("categories")
     candidates = recorded or [
         c
@@ -368,9 +389,9 @@ def plot_rrmap_grid(
     ['movement', 'criterion', 'criterion group', 'modality']
     >>> plt.close(fig)
     """
-    _check_points(points, [rater, *(categories or [])])
+    check_points(points, [rater, *(categories or [])])
     if categories is None:
-        categories = _default_categories(points, rater, max_options)
+        categories = default_categories(points, rater, max_options)
     if not categories:
         raise InputError("no category column to draw rows for; pass categories=[...]")
     from rrmap.limits import check_figure  # sizes past rrmap.limits, before any drawing
@@ -387,7 +408,7 @@ def plot_rrmap_grid(
     panel_w = room / n
     style.setdefault("zone_labels", False)
     style.setdefault("size", _point_size(panel_w))
-    st = _panel_style(style)
+    st = panel_style(style)
     typ = typography(w)
     with mpl.rc_context(typ):
         grid = _GridFigure(points, list(categories), rater, st, w, legends == "right")
@@ -435,12 +456,12 @@ class _GridFigure:
         points: pd.DataFrame,
         categories: list[str],
         rater: str,
-        st: _PanelStyle,
+        st: PanelStyle,
         width: float,
         right: bool,
     ) -> None:
         self.points, self.categories, self.rater, self.st = points, categories, rater, st
-        self.raters = _levels(points[rater], None)
+        self.raters = levels_of(points[rater], None)
         self.width, self.right = width, right
         nrows, ncols = len(categories), len(self.raters)
         self.fig = new_figure(width, width)
@@ -469,20 +490,20 @@ class _GridFigure:
         size = float(mpl.rcParams["legend.fontsize"])
         panel_w = (self.width - (_RIGHT_LEGEND if self.right else 0.45)) / len(self.raters)
         for i, cat in enumerate(self.categories):
-            self.st.order = _levels(self.points[cat], None)
+            self.st.order = levels_of(self.points[cat], None)
             for j, name in enumerate(self.raters):
                 ax = self.grid[i, j]
                 sub = self.points[self.points[self.rater] == name]
-                meta, handles = _draw_panel(ax, sub, cat, self.st)
-                ax._rrmap_panel = meta
-                self.mappable = self.mappable or meta.get("mappable")
+                drawn = draw_panel(ax, sub, cat, self.st)
+                record_panel(ax, drawn)
+                self.mappable = self.mappable or drawn.mappable
                 if i == 0:
-                    self.clipped += meta["n_clipped"]
+                    self.clipped += drawn.n_clipped
                     label = option_name(name, self.st.labels)
                     ax.set_title(
-                        _panel_title(label, len(sub), meta["n_clipped"], self.st.clip, panel_w)
+                        panel_title(label, len(sub), drawn.n_clipped, self.st.clip, panel_w)
                     )
-            entries = _options_only(handles)
+            entries = _options_only(drawn.handles)
             head = title(cat, self.points, self.st.labels)
             if self.right:
                 ncols = 1 if len(entries) <= 10 else 2
@@ -646,7 +667,7 @@ def zone_key(
             label="reference (0, 1), (0, 0)",
         ),
     ]
-    handles += _legend_handles({}, 22.0, clipped, clip)
+    handles += legend_handles({}, 22.0, clipped, clip)
     # a wider gap between key and name than in the options' legends: outlines end at the
     # key's edge, and would touch their names
     return {"handles": handles, "handler_map": {Ellipse: _EllipseHandler()}, "handletextpad": 0.8}

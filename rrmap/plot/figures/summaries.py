@@ -45,7 +45,7 @@ from rrmap.plot.base._style import (
     typography,
 )
 from rrmap.plot.base._widths import parse_width
-from rrmap.plot.figures.layouts import _panel_title
+from rrmap.plot.figures.layouts import panel_title
 from rrmap.tables import agreement, proportions, wilson_interval
 from rrmap.zones import QUALITY_LEVELS
 
@@ -272,7 +272,7 @@ def _proportion_panels(
         _stacked_bars(ax, sub.reset_index(), names)
         n = int(sub["n"].sum())
         panel_w = (width - label_w) / ncols - 0.1
-        ax.set_title(_panel_title(option_name(raters[k], labels), n, 0, True, panel_w))
+        ax.set_title(panel_title(option_name(raters[k], labels), n, 0, True, panel_w))
         below = k + ncols < len(raters)  # another panel under this one
         ax.tick_params(labelleft=k % ncols == 0, labelbottom=not below)
     return [ax for ax in grid.flat if ax.get_visible()], len(options), nrows

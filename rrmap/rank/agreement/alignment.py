@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rrmap._util.streams import Streams
 from rrmap.errors import InputError
 from rrmap.rank.limits import check_count
 
@@ -144,7 +145,9 @@ def spearman_test(
     n_permutations : int, default 9999
         Permutations for the permutation test.
     rng : int, Generator or None
-        Seed or generator for the permutation test.
+        Seed of the permutation test, or a generator that one seed is drawn
+        from; the permutations draw from the stream ``("permutation",
+        "spearman")`` of the seed (see docs/rank.md, "Random streams").
 
     Returns
     -------
@@ -168,6 +171,12 @@ def spearman_test(
     >>> round(rho, 4), p, how
     (0.9487, 0.08333333333333333, 'exact')
     """
+    return _spearman(x, y, alternative, method, n_permutations, Streams.of(rng), ("", ""))
+
+
+def _spearman(x, y, alternative: str, method: str, n_permutations: int, streams: Streams,
+              group: tuple[str, str]) -> tuple[float, float, str]:  # fmt: skip
+    """:func:`spearman_test`, its permutations drawn from the stream of *group*."""
     if alternative not in _ALTERNATIVES:
         raise InputError(
             f"alternative must be one of {', '.join(_ALTERNATIVES)}, got {alternative!r}"
@@ -207,7 +216,8 @@ def spearman_test(
         res = stats.spearmanr(x, y, alternative=alternative)
         return rho, float(res.pvalue), "asymptotic"
     n_perm = check_count("n_permutations", n_permutations, "MAX_PERMUTATIONS", minimum=1)
-    return rho, _permutation_p(x, y, rho, alternative, n_perm, rng), "permutation"
+    gen = streams.generator("permutation", "spearman", *group)
+    return rho, _permutation_p(x, y, rho, alternative, n_perm, gen), "permutation"
 
 
 #: Numbers drawn per batch of permutations (batches of n_permutations × n would not fit).
@@ -215,13 +225,12 @@ _PERM_BATCH = 4_000_000
 
 
 def _permutation_p(x: np.ndarray, y: np.ndarray, rho: float, alternative: str, n_perm: int,
-                   rng: int | np.random.Generator | None) -> float:  # fmt: skip
+                   gen: np.random.Generator) -> float:  # fmt: skip
     """``(b + 1) / (B + 1)``: b of B random orders of *y* at least as extreme as *rho*.
 
     The orders are drawn in batches, each its own rows of one stream, so the
     result equals that of one draw of all of them.
     """
-    gen = np.random.default_rng(rng)
     n = len(x)
     rx, ry = stats.rankdata(x), stats.rankdata(y)
     rxc = rx - rx.mean()
@@ -334,7 +343,10 @@ def align_rankings(
         See :func:`spearman_test`. The default alternative is two-sided, as
         in the paper's tables; ``"greater"`` is the better choice for
         Fisher's combination (a strongly reversed instance then counts
-        against alignment, not for it).
+        against alignment, not for it). Each group's permutations draw from
+        the stream of its own identity (``"permutation"``, ``"spearman"``,
+        ``by`` and the group's value), the same whichever other groups are
+        tested with it; not grouped, from the stream of :func:`spearman_test`.
     labels : (str, str), default ("human", "model")
         Names of the two tables in error messages (e.g. their file names).
 
@@ -368,7 +380,7 @@ def align_rankings(
         "constant_scores": 0,
     }
     both = merged[merged["_merge"] == "both"]
-    gen = np.random.default_rng(rng)
+    streams = Streams.of(rng)
     rows = []
     grouped = [(None, both)] if by is None else both.groupby(by, sort=True, observed=True)
     for key, g in grouped:
@@ -381,8 +393,8 @@ def align_rankings(
         if np.ptp(x) == 0 or np.ptp(y) == 0:
             excluded["constant_scores"] += 1
             continue
-        rho, p, how = spearman_test(x, y, alternative=alternative, method=method,
-                                    n_permutations=n_permutations, rng=gen)  # fmt: skip
+        group = ("", "") if by is None else (str(by), str(key))
+        rho, p, how = _spearman(x, y, alternative, method, n_permutations, streams, group)
         row = {"n_candidates": len(g), "rho": rho, "p_value": p, "p_method": how}
         rows.append(row if by is None else {by: key, **row})
     cols = ([] if by is None else [by]) + ["n_candidates", "rho", "p_value", "p_method"]
@@ -430,7 +442,9 @@ def split_half_alignment(
     n_splits : int, default 100
         Number of random half splits.
     rng : int, Generator or None
-        Seed or generator.
+        Seed, or a generator that one seed is drawn from. Split *s* draws from
+        the stream ``("split-half", s)``: the first splits are the same
+        whatever ``n_splits``.
 
     Returns
     -------
@@ -451,11 +465,11 @@ def split_half_alignment(
     n_splits = check_count("n_splits", n_splits, "MAX_RESAMPLES", minimum=1)
     if len(comparisons) < 2:
         raise InputError("need at least 2 comparisons to split")
-    gen = np.random.default_rng(rng)
+    streams = Streams.of(rng)
     rows = []
     n = len(comparisons)
     for s in range(int(n_splits)):
-        idx = gen.permutation(n)
+        idx = streams.generator("split-half", s).permutation(n)
         a = fit(comparisons.iloc[idx[: n // 2]])
         b = fit(comparisons.iloc[idx[n // 2 :]])
         both = a[["candidate", "score"]].merge(b[["candidate", "score"]], on="candidate")

@@ -138,8 +138,9 @@ def _validate(df: pd.DataFrame, source: str, unit: str, numbers: np.ndarray) -> 
         if col not in out.columns:
             continue
         values = out[col]
-        empty = values.isna() | (values.astype(str).str.strip() == "")
-        cleaned = values.astype(str).str.strip().where(~empty, None)
+        stripped = values.astype(str).str.strip()
+        empty = values.isna() | (stripped == "")
+        cleaned = stripped.where(~empty, None)
         if col == "winner":
             cleaned = cleaned.str.lower()
         if empty.any() and col != "annotator":
@@ -602,23 +603,39 @@ def group_sizes(df: pd.DataFrame, by: str | None, units: str | None = None,
     >>> group_sizes(df, None)[["k", "n", "n_pairs"]].values.tolist()
     [[3, 3, 2]]
     """
-    key = df[by].to_numpy() if by is not None else np.zeros(len(df), dtype=np.int64)
-    left, right = df["left"].astype(str), df["right"].astype(str)
-    cands = pd.DataFrame({"g": np.r_[key, key], "c": np.r_[left.to_numpy(), right.to_numpy()]})
-    lo, hi = left.where(left <= right, right), right.where(left <= right, left)
-    pairs = pd.DataFrame({"g": key, "a": lo.to_numpy(), "b": hi.to_numpy()}).drop_duplicates()
-    g = pd.Series(key)
+    g, n_groups = _codes(df[by]) if by is not None else (np.zeros(len(df), dtype=np.int64), 1)
+    kept = g >= 0  # pandas leaves missing keys out of every group
+    g = g[kept]
+    n_groups = n_groups if len(g) else 0
+    sides = pd.concat([df["left"][kept], df["right"][kept]], ignore_index=True).astype(str)
+    cand, names = pd.factorize(sides)
+    n_c = max(len(names), 1)
+    left, right = cand[: len(g)], cand[len(g) :]
+    pair = _codes(pd.Series(np.minimum(left, right) * n_c + np.maximum(left, right)))[0]
     out = pd.DataFrame({
-        "k": cands.drop_duplicates().groupby("g", sort=False).size(),
-        "n": g.groupby(g, sort=False).size(),
-        "n_pairs": pairs.groupby("g", sort=False).size(),
+        "k": _distinct_per_group(np.r_[g, g], cand, n_groups),
+        "n": np.bincount(g, minlength=n_groups),
+        "n_pairs": _distinct_per_group(g, pair, n_groups),
     })  # fmt: skip
     if units is not None:
-        unit = pd.DataFrame({"g": key, "u": df[units].astype(str).to_numpy()})
-        out["n_types"] = unit.drop_duplicates().groupby("g", sort=False).size()
+        unit = _codes(df[units].astype(str))[0][kept]
+        out["n_types"] = _distinct_per_group(g, unit, n_groups)
     else:
-        w = pd.Series(df[weights].to_numpy() if weights is not None else np.ones(len(df)))
-        n_w = w.groupby(g, sort=False).nunique()
+        w = _codes(df[weights])[0][kept] if weights is not None else np.zeros(len(g), np.int64)
+        n_w = _distinct_per_group(g, w, n_groups)
         out["n_types"] = np.minimum(out["n"], 3 * out["n_pairs"] * n_w)
-    out["label"] = 4 * int(cands["c"].str.len().max()) if len(cands) else 0
-    return out.reset_index(drop=True)
+    out["label"] = 4 * int(pd.Series(names).str.len().max()) if len(names) else 0
+    return out
+
+
+def _codes(values: pd.Series) -> tuple[np.ndarray, int]:
+    """Codes of *values* in order of first appearance (missing: -1), and how many there are."""
+    codes, uniques = pd.factorize(values)
+    return codes.astype(np.int64), len(uniques)
+
+
+def _distinct_per_group(group: np.ndarray, code: np.ndarray, n_groups: int) -> np.ndarray:
+    """How many distinct codes each group has (codes and groups as integers from 0)."""
+    width = int(code.max()) + 1 if len(code) else 1
+    distinct = np.unique(group * width + code)
+    return np.bincount(distinct // width, minlength=n_groups)

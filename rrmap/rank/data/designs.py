@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from rrmap._util.streams import Streams
 from rrmap.errors import InputError
 from rrmap.rank.limits import MAX_DESIGN_WORK, MAX_QUESTIONS, check_memory
 
@@ -164,7 +165,8 @@ def degree_uniform_subgraph(
     n_edges : int
         Number of edges, ``|V| - 1 <= n_edges <= |V|(|V| - 1)/2``.
     rng : int, Generator or None
-        Seed or generator.
+        Seed, or a generator that one seed is drawn from (the stream
+        ``("design", "subgraph")`` of the seed).
 
     Returns
     -------
@@ -194,7 +196,7 @@ def degree_uniform_subgraph(
         raise InputError("candidates: need at least one candidate")
     n = _check_n(n_edges, k)
     _check_size(1, k, n, per_instance=True)
-    edges = _degree_uniform(k, n, np.random.default_rng(rng))
+    edges = _degree_uniform(k, n, Streams.of(rng).generator("design", "subgraph"))
     return pd.DataFrame(
         {
             "left": pd.Series([names[a] for a, _ in edges], dtype="str"),
@@ -206,10 +208,10 @@ def degree_uniform_subgraph(
     )
 
 
-def _design(rows: list[tuple[str, str, str]], gen: np.random.Generator, randomize_sides: bool):
+def _design(rows: list[tuple[str, str, str]], swap: np.ndarray | None) -> pd.DataFrame:
+    """The design table, the sides of the rows where *swap* is true exchanged."""
     df = pd.DataFrame(rows, columns=["instance", "left", "right"]).astype("str")
-    if randomize_sides and len(df):
-        swap = gen.random(len(df)) < 0.5
+    if swap is not None and len(df):
         left = df["left"].where(~swap, df["right"])
         right = df["right"].where(~swap, df["left"])
         df["left"], df["right"] = left, right
@@ -237,7 +239,10 @@ def sample_per_instance(
         Questions per instance, ``k - 1 <= n_edges <= k(k - 1)/2`` for ``k``
         candidates; the paper uses O(k log k) (20 for 10 methods).
     rng : int, Generator or None
-        Seed or generator; one stream serves all instances, in order.
+        Seed, or a generator that one seed is drawn from. Each instance draws
+        its questions and their sides from the stream ``("design",
+        "instance", name)`` of the seed: its questions are the same whichever
+        other instances are in the design, in whichever order.
     randomize_sides : bool, default True
         Show each pair's members on random sides (position-bias control).
 
@@ -257,12 +262,14 @@ def sample_per_instance(
     names = _names(candidates, "candidates")
     n = _check_n(n_edges, len(names))
     _check_size(len(inst), len(names), n, per_instance=True)
-    gen = np.random.default_rng(rng)
-    rows = []
+    streams = Streams.of(rng)
+    rows, swaps = [], []
     for i in inst:
+        gen = streams.generator("design", "instance", i)
         for a, b in _degree_uniform(len(names), n, gen):
             rows.append((i, names[a], names[b]))
-    return _design(rows, gen, randomize_sides)
+        swaps.append(gen.random(n) < 0.5)
+    return _design(rows, np.concatenate(swaps) if randomize_sides else None)
 
 
 def sample_global(
@@ -284,7 +291,8 @@ def sample_global(
     n_questions : int
         How many questions in total, ``1 <= n_questions <= |instances| · k(k-1)/2``.
     rng : int, Generator or None
-        Seed or generator.
+        Seed, or a generator that one seed is drawn from (the stream
+        ``("design", "global")`` of the seed).
     randomize_sides : bool, default True
         Show each pair's members on random sides.
 
@@ -311,8 +319,8 @@ def sample_global(
             f"({len(inst)} instances x {per} pairs); got {n_questions!r}"
         )
     _check_size(len(inst), k, int(n_questions), per_instance=False)
-    gen = np.random.default_rng(rng)
+    gen = Streams.of(rng).generator("design", "global")
     picks = gen.choice(total, size=int(n_questions), replace=False)
     iu, ju = np.triu_indices(k, 1)
     rows = [(inst[p // per], names[iu[p % per]], names[ju[p % per]]) for p in picks.tolist()]
-    return _design(rows, gen, randomize_sides)
+    return _design(rows, gen.random(len(rows)) < 0.5 if randomize_sides else None)

@@ -109,6 +109,20 @@ def groups(df: pd.DataFrame, by: str | None) -> Iterator[tuple[Any, pd.DataFrame
     yield from df.groupby(by, sort=True, observed=True)
 
 
+def group_identity(by: str | None, key: Any) -> tuple[str, str]:
+    """A group's part of the identity of its random streams: the column and the value.
+
+    With it a group draws the same numbers whichever other groups are fitted
+    with it, and in whichever order (:class:`rrmap._util.streams.Streams`).
+
+    Examples
+    --------
+    >>> group_identity("instance", 3), group_identity(None, None)
+    (('instance', '3'), ('', ''))
+    """
+    return ("", "") if by is None else (str(by), str(key))
+
+
 def prepare(df: pd.DataFrame, by: str | None, ties: str) -> pd.DataFrame:
     check_ties(ties)
     clean = validate_comparisons(df)

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from rrmap._util.streams import Streams
 from rrmap.errors import InputError
 from rrmap.rank.data.comparisons import group_sizes
 from rrmap.rank.limits import check_memory
@@ -58,7 +59,7 @@ from rrmap.rank.models._fit import (
     memory_needed,
 )
 from rrmap.rank.models._likelihood import MODELS
-from rrmap.rank.models._outcomes import by_rank, encode, groups, prepare
+from rrmap.rank.models._outcomes import by_rank, encode, group_identity, groups, prepare
 from rrmap.rank.models.intervals import check_ci
 
 __all__ = [
@@ -336,8 +337,11 @@ def fit_bradley_terry(
         from :func:`rrmap.rank.annotator_agreement`). Standard errors treat
         weights as counts.
     rng : int, Generator or None
-        Seed or generator of the bootstrap (recorded in ``fits.seed`` when an
-        int). Each group draws from its own child generator.
+        Seed of the bootstrap (recorded in ``fits.seed`` when an int), or a
+        generator that one seed is drawn from. Each group draws from the
+        stream of its own identity (``"bootstrap"``, the model, ``by`` and the
+        group's value), so its resamples are the same whichever other groups
+        are fitted with it (see docs/rank.md, "Random streams").
     progress : bool, default False
         Show a progress bar of the bootstrap (tqdm, on stderr).
     position_effect : bool, default False
@@ -432,14 +436,15 @@ fitted with a Gaussian penalty, alpha=0.1')
     if weights is not None:
         clean[weights] = pd.to_numeric(clean[weights]).astype(float)
     _check_memory(clean, opts, by, weights)
-    gen = np.random.default_rng(rng)
+    streams = Streams.of(rng)
     tables, rows, covs, draws = [], [], {}, []
     bar = progress_bar(
         opts.n_boot * (clean[by].nunique() if by else 1), progress and opts.n_boot > 0
     )
     for key, sub in groups(clean, by):
         where = "" if by is None else f"{by}={key}: "
-        table, info, cov, drawn = _fit_one(sub, opts, weights, gen, where, bar)
+        stream = streams.within("bootstrap", opts.model, *group_identity(by, key))
+        table, info, cov, drawn = _fit_one(sub, opts, weights, stream, where, bar)
         if by is not None:
             table.insert(0, by, key)
             info = {by: key, **info}
@@ -458,9 +463,10 @@ fitted with a Gaussian penalty, alpha=0.1')
     return BradleyTerryFit(table=table, fits=fits, covariance=covs, by=by, draws=drawn)
 
 
-def _fit_one(sub: pd.DataFrame, opts: Options, weights: str | None, gen: np.random.Generator,
+def _fit_one(sub: pd.DataFrame, opts: Options, weights: str | None, stream: Streams,
              where: str, bar):  # fmt: skip
-    """One group: the fit, its table and fit facts, and its bootstrap draws."""
+    """One group: the fit, its table and fit facts, and its bootstrap draws (from the
+    group's own *stream*)."""
     out = encode(sub, weights)
     try:
         theta, cov, info = fit_group(out, opts)
@@ -470,7 +476,7 @@ def _fit_one(sub: pd.DataFrame, opts: Options, weights: str | None, gen: np.rand
     n_no_mle = 0
     if opts.n_boot:
         units = None if opts.boot_by == "comparison" else sub[opts.boot_by].to_numpy(str)
-        scores, n_no_mle = bootstrap_group(out, units, opts, gen.spawn(1)[0], bar)
+        scores, n_no_mle = bootstrap_group(out, units, opts, stream.generator(), bar)
         jack, mult = jackknife_group(out, units, opts) if opts.ci == "bca" else (None, None)
         boot = summarise(scores, opts.level, opts.top_k, opts.ci, theta, jack, mult)
         if opts.ci == "wald":

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rrmap._util.streams import Streams
 from rrmap.errors import InputError
 from rrmap.rank.data.comparisons import group_sizes
 from rrmap.rank.limits import check_count, check_memory
@@ -31,6 +32,7 @@ from rrmap.rank.models._outcomes import (
     by_rank,
     counts_table,
     encode,
+    group_identity,
     groups,
     prepare,
 )
@@ -277,7 +279,12 @@ def fit_elo(
         Number of random orders (B). Order 0 is also random; for the order
         of the file use :func:`elo_ratings`.
     rng : int, Generator or None
-        Seed or generator for the orders and the bootstrap.
+        Seed of the orders and the bootstrap (recorded in ``params``), or a
+        generator that one seed is drawn from. Each group draws its orders and
+        its resamples from two streams of its own (``"orders"`` and
+        ``"bootstrap"``, ``"elo"``, ``by`` and the group's value): the same
+        whichever other groups are rated with it, and the resamples the same
+        whatever ``n_shuffles`` (see docs/rank.md, "Random streams").
     ties : {"half", "drop"}, default "half"
         A tie scores ½ for each side, or is left out (still counted in the
         ``ties`` column). Elo has no tie parameter: ``"model"`` is refused.
@@ -328,7 +335,7 @@ def fit_elo(
     if problems:
         raise InputError("; ".join(problems))
     _check_memory(clean, by, int(n_shuffles), int(bootstrap), bootstrap_by)
-    gen = np.random.default_rng(rng)
+    streams = Streams.of(rng)
     n_groups = clean[by].nunique() if by else 1
     bar = progress_bar(bootstrap * n_groups, progress and bootstrap > 0)
     tables, long, draws = [], [], []
@@ -340,6 +347,8 @@ def fit_elo(
             return _run(left, right, score, out.k, k, initial, scale)
 
         t = len(out.left)
+        group = group_identity(by, key)
+        gen = streams.generator("orders", "elo", *group)
         order = gen.permuted(np.broadcast_to(np.arange(t), (int(n_shuffles), t)), axis=1)
         r = run(out.left[order], out.right[order], out.score_left[order])
         tab = _order_table(out, r, n_shuffles)
@@ -355,7 +364,8 @@ def fit_elo(
             units = None if bootstrap_by == "comparison" else sub[bootstrap_by].to_numpy(str)
             if units is not None and ties == "drop":
                 units = units[full.score_left != 0.5]
-            rb = _bootstrap(out, units, int(bootstrap), gen.spawn(1)[0], run, bar)
+            gen = streams.generator("bootstrap", "elo", *group)
+            rb = _bootstrap(out, units, int(bootstrap), gen, run, bar)
             boot = summarise(rb, level, top_k)
             drawn = pd.DataFrame({"resample": np.repeat(np.arange(int(bootstrap)), out.k),
                                   "candidate": np.tile(out.candidates.astype(object),

@@ -26,12 +26,13 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp, ndtri
 
+from rrmap._util.streams import Streams
 from rrmap.errors import InputError
 from rrmap.rank.data.rankings import split_rankings
 from rrmap.rank.limits import check_memory
 from rrmap.rank.models._bootstrap import bootstrap_problems, overlap_rank, ranks, summarise
 from rrmap.rank.models._existence import bradley_terry_existence
-from rrmap.rank.models._outcomes import by_rank
+from rrmap.rank.models._outcomes import by_rank, group_identity
 
 __all__ = ["PlackettLuceFit", "fit_plackett_luce"]
 
@@ -195,7 +196,8 @@ def fit_plackett_luce(
         scores and ranks, top-k probabilities. A resample without an MLE is
         fitted with ``fallback_alpha`` and counted.
     top_k, level, rng
-        As in :func:`rrmap.rank.fit_bradley_terry`.
+        As in :func:`rrmap.rank.fit_bradley_terry`; the resamples draw from the
+        stream ``("bootstrap", "plackett-luce")`` of the seed.
 
     Returns
     -------
@@ -237,7 +239,7 @@ def fit_plackett_luce(
     else:
         cov = np.linalg.inv(info + a * np.eye(k))
     boot, drawn, n_no_mle = None, None, 0
-    gen = np.random.default_rng(rng)
+    gen = Streams.of(rng).generator("bootstrap", "plackett-luce", *group_identity(None, None))
     if bootstrap:
         scores = np.empty((int(bootstrap), k))
         for b in range(int(bootstrap)):

@@ -1,8 +1,16 @@
-"""Geometry of the RRMap shared by the matplotlib and plotnine layers.
+"""Geometry of the RRMap, shared by its matplotlib, plotnine and plotly figures.
 
-Everything here is plain numpy: the BC background grid, the outlines of the
-stereotype and fair rectangles, the closed BC = threshold curve (computed in
-closed form, not traced from a raster) and the clipping of points to a view.
+Everything here is plain numpy: the view checked (:func:`check_limits`), the BC
+background grid (:func:`bc_grid`), the outlines of the stereotype and fair rectangles
+(:func:`zone_rectangles`), the closed BC = threshold curve (:func:`bc_contour`,
+computed in closed form, not traced from a raster) and the points moved onto the edge
+of a view (:func:`clip_to_view`).
+
+Examples
+--------
+>>> from rrmap.zones import Thresholds
+>>> zone_rectangles(Thresholds())["stereotype"][:2].tolist()
+[[-2.0, 0.0], [2.0, 0.0]]
 """
 
 from __future__ import annotations
@@ -16,14 +24,35 @@ from numpy.typing import ArrayLike, NDArray
 from rrmap.comparison import bhattacharyya
 from rrmap.zones import Thresholds
 
-__all__: list[str] = []
+__all__ = [
+    "DEFAULT_XLIM",
+    "DEFAULT_YLIM",
+    "Clipped",
+    "bc_contour",
+    "bc_grid",
+    "check_limits",
+    "clip_to_view",
+    "zone_rectangles",
+]
 
 #: Default view of the RRMap: Δ ∈ [−4, 4], R ∈ [0, 2.5] (covers the zones with margin).
 DEFAULT_XLIM: tuple[float, float] = (-4.0, 4.0)
 DEFAULT_YLIM: tuple[float, float] = (0.0, 2.5)
 
 
-def _check_limits(xlim: ArrayLike, ylim: ArrayLike) -> tuple[tuple[float, float], ...]:
+def check_limits(xlim: ArrayLike, ylim: ArrayLike) -> tuple[tuple[float, float], ...]:
+    """The view (*xlim*, *ylim*) as two pairs of floats; ``InputError`` naming what is
+    wrong with either.
+
+    Examples
+    --------
+    >>> check_limits([-3, 3], (0, 2))
+    ((-3.0, 3.0), (0.0, 2.0))
+    >>> check_limits((1, -1), (0, 2))
+    Traceback (most recent call last):
+    ...
+    rrmap.errors.InputError: xlim must be two finite increasing numbers, got (1, -1)
+    """
     x0, x1 = (float(v) for v in xlim)
     y0, y1 = (float(v) for v in ylim)
     problems = []
@@ -39,7 +68,7 @@ def _check_limits(xlim: ArrayLike, ylim: ArrayLike) -> tuple[tuple[float, float]
 
 
 @functools.lru_cache(maxsize=8)
-def _bc_grid(
+def bc_grid(
     xlim: tuple[float, float], ylim: tuple[float, float], resolution: int = 400
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """BC on a regular grid of cell centres covering the view.
@@ -49,6 +78,12 @@ def _bc_grid(
     in data units only if the view is. Cached: the panels of a layout share
     one view, so the grid is computed once per figure, and the arrays are
     read-only.
+
+    Examples
+    --------
+    >>> x, y, bc = bc_grid((-4.0, 4.0), (0.0, 2.5), 4)
+    >>> x.tolist(), bc.shape, bool(bc.flags.writeable)
+    ([-3.0, -1.0, 1.0, 3.0], (4, 4), False)
     """
     (x0, x1), (y0, y1) = xlim, ylim
     nx = ny = int(resolution)
@@ -60,8 +95,15 @@ def _bc_grid(
     return x, y, bc
 
 
-def _zone_rectangles(th: Thresholds) -> dict[str, NDArray[np.float64]]:
-    """Closed outlines (5 × 2 vertices, Δ then R) of the stereotype and fair zones."""
+def zone_rectangles(th: Thresholds) -> dict[str, NDArray[np.float64]]:
+    """Closed outlines (5 × 2 vertices, Δ then R) of the stereotype and fair zones.
+
+    Examples
+    --------
+    >>> from rrmap.zones import Thresholds
+    >>> zone_rectangles(Thresholds())["fair"][[0, 2]].round(3).tolist()
+    [[-2.0, 0.667], [2.0, 1.5]]
+    """
     d, s, f = th.delta_bound, th.stereotype_r, th.fair_r
 
     def rect(y0: float, y1: float) -> NDArray[np.float64]:
@@ -77,12 +119,18 @@ def _excellent_r_range(level: float) -> tuple[float, float]:
     return (1.0 - root) / t2, (1.0 + root) / t2
 
 
-def _bc_contour(level: float, n: int = 361) -> NDArray[np.float64]:
+def bc_contour(level: float, n: int = 361) -> NDArray[np.float64]:
     """Closed curve BC(Δ, R) = level, as an (m, 2) array of (Δ, R) vertices.
 
     In map coordinates ``Δ² = 4 (1 + R²) ln(g(R) / level)`` with
     ``g(R) = sqrt(2R / (1 + R²))``, for R between the two roots of
     ``g(R) = level``; R is spaced like a cosine so the ends are smooth.
+
+    Examples
+    --------
+    >>> curve = bc_contour(0.98, n=5)
+    >>> curve.shape, bool((curve[0] == curve[-1]).all())
+    ((9, 2), True)
     """
     r_lo, r_hi = _excellent_r_range(level)
     theta = np.linspace(0.0, np.pi, n)
@@ -95,7 +143,7 @@ def _bc_contour(level: float, n: int = 361) -> NDArray[np.float64]:
 
 
 @dataclass(frozen=True)
-class _Clipped:
+class Clipped:
     """Points moved onto the edge of the view."""
 
     x: NDArray[np.float64]
@@ -106,13 +154,19 @@ class _Clipped:
     direction: NDArray[np.str_]
 
 
-def _clip_to_view(
+def clip_to_view(
     x: ArrayLike, y: ArrayLike, xlim: tuple[float, float], ylim: tuple[float, float]
-) -> _Clipped:
+) -> Clipped:
     """Move points outside the view onto its edge and say which way they point.
 
     Beyond a corner the horizontal direction wins (Δ is the axis whose
     extremes are usually clipped).
+
+    Examples
+    --------
+    >>> placed = clip_to_view([0.5, 9.0, 9.0], [1.0, 1.0, -1.0], (-4.0, 4.0), (0.0, 2.5))
+    >>> placed.x.tolist(), placed.direction.tolist()
+    ([0.5, 4.0, 4.0], ['', '>', '>'])
     """
     xa = np.asarray(x, dtype=float)
     ya = np.asarray(y, dtype=float)
@@ -123,4 +177,4 @@ def _clip_to_view(
     direction[ya < ylim[0]] = "v"
     direction[xa > xlim[1]] = ">"
     direction[xa < xlim[0]] = "<"
-    return _Clipped(cx, cy, direction != "", direction)
+    return Clipped(cx, cy, direction != "", direction)
