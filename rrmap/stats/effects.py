@@ -193,8 +193,27 @@ def _jackknife_shares(ps: _PairSums) -> np.ndarray:
 
 
 def _distances(x: np.ndarray, exponent: int) -> np.ndarray:
-    sq = ((x[:, None, :] - x[None, :, :]) ** 2).sum(axis=2)
-    return sq if exponent == 2 else np.sqrt(sq)
+    from scipy.spatial.distance import cdist
+
+    return cdist(x, x, "sqeuclidean" if exponent == 2 else "euclidean")
+
+
+#: Resampled weights held at once (resamples × units): the draws are made in chunks of
+#: ``_CHUNK // units`` resamples, a size that depends on the units only (same seed, same
+#: interval).
+_CHUNK = 2_000_000
+
+
+def _resampled_shares(
+    ps: _PairSums, n_boot: int, rng: np.random.Generator, strata: np.ndarray | None
+) -> np.ndarray:
+    """The share on *n_boot* resamples of the units, drawn in chunks."""
+    step = max(1, _CHUNK // max(1, ps.n_units))
+    out = []
+    for start in range(0, n_boot, step):
+        w = resample_weights(ps.n_units, min(step, n_boot - start), rng, strata=strata)
+        out.append(_shares(ps, w.astype(float)))
+    return np.concatenate(out)
 
 
 def dispersion_effect(
@@ -257,13 +276,14 @@ def dispersion_effect(
     else:
         units, strata = np.arange(len(groups)), groups
     if len(units) > MAX_EFFECT_UNITS:
-        return EffectSize(math.nan, note=f"effect not computed: {len(units):,} points")
+        return EffectSize(
+            math.nan, note=f"no interval: {len(units):,} units, above {MAX_EFFECT_UNITS:,}"
+        )
     ps = _pair_sums(_distances(x, exponent), groups, units, k)
     estimate = float(_shares(ps, np.ones((1, ps.n_units)))[0])
     if not n_boot or not math.isfinite(estimate) or rng is None:
         return EffectSize(estimate)
-    w = resample_weights(ps.n_units, n_boot, rng, strata=strata).astype(float)
-    draws = _shares(ps, w)
+    draws = _resampled_shares(ps, n_boot, rng, strata)
     iv = bootstrap_interval(
         estimate, draws, _jackknife_shares(ps), level=level, method=ci, strata=strata
     )
@@ -312,11 +332,13 @@ def cramers_v_effect(
     estimate = float(_cramers_v_rows(table)[0])
     if not n_boot or not math.isfinite(estimate) or rng is None:
         return EffectSize(estimate)
-    n = len(cell)
-    w = resample_weights(n, n_boot, rng, strata=np.asarray(groups)).astype(float)
-    onehot = np.zeros((n, k * levels))
-    onehot[np.arange(n), cell] = 1.0
-    draws = _cramers_v_rows((w @ onehot).reshape(-1, k, levels))
+    # each group's points resampled on their own: its row of the table is multinomial
+    rows = table[0].sum(axis=1)
+    draws_tab = np.stack(
+        [rng.multinomial(int(m), t / max(m, 1.0), size=n_boot) for m, t in zip(rows, table[0])],
+        axis=1,
+    )
+    draws = _cramers_v_rows(draws_tab.astype(float))
     # leaving one point out: the table less one count in its cell (one value per cell)
     less = np.repeat(table, k * levels, axis=0)
     less[
