@@ -19,6 +19,7 @@ sets a true coverage of 0.95 lies within ±0.010 of the printed one. Run::
 
     .venv/bin/python benchmarks/bench_coverage.py                  # 2,000 data sets per size
     .venv/bin/python benchmarks/bench_coverage.py --datasets 500 --keys 50
+    .venv/bin/python benchmarks/bench_coverage.py --datasets 500 --keys 20 50 --studentized
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ import time
 import numpy as np
 from scipy.stats import binomtest
 
-from rrmap.bootstrap import bootstrap_interval, resample_weights
+from rrmap.bootstrap import bootstrap_interval, resample_weights, studentized_interval
 from rrmap.interrater import (
     _alpha_interval,
     _alpha_nominal,
     _alpha_ordinal,
     _fleiss,
     _jackknife,
+    _resample_se,
 )
 from rrmap.zones import QUALITY_LEVELS, classify
 
@@ -72,10 +74,24 @@ def truth(gen: np.random.Generator, n_keys: int = 400_000) -> dict[str, float]:
     return {name: float(fn(np.ones((1, n_keys)))[0][0]) for name, fn in fns.items()}
 
 
-def run(n_keys: int, datasets: int, n_boot: int, true: dict[str, float], seed: int) -> None:
+def _studentized(fn, values: np.ndarray, jack: np.ndarray, w: np.ndarray, used: np.ndarray):
+    m = len(jack)
+    se = float(np.sqrt((m - 1) / m * ((jack - jack.mean()) ** 2).sum()))
+    return studentized_interval(values[0], se, values[1:], _resample_se(fn, w[1:], used))
+
+
+def run(
+    n_keys: int,
+    datasets: int,
+    n_boot: int,
+    true: dict[str, float],
+    seed: int,
+    studentized: bool = False,
+) -> None:
     gen = np.random.default_rng(seed)
     names = list(true)
-    hits = {(m, n): 0 for m in ("bca", "percentile") for n in names}
+    methods = ("bca", "percentile", "studentized") if studentized else ("bca", "percentile")
+    hits = {(m, n): 0 for m in methods for n in names}
     undefined = dict.fromkeys(names, 0)
     fallback = dict.fromkeys(names, 0)
     start = time.perf_counter()
@@ -85,25 +101,28 @@ def run(n_keys: int, datasets: int, n_boot: int, true: dict[str, float], seed: i
         for name, fn in fns.items():
             values, used = fn(w)
             jack = _jackknife(fn, n_keys)[used]
-            for method in ("bca", "percentile"):
-                iv = bootstrap_interval(values[0], values[1:], jack, method=method)
+            for method in methods:
+                iv = (
+                    _studentized(fn, values, jack, w, used)
+                    if method == "studentized"
+                    else bootstrap_interval(values[0], values[1:], jack, method=method)
+                )
                 hits[method, name] += bool(iv.low <= true[name] <= iv.high)
                 if method == "bca":
                     undefined[name] += iv.undefined
                     fallback[name] += iv.method != "bca"
     took = time.perf_counter() - start
     print(f"\n{n_keys} keys, {datasets} data sets, {n_boot} resamples ({took:.0f} s)")
-    print(f"{'measure':22s} {'true':>7s}  {'BCa':>21s}  {'percentile':>21s}  undefined fallback")
+    heads = "".join(f"  {h:>21s}" for h in ("BCa", "percentile", "studentized")[: len(methods)])
+    print(f"{'measure':22s} {'true':>7s}{heads}  undefined fallback")
     for name in names:
         cells = []
-        for method in ("bca", "percentile"):
+        for method in methods:
             k = hits[method, name]
             ci = binomtest(k, datasets).proportion_ci(method="exact")
             cells.append(f"{k / datasets:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
-        print(
-            f"{name:22s} {true[name]:7.3f}  {cells[0]:>21s}  {cells[1]:>21s}  "
-            f"{undefined[name]:9d} {fallback[name]:8d}"
-        )
+        row = "".join(f"  {c:>21s}" for c in cells)
+        print(f"{name:22s} {true[name]:7.3f}{row}  {undefined[name]:9d} {fallback[name]:8d}")
 
 
 def main() -> None:
@@ -112,10 +131,15 @@ def main() -> None:
     parser.add_argument("--datasets", type=int, default=2000)
     parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--studentized",
+        action="store_true",
+        help="also the studentized (bootstrap-t) intervals: B · keys² evaluations each",
+    )
     args = parser.parse_args()
     true = truth(np.random.default_rng(args.seed))
     for i, n_keys in enumerate(args.keys):
-        run(n_keys, args.datasets, args.bootstrap, true, args.seed + 1 + i)
+        run(n_keys, args.datasets, args.bootstrap, true, args.seed + 1 + i, args.studentized)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ evaluates every resample at once.
   acceleration ``a`` from the jackknife. The formulas of :func:`scipy.stats.bootstrap`
   (``method="BCa"``), stratified samples included (tested against it).
 - ``"percentile"``: the ``(1 ∓ level) / 2`` quantiles of the resamples.
+- ``"studentized"`` (the bootstrap-t; Efron & Tibshirani, 1993, §12.5; Davison &
+  Hinkley, 1997, §5.2.1): ``[θ̂ − t_hi · se, θ̂ − t_lo · se]`` with ``t_lo, t_hi`` the
+  quantiles of ``(θ*_b − θ̂) / se*_b``, each standard error a jackknife one (of the
+  data, and of each resample with one draw left out in turn): :func:`studentized_interval`.
 
 A resample on which the statistic is undefined (NaN: a group left out, no variation
 left) is not used, and counted (``undefined``); BCa is undefined when every defined
@@ -40,6 +44,7 @@ __all__ = [
     "check_ci",
     "jackknife_weights",
     "resample_weights",
+    "studentized_interval",
 ]
 
 #: Interval methods: BCa (the default), percentile.
@@ -240,6 +245,54 @@ def _bca_levels(
         z = z0 + _NORMAL.inv_cdf(q)
         out.append(_NORMAL.cdf(z0 + z / (1.0 - a * z)))
     return out, ""
+
+
+def studentized_interval(
+    estimate: float,
+    se: float,
+    draws: np.ndarray,
+    draw_se: np.ndarray,
+    *,
+    level: float = 0.95,
+) -> Interval:
+    """The studentized (bootstrap-t) interval of *estimate*.
+
+    Parameters
+    ----------
+    estimate, se : float
+        The statistic on the data and its (jackknife) standard error.
+    draws, draw_se : array (B,)
+        The statistic on each resample and its standard error there (NaN or a zero
+        standard error: undefined, left out and counted).
+    level : float, default 0.95
+
+    Returns
+    -------
+    Interval
+
+    Examples
+    --------
+    >>> g = np.random.default_rng(0)
+    >>> x = g.exponential(size=40)
+    >>> w = resample_weights(40, 2000, g)
+    >>> means = (w @ x) / 40
+    >>> sds = np.sqrt((w @ x**2) / 40 - means**2) / np.sqrt(39)
+    >>> iv = studentized_interval(x.mean(), x.std(ddof=1) / np.sqrt(40), means, sds)
+    >>> iv.method, bool(iv.low < x.mean() < iv.high)
+    ('studentized', True)
+    """
+    draws, draw_se = np.asarray(draws, dtype=float), np.asarray(draw_se, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (draws - estimate) / draw_se
+    ok = np.isfinite(t)
+    undefined = int(len(t) - ok.sum())
+    if not ok.any() or not (math.isfinite(estimate) and math.isfinite(se)):
+        why = "no resample defined" if len(draws) else "no resamples"
+        return Interval(math.nan, math.nan, "", undefined, "" if not len(draws) else why)
+    tail = (1.0 - level) / 2.0
+    t_lo, t_hi = np.quantile(t[ok], [tail, 1.0 - tail])
+    return Interval(float(estimate - t_hi * se), float(estimate - t_lo * se), "studentized",
+                    undefined, "")  # fmt: skip
 
 
 def __dir__() -> list[str]:

@@ -41,6 +41,7 @@ in level g (Krippendorff 2011, p. 6).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
@@ -49,13 +50,18 @@ import pandas as pd
 from rrmap._io.keys import key_codes
 from rrmap._util.escape import join_groups
 from rrmap._util.streams import Streams
-from rrmap.bootstrap import bootstrap_interval, check_ci, resample_weights
+from rrmap.bootstrap import (
+    CI_METHODS,
+    bootstrap_interval,
+    resample_weights,
+    studentized_interval,
+)
 from rrmap.errors import InputError
 from rrmap.limits import MAX_BOOTSTRAP, check_count
 from rrmap.points import key_columns
 from rrmap.zones import QUALITY_LEVELS
 
-__all__ = ["RELIABILITY_COLUMNS", "reliability"]
+__all__ = ["MAX_STUDENTIZED_UNITS", "RELIABILITY_CI", "RELIABILITY_COLUMNS", "reliability"]
 
 #: Columns of :func:`reliability`'s table.
 RELIABILITY_COLUMNS: tuple[str, ...] = (
@@ -213,6 +219,17 @@ def _wide(points: pd.DataFrame, raters: list[str]) -> tuple[np.ndarray, np.ndarr
     return zone, delta, r
 
 
+#: Interval methods of :func:`reliability`: those of the effect sizes, and the bootstrap-t.
+RELIABILITY_CI: tuple[str, ...] = (*CI_METHODS, "studentized")
+
+#: Largest number of keys a studentized interval is computed for (its cost grows as
+#: B · n²); above it, BCa.
+MAX_STUDENTIZED_UNITS = 1000
+
+#: Weight cells evaluated at once by the jackknife of the resamples.
+_JACK_CELLS = 4_000_000
+
+
 def reliability(
     points: pd.DataFrame,
     *,
@@ -236,10 +253,13 @@ def reliability(
         :func:`rrmap.analyze` with the same seed gives the same intervals.
     level : float, default 0.95
         Coverage of the intervals.
-    ci : {"bca", "percentile"}, default "bca"
+    ci : {"bca", "percentile", "studentized"}, default "bca"
         Interval method (:func:`rrmap.bootstrap.bootstrap_interval`): BCa where it is
-        defined (else the percentile interval, and ``note`` says why), or the percentile
-        interval everywhere.
+        defined (else the percentile interval, and ``note`` says why), the percentile
+        interval everywhere, or the studentized (bootstrap-t) interval
+        (:func:`rrmap.bootstrap.studentized_interval`, jackknife standard errors; closest
+        to its level with few keys, docs/tests.md; BCa above
+        :data:`MAX_STUDENTIZED_UNITS` keys).
     pairs : bool, default True
         Every pair of raters besides all raters together (False: all raters only).
 
@@ -274,7 +294,8 @@ def reliability(
     n_boot = check_count("n_boot", n_boot, MAX_BOOTSTRAP)
     if not 0 < level < 1:
         raise InputError(f"level must lie in (0, 1), got {level!r}")
-    check_ci(ci)
+    if ci not in RELIABILITY_CI:
+        raise InputError(f"ci must be one of {list(RELIABILITY_CI)}, got {ci!r}")
     raters = sorted(points["expert"].astype(str).unique())
     if len(raters) < 2:
         raise InputError(f"reliability needs at least two raters, found {raters}")
@@ -346,7 +367,7 @@ def _reliability(
             values, used = fn(weights)
             row = {"measure": measure, "variable": variable, "raters": name}
             row.update(value=float(values[0]), n_units=int(used.sum()), metric=metric)
-            row.update(_interval_of(fn, values, used, n_units, level, ci))
+            row.update(_interval_of(fn, values, used, weights, level, ci))
             if np.isnan(row["value"]):
                 row["note"] = _undefined(measure, variable, row["n_units"], len(cols))
             rows.append(row)
@@ -356,14 +377,27 @@ def _reliability(
 
 
 def _interval_of(
-    fn: Measure, values: np.ndarray, used: np.ndarray, n_units: int, level: float, ci: str
+    fn: Measure, values: np.ndarray, used: np.ndarray, weights: np.ndarray, level: float, ci: str
 ) -> dict:
-    """The interval columns of a measure whose value and resampled values are *values*."""
+    """The interval columns of a measure whose values on the data and on its resamples
+    (the rows of *weights*) are *values*."""
+    n_units = weights.shape[1]
     empty = {"ci_low": np.nan, "ci_high": np.nan, "ci_method": "", "ci_undefined": 0, "note": ""}
     if len(values) < 2 or np.isnan(values[0]):
         return empty
-    jack = _jackknife(fn, n_units)[used] if ci == "bca" else None
-    iv = bootstrap_interval(float(values[0]), values[1:], jack, level=level, method=ci)
+    if ci == "studentized" and used.sum() <= MAX_STUDENTIZED_UNITS:
+        jack = _jackknife(fn, n_units)[used]
+        m = len(jack)
+        se = float(np.sqrt((m - 1) / m * ((jack - jack.mean()) ** 2).sum()))
+        draw_se = _resample_se(fn, weights[1:], used)
+        iv = studentized_interval(float(values[0]), se, values[1:], draw_se, level=level)
+    else:
+        method = "bca" if ci == "studentized" else ci
+        jack = _jackknife(fn, n_units)[used] if method == "bca" else None
+        iv = bootstrap_interval(float(values[0]), values[1:], jack, level=level, method=method)
+        if ci == "studentized":
+            iv = replace(iv, note=_join(f"studentized needs B·n² evaluations: BCa above "
+                                        f"{MAX_STUDENTIZED_UNITS:,} keys", iv.note))  # fmt: skip
     return {
         "ci_low": iv.low,
         "ci_high": iv.high,
@@ -371,6 +405,34 @@ def _interval_of(
         "ci_undefined": iv.undefined,
         "note": iv.note,
     }
+
+
+def _resample_se(fn: Measure, resamples: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """The jackknife standard error of the measure on each resample: one draw of a used
+    unit left out in turn (weight less one), each such value counted as often as the unit
+    was drawn. Evaluated in chunks of resamples (memory linear in B, quadratic in units)."""
+    units = np.flatnonzero(used)
+    n, m = resamples.shape[1], len(units)
+    step = max(1, _JACK_CELLS // max(1, n * m))
+    drop = np.zeros((m, n))
+    drop[np.arange(m), units] = 1.0
+    out = np.empty(len(resamples))
+    for start in range(0, len(resamples), step):
+        w = resamples[start : start + step]
+        less = np.maximum(w[:, None, :] - drop[None], 0.0)  # a unit not drawn: masked below
+        vals = fn(less.reshape(-1, n))[0].reshape(len(w), m)
+        count = w[:, units]
+        vals = np.where(count > 0, vals, 0.0)
+        size = count.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (count * vals).sum(axis=1) / size
+            var = (size - 1) / size * (count * (vals - mean[:, None]) ** 2).sum(axis=1)
+        out[start : start + step] = np.sqrt(var)
+    return out
+
+
+def _join(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
 
 
 def _jackknife(fn: Measure, n_units: int, chunk: int = 512) -> np.ndarray:

@@ -189,3 +189,38 @@ def test_undefined_resamples_are_counted():
     # the percentile interval is given and the note says why
     assert row.ci_method == "percentile"
     assert row.note == "BCa undefined (a leave-one-out value is undefined): percentile interval"
+
+
+def test_studentized_interval_is_the_bootstrap_t_of_the_package_alpha():
+    """The bootstrap-t from its definition: the krippendorff package's α on each explicitly
+    resampled data set, its jackknife standard error leaving out one drawn key at a time."""
+    g = np.random.default_rng(4)
+    n = 8
+    delta = g.normal(0, 1, (n, 1)) + g.normal(0, 0.7, (n, 3))
+    rows = [
+        {"expert": e, "item": f"k{k}", "delta": delta[k, i], "r": 1.0, "quality": "fair"}
+        for k in range(n)
+        for i, e in enumerate(RATERS)
+    ]
+    out = rrmap.reliability(pd.DataFrame(rows), n_boot=40, rng=3, ci="studentized", pairs=False)
+    row = out[(out.measure == "krippendorff_alpha") & (out.variable == "delta")].iloc[0]
+
+    def alpha(keys):
+        return krippendorff.alpha(reliability_data=delta[keys].T, level_of_measurement="interval")
+
+    def jack_se(keys):
+        jack = np.array([alpha(np.delete(keys, i)) for i in range(len(keys))])
+        return np.sqrt((len(keys) - 1) / len(keys) * ((jack - jack.mean()) ** 2).sum())
+
+    keys = np.arange(n)
+    w = resample_weights(n, 40, Streams(3).generator("reliability"))
+    t = []
+    for counts in w:
+        drawn = np.repeat(keys, counts)
+        t.append((alpha(drawn) - alpha(keys)) / jack_se(drawn))
+    lo, hi = np.quantile(t, [0.025, 0.975])
+    se = jack_se(keys)
+    assert row.value == pytest.approx(alpha(keys), rel=1e-10)
+    assert row.ci_method == "studentized"
+    assert row.ci_low == pytest.approx(alpha(keys) - hi * se, rel=1e-9)
+    assert row.ci_high == pytest.approx(alpha(keys) - lo * se, rel=1e-9)
