@@ -114,6 +114,9 @@ def write_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
         "--width 1000in": ["--width", "1000in"],
         "--jobs 0": ["--jobs", "0"],
         "--by a missing column": ["--by", "painter"],
+        "--stars mid": ["--stars", "mid"],
+        "--ci student": ["--ci", "student"],
+        "--p-adjust gatekeeping": ["--p-adjust", "gatekeeping"],
     }.items():
         out = str(tmp / f"o-{len(cases)}")
         cases.append((f"analyze: {name}", ["analyze", str(EXAMPLE), "--out", out, *args, "-q"], {}))

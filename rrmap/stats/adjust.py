@@ -26,6 +26,7 @@ __all__ = [
     "P_ADJUST_METHODS",
     "adjust_pvalues",
     "adjusted",
+    "adjusted_columns",
     "smallest_rejectable",
     "study_pvalues",
     "test_kind",
@@ -70,6 +71,19 @@ def adjusted(pvalues: np.ndarray, method: str) -> np.ndarray:
     out = np.empty(m)
     out[order] = adj
     return out
+
+
+def adjusted_columns(columns) -> list[str]:
+    """The family-adjusted p-value columns among *columns* (``pvalue_holm``,
+    ``pvalue_fdr_bh``, ``pvalue_gatekept``): not ``pvalue_mid`` nor ``pvalue_study``.
+
+    Examples
+    --------
+    >>> adjusted_columns(["pvalue", "pvalue_holm", "pvalue_mid", "pvalue_study"])
+    ['pvalue_holm']
+    """
+    names = {f"pvalue_{m}" for m in P_ADJUST_METHODS if m != "none"}
+    return [c for c in columns if c in names]
 
 
 def study_pvalues(pvalues: np.ndarray) -> np.ndarray:
