@@ -335,7 +335,10 @@ def cramers_v_effect(
     # each group's points resampled on their own: its row of the table is multinomial
     rows = table[0].sum(axis=1)
     draws_tab = np.stack(
-        [rng.multinomial(int(m), t / max(m, 1.0), size=n_boot) for m, t in zip(rows, table[0])],
+        [
+            rng.multinomial(int(m), t / max(m, 1.0), size=n_boot)
+            for m, t in zip(rows, table[0], strict=True)
+        ],
         axis=1,
     )
     draws = _cramers_v_rows(draws_tab.astype(float))
