@@ -62,12 +62,19 @@ class Interval:
     low, high : float
         The bounds (NaN when no resample is defined).
     method : str
-        ``"bca"`` or ``"percentile"`` (the one used: BCa falls back to percentile where it
-        is undefined); empty when there is no interval.
+        ``"bca"``, ``"percentile"`` or ``"studentized"`` (the one used: BCa falls back to
+        percentile where it is undefined); empty when there is no interval.
     undefined : int
         Resamples on which the statistic was undefined (left out of the interval).
     note : str
         Why BCa fell back to the percentile interval, or why there is no interval.
+
+    Examples
+    --------
+    >>> iv = bootstrap_interval(0.5, np.array([0.2, 0.4, np.nan, 0.6, 0.8]),
+    ...                         method="percentile")
+    >>> round(iv.low, 3), round(iv.high, 3), iv.method, iv.undefined
+    (0.215, 0.785, 'percentile', 1)
     """
 
     low: float

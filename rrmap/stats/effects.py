@@ -62,6 +62,12 @@ class EffectSize:
         ``"bca"`` or ``"percentile"`` (empty without an interval).
     note : str
         Why BCa fell back to the percentile interval, or why there is no interval.
+
+    Examples
+    --------
+    >>> res = dispersion_effect(np.array([[0.0], [1.0], [5.0], [6.0]]), np.array([0, 0, 1, 1]), 2)
+    >>> round(res.estimate, 4), res.method
+    (0.8182, '')
     """
 
     estimate: float
