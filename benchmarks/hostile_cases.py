@@ -118,6 +118,9 @@ def write_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
         "--stereotype-r 1e400/3": ["--stereotype-r", "1e400/3"],
         "--stereotype-r 2/3/4": ["--stereotype-r", "2/3/4"],
         "--stereotype-r 1e400 as a fraction": ["--stereotype-r", "1" + "0" * 400 + "/3"],
+        "--stars mid": ["--stars", "mid"],
+        "--ci student": ["--ci", "student"],
+        "--p-adjust gatekeeping": ["--p-adjust", "gatekeeping"],
     }.items():
         out = str(tmp / f"o-{len(cases)}")
         cases.append((f"analyze: {name}", ["analyze", str(EXAMPLE), "--out", out, *args, "-q"], {}))

@@ -144,7 +144,7 @@ def test_write_folder(result, tmp_path):
     assert set(pts.quality) <= set(rrmap.QUALITY_LEVELS)
     assert len(pd.read_csv(out / "agreement.csv")) == 135
     assert len(pd.read_csv(out / "proportions.csv")) == len(result.proportions)
-    rel = pd.read_csv(out / "reliability.csv")
+    rel = pd.read_csv(out / "reliability.csv").fillna({"note": ""})  # empty notes read as NaN
     pd.testing.assert_frame_equal(rel, result.reliability, check_dtype=False)
     data = json.loads((out / "results.json").read_text())
     assert data["settings"]["seed"] == 7

@@ -29,7 +29,7 @@ def test_columns_and_rows(pts):
     out = rrmap.reliability(pts, n_boot=50, rng=0)
     assert list(out.columns) == list(RELIABILITY_COLUMNS)
     assert out.raters.tolist()[:4] == ["E1|E2|E3"] * 4
-    assert len(out) == 4 + 3 * 4
+    assert len(out) == 6 + 3 * 6  # α: zone nominal and ordinal, Δ, log R, R; a κ
     assert ((out.ci_low <= out.value) & (out.value <= out.ci_high)).all()
 
 

@@ -32,7 +32,12 @@ __all__ = ["AnalysisResult", "file_sha256", "load_result"]
 #: The tables of an :class:`AnalysisResult`, as ``results.json`` holds them.
 _TABLES = ("tests", "points", "proportions", "agreement", "agreement_summary", "reliability")
 
-_ADJUST_NAMES = {"holm": "Holm", "fdr_bh": "Benjamini–Hochberg", "none": "no"}
+_ADJUST_NAMES = {
+    "holm": "Holm",
+    "fdr_bh": "Benjamini–Hochberg",
+    "gatekept": "gatekept",
+    "none": "no",
+}
 
 
 @dataclass

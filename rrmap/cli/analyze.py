@@ -69,11 +69,31 @@ if TYPE_CHECKING:  # pragma: no cover
 )
 @click.option(
     "--p-adjust",
-    type=click.Choice(["holm", "fdr_bh", "none"]),
+    type=click.Choice(["holm", "fdr_bh", "gatekept", "none"]),
     default="holm",
     show_default=True,
     help="Adjust p-values within each family (a k-sample test and its pairs); "
-    "raw p-values are always kept; none as in the study.",
+    "gatekept: the k-sample test at 0.05, its pairs Holm-adjusted and reported only where "
+    "it rejects (family-wise error rate of the family at most 0.05); raw p-values are always "
+    "kept, and pvalue_study (Benjamini–Hochberg over every test of the run); none as in the "
+    "study.",
+)
+@click.option(
+    "--stars",
+    type=click.Choice(["p", "mid-p"]),
+    default="p",
+    show_default=True,
+    help="The p-values that are adjusted and marked: the conventional ones, or the mid-p "
+    "values (pvalue_mid: ties with the observed statistic counted half; less conservative "
+    "for exact and permutation tests with few keys). Both are always in tests.csv.",
+)
+@click.option(
+    "--ci",
+    type=click.Choice(["bca", "percentile"]),
+    default="bca",
+    show_default=True,
+    help="Bootstrap intervals of the effect sizes: BCa (percentile where BCa is undefined) "
+    "or percentile.",
 )
 @click.option(
     "--chi2-monte-carlo",
@@ -97,7 +117,8 @@ if TYPE_CHECKING:  # pragma: no cover
     type=click.IntRange(0, MAX_BOOTSTRAP),
     default=1000,
     show_default=True,
-    help="Bootstrap resamples of the reliability intervals (Krippendorff's α, κ).",
+    help="Bootstrap resamples of the reliability intervals (Krippendorff's α, κ) and of the "
+    "effect-size intervals (effect_low, effect_high); 0: no intervals.",
 )
 @click.option(
     "--out",
@@ -132,6 +153,8 @@ def analyze_command(
     seed: int,
     design: str,
     p_adjust: str,
+    stars: str,
+    ci: str,
     chi2_draws: int,
     chi2_all: bool,
     n_boot: int,
@@ -192,6 +215,9 @@ def analyze_command(
                 design=design,
                 p_adjust=p_adjust,
                 seed=seed,
+                n_boot=n_boot,
+                ci=ci,
+                mid_p=stars == "mid-p",
             )
             run = _Run(tests, n_boot, jobs, figures, quiet, say)
             result = _analysis(ratings, by, opts, run)

@@ -34,6 +34,7 @@ from rrmap.errors import InputError
 from rrmap.stats import _permutation as _engine
 from rrmap.stats._relabellings import enumeration_size, strata_enumeration_size
 from rrmap.stats.chi2 import chi2_test
+from rrmap.stats.effects import EffectSize, cramers_v_effect, dispersion_effect
 from rrmap.stats.energy import _energy_streams, _skip_reason, group_sets
 from rrmap.stats.matched import marginal_homogeneity_test, stuart_maxwell_test
 from rrmap.stats.settings import Settings
@@ -144,7 +145,12 @@ class _Plan:
             "pvalue": np.nan,
             "p_method": "",
             "n_perm": pd.NA,
+            "pvalue_mid": np.nan,
             "effect": np.nan,
+            "effect_low": np.nan,
+            "effect_high": np.nan,
+            "effect_undefined": pd.NA,
+            "effect_pooled": np.nan,
             "effect_corrected": np.nan,
             "min_expected": np.nan,
             "share_expected_below_5": np.nan,
@@ -266,9 +272,47 @@ def energy_rows(
             settings.stop_hits or None,
         )
         for row, res in zip(runs, results, strict=True):
-            row.update(statistic=res.statistic, pvalue=res.pvalue, effect=res.share)
+            row.update(statistic=res.statistic, pvalue=res.pvalue, pvalue_mid=res.mid)
+            row.update(effect=res.share, effect_pooled=res.share)
             row["n_perm"] = res.n_perm if settings.n_perm > 0 else pd.NA
+    for plan, row in zip(plans, rows, strict=True):
+        if not plan.skip and np.isfinite(row["statistic"]):
+            effect = _effect(cols.xy[plan.index], plan, 1, settings, streams, (by, within))
+            _put_effect(row, effect, within_keys=plan.design == "matched")
     return rows
+
+
+def _keys_of(plan: _Plan) -> np.ndarray | None:
+    """The key of each point of a matched plan (None for an independent one)."""
+    if plan.design != "matched":
+        return None
+    if plan.strata is not None:
+        return plan.strata
+    return np.arange(len(plan.index)) % plan.blocks  # grouped by group, then by key
+
+
+def _effect(
+    x: np.ndarray, plan: _Plan, exponent: int, settings: Settings, streams: Streams, family: tuple
+) -> EffectSize:
+    """The dispersion share of *x* (within keys for a matched plan), with its interval
+    from the stream of the test's identity."""
+    test = "energy" if exponent == 1 else "zones"
+    gen = streams.generator("effect", test, *family, plan.design, *plan.labels)
+    return dispersion_effect(
+        x, plan.local, plan.k, _keys_of(plan), exponent=exponent, n_boot=settings.n_boot,
+        rng=gen, ci=settings.ci,
+    )  # fmt: skip
+
+
+def _put_effect(row: dict, effect: EffectSize, within_keys: bool) -> None:
+    """An effect size and its interval into *row* (the estimate too, when it is the
+    within-key share of a matched test; an independent test keeps its own)."""
+    if within_keys:
+        row["effect"] = effect.estimate
+    row.update(effect_low=effect.low, effect_high=effect.high)
+    row["effect_undefined"] = effect.undefined if effect.method else pd.NA
+    if effect.note:
+        row["note"] = _join(row["note"], f"effect interval: {effect.note}")
 
 
 def _exact(plan: _Plan, n_perm: int) -> bool:
@@ -333,11 +377,15 @@ def zone_row(
         pvalue=res.pvalue,
         p_method=res.p_method,
         n_perm=res.n_perm if res.p_method in ("exact", "permutation") else pd.NA,
+        pvalue_mid=res.pvalue_mid,
         effect=res.effect,
+        effect_pooled=res.effect_pooled,
         effect_corrected=res.effect_corrected,
     )
     if not res.p_method:
         row["note"] = _join(row["note"], "statistic only: no permutations (chi2_n_perm = 0)")
+    indicators = np.eye(_N_Q)[cols.quality[plan.index]]
+    _put_effect(row, _effect(indicators, plan, 2, settings, streams, (by, within)), False)
     return row
 
 
@@ -378,11 +426,19 @@ def _chi2_row(
         pvalue=res.pvalue,
         p_method=res.p_method,
         n_perm=res.n_perm if res.p_method != "asymptotic" else pd.NA,
+        pvalue_mid=res.pvalue_mid,
         effect=res.effect,
+        effect_pooled=res.effect,
         effect_corrected=res.effect_corrected,
         min_expected=res.min_expected,
         share_expected_below_5=res.share_expected_below_5,
     )
+    gen = streams.generator("effect", "zones", by, within, plan.design, *plan.labels)
+    effect = cramers_v_effect(
+        plan.local, cols.quality[plan.index], plan.k, _N_Q, n_boot=settings.n_boot, rng=gen,
+        ci=settings.ci,
+    )  # fmt: skip
+    _put_effect(row, effect, False)
     return row
 
 

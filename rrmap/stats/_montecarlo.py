@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["REL_TOL", "random_tables", "sequential_pvalue"]
+__all__ = ["REL_TOL", "exact_pvalues", "random_tables", "sequential_pvalue"]
 
 #: Relative tolerance of ``X²_b ≥ X²_obs``: statistics equal in exact arithmetic
 #: (common with integer tables) always count.
@@ -60,25 +60,51 @@ def sequential_pvalue(
     observed: float,
     n_perm: int,
     stop_hits: int | None,
-) -> tuple[float, int]:
+) -> tuple[float, int, float]:
     """Monte Carlo p-value of *observed* from ``simulate(c)`` (c simulated statistics).
 
-    Returns ``(p, drawn)``: ``p = (1 + hits) / (B + 1)`` after ``B = n_perm``
+    Returns ``(p, drawn, mid)``: ``p = (1 + hits) / (B + 1)`` after ``B = n_perm``
     draws, or ``h / L`` as soon as ``h = stop_hits`` of the first ``L`` reached
-    the observed statistic. Draws ``max(2h, 32)`` first, then doubles.
+    the observed statistic. Draws ``max(2h, 32)`` first, then doubles. ``mid`` is the
+    mid-p, the ties with the observed statistic (within the tolerance of it, the
+    observed one included) counted half: ``(1/2 + hits − ties/2) / (B + 1)``, or
+    ``(h − ties/2) / L``.
     """
-    threshold = observed - REL_TOL * abs(observed)
-    hits, done = 0, 0
+    tol = REL_TOL * abs(observed)
+    hits, ties, done = 0, 0, 0
     c = min(_CAP, max(2 * stop_hits, 32)) if stop_hits else _CAP
     while done < n_perm:
         c = min(c, n_perm - done)
-        reach = simulate(c) >= threshold
+        sims = simulate(c)
+        reach = sims >= observed - tol
+        tie = reach & (sims <= observed + tol)
         if stop_hits:
             cum = hits + np.cumsum(reach)
             if cum[-1] >= stop_hits:
-                at = int(np.argmax(cum >= stop_hits)) + 1 + done
-                return stop_hits / at, at
+                at = int(np.argmax(cum >= stop_hits)) + 1
+                tied = ties + int(tie[:at].sum())
+                return stop_hits / (at + done), at + done, (stop_hits - 0.5 * tied) / (at + done)
         hits += int(reach.sum())
+        ties += int(tie.sum())
         done += c
         c = min(2 * c, _CAP)
-    return (1.0 + hits) / (n_perm + 1.0), n_perm
+    return (1.0 + hits) / (n_perm + 1.0), n_perm, (0.5 + hits - 0.5 * ties) / (n_perm + 1.0)
+
+
+def exact_pvalues(
+    stats: np.ndarray, weights: np.ndarray, observed: float, tol: float, total: float
+) -> tuple[float, float]:
+    """The exact p-value and mid-p of *observed* from every value *stats* of the statistic
+    with its probability ``weights / total``: ``P(T ≥ t)`` and ``P(T > t) + P(T = t) / 2``,
+    values within *tol* of *observed* counted as equal to it.
+
+    Examples
+    --------
+    >>> exact_pvalues(np.array([0.0, 1.0, 1.0, 2.0]), np.ones(4), 1.0, 1e-12, 4.0)
+    (0.75, 0.5)
+    """
+    reach = stats >= observed - tol
+    tie = reach & (stats <= observed + tol)
+    upper = float(weights[reach].sum())
+    mid = (upper - 0.5 * float(weights[tie].sum())) / total
+    return min(1.0, upper / total), min(1.0, mid)

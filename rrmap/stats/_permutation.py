@@ -29,7 +29,9 @@ group (:mod:`rrmap.stats._ties`).
 Sequential p-values (Besag & Clifford, 1991): with ``stop_hits = h`` a
 test stops at the ``L``-th relabelling once ``h`` statistics have reached
 the observed one, with ``p = h / L``; a test that never reaches ``h`` in
-``B`` relabellings has the usual ``p = (1 + hits) / (B + 1)``. Both are
+``B`` relabellings has the usual ``p = (1 + hits) / (B + 1)``. The mid-p
+counts the ties with the observed statistic (within τ of it) half:
+``(h − ties / 2) / L``, ``(1/2 + hits − ties / 2) / (B + 1)``. Both are
 valid p-values (``P(p ≤ α) ≤ α`` under H0). The stopping point only
 depends on the stream of relabellings, never on the chunk sizes.
 
@@ -124,12 +126,14 @@ def blas_threads(n: int) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Outcome:
-    """Statistic, p-value, permutations used and between-sample dispersion share of a test."""
+    """Statistic, p-value, permutations used, between-sample dispersion share and mid-p
+    (ties with the observed statistic counted half) of a test."""
 
     statistic: float
     pvalue: float
     n_perm: int
     share: float = float("nan")
+    mid: float = float("nan")
 
 
 class _Stacked:
@@ -383,6 +387,7 @@ def screened_statistics(
     sizes: np.ndarray,
     threshold: np.ndarray,
     near: np.ndarray | None = None,
+    upper: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """E of each test under each relabelling, exact on the side of *threshold* it falls.
 
@@ -400,6 +405,8 @@ def screened_statistics(
     near : ndarray, shape (T,), optional
         A second threshold decided the same way (``E_obs − τ_tie``: the band
         between the two is settled exactly, :mod:`rrmap.stats._ties`).
+    upper : ndarray, shape (T,), optional
+        A third (``E_obs + τ``: the upper end of the ties the mid-p counts half).
 
     Returns
     -------
@@ -410,8 +417,9 @@ def screened_statistics(
     stats, bound = single_precision_statistics(dist, labels, sizes)
     # decided: clearly on one side; NaN or inf (float32 overflow) is never decided
     decided = np.abs(stats - threshold[:, None]) > bound
-    if near is not None:
-        decided &= np.abs(stats - near[:, None]) > bound
+    for also in (near, upper):
+        if also is not None:
+            decided &= np.abs(stats - also[:, None]) > bound
     redo = ~decided.all(axis=0)
     if redo.any():
         stats[:, redo] = statistics(*block_sums(dist, labels[redo], sizes), sizes)
@@ -453,19 +461,26 @@ class _Progress:
     pvalue: np.ndarray
     used: np.ndarray
     active: np.ndarray
+    ties: np.ndarray
+    mid: np.ndarray
 
     def record(self, stats: np.ndarray, done: int, stop_hits: int | None) -> np.ndarray:
-        """Count the hits of a chunk (rows: active tests); return which tests go on."""
+        """Count the hits (and the ties among them) of a chunk (rows: active tests); return
+        which tests go on."""
         act = self.active
         reach = stats >= (self.observed[act] - self.tau[act])[:, None]
         cum = self.hits[act][:, None] + np.cumsum(reach, axis=1)
-        self.hits[act] = cum[:, -1]
+        tie = reach & (stats <= (self.observed[act] + self.tau[act])[:, None])
+        cum_ties = self.ties[act][:, None] + np.cumsum(tie, axis=1)
+        self.hits[act], self.ties[act] = cum[:, -1], cum_ties[:, -1]
         keep = np.ones(len(act), dtype=bool)
         if stop_hits:
             stop = cum[:, -1] >= stop_hits
             at = np.argmax(cum >= stop_hits, axis=1) + 1 + done
             self.used[act[stop]] = at[stop]
             self.pvalue[act[stop]] = stop_hits / at[stop]
+            ties_at = cum_ties[np.arange(len(act)), at - 1 - done]
+            self.mid[act[stop]] = (stop_hits - 0.5 * ties_at[stop]) / at[stop]
             keep = ~stop
         self.active = act[keep]
         return keep
@@ -476,10 +491,18 @@ class _Progress:
 SCREEN_GIVE_UP = 0.5
 
 
-def _chunk(dist, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray, near: np.ndarray):
-    """E of the active tests under *labels*, screened in single precision when *dist* allows,
-    with the relabellings in the band ``[threshold, near)`` settled exactly (they count as
-    reaching ``E_obs`` or as falling short of it).
+def _chunk(
+    dist,
+    labels: np.ndarray,
+    sizes: np.ndarray,
+    threshold: np.ndarray,
+    near: np.ndarray,
+    upper: np.ndarray,
+):
+    """E of the active tests under *labels*, screened in single precision when *dist* allows
+    (decided exactly at *threshold*, *near* and *upper*), with the relabellings in the band
+    ``[threshold, near)`` settled exactly (they tie with ``E_obs``, and are given the value
+    *near*, or fall short of it).
 
     Returns the statistics and the distances to use next (without the
     single-precision copy once screening stopped paying).
@@ -487,7 +510,7 @@ def _chunk(dist, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray, n
     if dist.d32 is None:
         stats = statistics(*block_sums(dist, labels, sizes), sizes)
     else:
-        stats, share = screened_statistics(dist, labels, sizes, threshold, near)
+        stats, share = screened_statistics(dist, labels, sizes, threshold, near, upper)
         if share > SCREEN_GIVE_UP:
             dist = dist.unscreened()
     band = (stats >= threshold[:, None]) & (stats < near[:, None])
@@ -496,7 +519,7 @@ def _chunk(dist, labels: np.ndarray, sizes: np.ndarray, threshold: np.ndarray, n
         for t in np.flatnonzero(band.any(axis=1)):  # one call per test: its pairs set up once
             cols = np.flatnonzero(band[t])
             reach = settle(dist.d[t], base, labels[cols], sizes)
-            stats[t, cols] = np.where(reach, np.inf, -np.inf)
+            stats[t, cols] = np.where(reach, near[t], -np.inf)
     return stats, dist
 
 
@@ -560,7 +583,8 @@ def run_batch(
     first = min(n_perm, cap if not stop_hits else min(cap, max(2 * stop_hits, 32)))
     threshold = observed - tau
     near = observed - np.minimum(tie_tolerance(scale, m), tau)
-    stats, dist = _chunk(dist, source.draw(first, rng), sizes, threshold, near)
+    upper = observed + tau
+    stats, dist = _chunk(dist, source.draw(first, rng), sizes, threshold, near, upper)
     state = _Progress(
         observed=observed,
         tau=tau,
@@ -568,6 +592,8 @@ def run_batch(
         pvalue=np.full(t, np.nan),
         used=np.full(t, n_perm, dtype=np.int64),
         active=np.arange(t),
+        ties=np.zeros(t, dtype=np.int64),
+        mid=np.full(t, np.nan),
     )
     done, c = 0, first
     while c > 0:
@@ -579,14 +605,25 @@ def run_batch(
             dist = dist.subset(keep)
         c = min(2 * c if stop_hits else cap, cap, n_perm - done)
         act = state.active
-        stats, dist = _chunk(dist, source.draw(c, rng), sizes, threshold[act], near[act])
+        stats, dist = _chunk(
+            dist, source.draw(c, rng), sizes, threshold[act], near[act], upper[act]
+        )
     rest = state.active
-    if source.total is not None:
-        state.pvalue[rest] = state.hits[rest] / float(source.total)
-    elif n_perm > 0:
-        state.pvalue[rest] = (1.0 + state.hits[rest]) / (n_perm + 1.0)
+    hits, ties = state.hits[rest], state.ties[rest]
+    if source.total is not None:  # the observed labels are among those enumerated
+        state.pvalue[rest] = hits / float(source.total)
+        state.mid[rest] = (hits - 0.5 * ties) / float(source.total)
+    elif n_perm > 0:  # the observed statistic counts once more, as a tie
+        state.pvalue[rest] = (1.0 + hits) / (n_perm + 1.0)
+        state.mid[rest] = (0.5 + hits - 0.5 * ties) / (n_perm + 1.0)
     return [
-        Outcome(float(observed[i]), float(state.pvalue[i]), int(state.used[i]), float(share[i]))
+        Outcome(
+            float(observed[i]),
+            float(state.pvalue[i]),
+            int(state.used[i]),
+            float(share[i]),
+            float(state.mid[i]),
+        )
         for i in range(t)
     ]
 

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from rrmap.errors import InputError
 from rrmap.limits import MAX_MONTE_CARLO, check_count
-from rrmap.stats._montecarlo import REL_TOL, random_tables, sequential_pvalue
+from rrmap.stats._montecarlo import REL_TOL, exact_pvalues, random_tables, sequential_pvalue
 from rrmap.zones import QUALITY_LEVELS
 
 __all__ = [
@@ -44,6 +44,10 @@ class Chi2TestResult:
         ``(rows − 1)(columns − 1)`` after dropping empty rows/columns.
     pvalue : float
         The Monte Carlo p-value when ``n_perm > 0``, else the asymptotic one.
+    pvalue_mid : float
+        The mid-p of ``p_method`` (Lancaster, 1961): ``P(X² > x) + P(X² = x) / 2``;
+        the asymptotic p-value itself when ``p_method`` is ``"asymptotic"`` (a continuous
+        law has no ties).
     pvalue_asymptotic : float
         p-value from the χ² distribution with ``dof`` degrees of freedom.
     n : int
@@ -85,6 +89,7 @@ class Chi2TestResult:
     effect_corrected: float = float("nan")
     dropped_rows: list = field(default_factory=list)
     dropped_columns: list = field(default_factory=list)
+    pvalue_mid: float = float("nan")
 
 
 def contingency_table(
@@ -205,13 +210,13 @@ def chi2_test(
         )
     stat, p_asym, dof, expected = _pearson(obs)
     n_perm = int(n_perm)
-    pvalue, drawn = float(p_asym), 0
+    pvalue, drawn, mid = float(p_asym), 0, float(p_asym)
     method = "asymptotic"
     rows, cols = obs.sum(axis=1).astype(np.int64), obs.sum(axis=0).astype(np.int64)
     if cochran and not fails_cochran(expected):
         n_perm = 0
     if n_perm > 0 and exact and _two_row_tables(rows, cols) <= EXACT_TABLES:
-        pvalue, drawn = _exact_two_rows(rows, cols, expected, stat)
+        pvalue, drawn, mid = _exact_two_rows(rows, cols, expected, stat)
         method = "exact"
     elif n_perm > 0:
         gen = np.random.default_rng(rng)
@@ -220,7 +225,7 @@ def chi2_test(
             tabs = random_tables(rows, cols, c, gen)
             return (((tabs - expected) ** 2) / expected).sum(axis=(1, 2))
 
-        pvalue, drawn = sequential_pvalue(simulate, stat, n_perm, stop_hits or None)
+        pvalue, drawn, mid = sequential_pvalue(simulate, stat, n_perm, stop_hits or None)
         method = "monte_carlo"
     v, v_corrected = _cramers_v_of(stat, obs.sum(), *obs.shape)
     return Chi2TestResult(
@@ -237,6 +242,7 @@ def chi2_test(
         effect_corrected=v_corrected,
         dropped_rows=dropped_rows,
         dropped_columns=dropped_cols,
+        pvalue_mid=float(mid),
     )
 
 
@@ -254,8 +260,9 @@ def _two_row_tables(rows: np.ndarray, cols: np.ndarray) -> float:
 
 def _exact_two_rows(
     rows: np.ndarray, cols: np.ndarray, expected: np.ndarray, stat: float
-) -> tuple[float, int]:
-    """Exact P(X² ≥ X²_obs) over every two-row table with the margins *rows*, *cols*.
+) -> tuple[float, int, float]:
+    """Exact P(X² ≥ X²_obs) over every two-row table with the margins *rows*, *cols*, the
+    number of tables, and the mid-p P(X² > X²_obs) + P(X² = X²_obs) / 2.
 
     The first row's counts x_j (the second's follow) have the multivariate
     hypergeometric probability ``∏ C(col_j, x_j) / C(n, row_1)``: the law of the
@@ -276,9 +283,10 @@ def _exact_two_rows(
     )
     tables = np.stack([first, cols - first], axis=1)
     stats = (((tables - expected) ** 2) / expected).sum(axis=(1, 2))
-    reach = stats >= stat - REL_TOL * max(1.0, abs(stat))
     prob = np.exp(logp)
-    return float(min(1.0, prob[reach].sum() / prob.sum())), len(first)
+    tol = REL_TOL * max(1.0, abs(stat))
+    p, mid = exact_pvalues(stats, prob, stat, tol, float(prob.sum()))
+    return p, len(first), mid
 
 
 def fails_cochran(expected: np.ndarray) -> bool:

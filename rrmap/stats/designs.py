@@ -46,6 +46,7 @@ from rrmap.stats._plan import plan as _plan
 from rrmap.stats.adjust import adjust_pvalues
 from rrmap.stats.energy import DEFAULT_STOP_HITS, check_labels
 from rrmap.stats.settings import DEFAULT_CHI2_N_PERM, DESIGNS, Settings, resolve
+from rrmap.stats.table import EXTRA_COLUMNS, TESTS_COLUMNS, as_tests_table
 
 __all__ = [
     "DESIGNS",
@@ -61,33 +62,6 @@ __all__ = [
     "split_within",
     "within_label",
 ]
-
-#: The columns of the tests table, in the documented order (docs/tests.md).
-TESTS_COLUMNS: tuple[str, ...] = (
-    "test",
-    "by",
-    "within",
-    "groups",
-    "design",
-    "n",
-    "statistic",
-    "dof",
-    "pvalue",
-    "p_method",
-    "n_perm",
-)
-
-#: Columns appended after :data:`TESTS_COLUMNS` (effect sizes, χ² diagnostics, notes);
-#: ``pvalue_<method>`` is inserted before them when p-values are adjusted.
-EXTRA_COLUMNS: tuple[str, ...] = (
-    "effect",
-    "effect_corrected",
-    "min_expected",
-    "share_expected_below_5",
-    "note",
-)
-
-#: Monte Carlo draws of the zone tests by default (where a χ² p-value needs them).
 
 TestKind = Literal["energy", "chi2"]
 Design = Literal["auto", "matched", "independent"]
@@ -130,24 +104,6 @@ def _keys(points: pd.DataFrame) -> list[str]:
 def _several(points: pd.DataFrame) -> bool:
     """Whether the points hold several query corpora (a ``query`` column)."""
     return "query" in points.columns
-
-
-def _frame(rows: list[dict], query: bool = False) -> pd.DataFrame:
-    cols = [*TESTS_COLUMNS, *EXTRA_COLUMNS]
-    if query:
-        cols.insert(1, "query")
-    df = pd.DataFrame(rows, columns=cols)
-    if query:
-        df["query"] = df["query"].fillna("").astype(str)
-    df["n"] = df["n"].astype("int64")
-    for col in ("dof", "n_perm"):
-        df[col] = pd.array(df[col].tolist(), dtype="Int64")
-    for col in ("statistic", "pvalue", "effect", "effect_corrected", "min_expected",
-                "share_expected_below_5"):  # fmt: skip
-        df[col] = df[col].astype(float)
-    for col in ("design", "p_method", "note"):
-        df[col] = df[col].fillna("").astype(str)
-    return df
 
 
 def compare_groups(
@@ -262,7 +218,7 @@ def compare_groups(
         corpus = "" if group == "query" else str(points["query"].iloc[0]) if len(points) else ""
         for row in rows:
             row["query"] = corpus
-    return _frame(rows, several)
+    return as_tests_table(rows, several, settings.mid_p)
 
 
 def _check_group(points: pd.DataFrame, group: str, design: str) -> None:
@@ -661,7 +617,8 @@ def _run(
                 row["query"] = plan[i].query or ""
             done[i] = family_rows
             bar.update(1)
-    return _frame([row for i in range(len(plan)) for row in done[i]], _several(points))
+    rows = [row for i in range(len(plan)) for row in done[i]]
+    return as_tests_table(rows, _several(points), settings.mid_p)
 
 
 def _numbered(i: int, fn: Callable[..., list[dict]], *args: object) -> tuple[int, list[dict]]:
@@ -743,9 +700,10 @@ def run_designs(
         from the seed and the test's identity, so a seed reproduces the
         whole table, and each p-value equals the one of the same test run
         alone (:func:`compare_groups` with the same ``within``).
-    p_adjust : {"holm", "fdr_bh", "none"}, default "holm"
+    p_adjust : {"holm", "fdr_bh", "gatekept", "none"}, default "holm"
         Add adjusted p-values within each family (see :func:`adjust_pvalues`);
-        ``"none"`` as in the study.
+        ``"none"`` as in the study. ``pvalue_study`` (Benjamini–Hochberg over every test
+        of the table) is always added.
     progress : bool, default False
         Show a progress bar (tqdm, on stderr).
     n_jobs : int, optional
@@ -787,4 +745,4 @@ def run_designs(
     by = check_by(points, by)
     work, keys = _working(points, by)
     out = _run(work, _plan(work, by), settings, rng, progress, n_jobs, keys)
-    return adjust_pvalues(out, settings.p_adjust)
+    return adjust_pvalues(out, settings.p_adjust, "pvalue_mid" if settings.mid_p else "pvalue")

@@ -84,6 +84,10 @@ class EnergyTestResult:
         Between-sample share of the energy dispersion (R ``energy::disco``,
         α = 1; :func:`energy_dispersion`): 0 when the samples are alike, up
         to 1.
+    pvalue_mid : float
+        The mid-p (Lancaster, 1961): relabellings that tie with the observed
+        statistic counted half, ``(1/2 + #{E_b > E_obs} + #{E_b = E_obs}/2) / (B + 1)``
+        (``(h − ties/2) / L`` when stopped early).
 
     Examples
     --------
@@ -98,6 +102,7 @@ class EnergyTestResult:
     n_perm: int
     sizes: tuple[int, ...]
     effect: float = float("nan")
+    pvalue_mid: float = float("nan")
 
 
 def _as_points(x: ArrayLike, name: str) -> np.ndarray:
@@ -330,7 +335,7 @@ def energy_test(
         out = _engine.run_tests(pts, [spec], n_perm, streams, stop_hits or None, chunk_size, memory)
     out = out[0]
     return EnergyTestResult(
-        out.statistic, out.pvalue, out.n_perm, tuple(int(s) for s in sizes), out.share
+        out.statistic, out.pvalue, out.n_perm, tuple(int(s) for s in sizes), out.share, out.mid
     )
 
 

@@ -25,9 +25,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rrmap.errors import InputError
-from rrmap.stats._montecarlo import REL_TOL, sequential_pvalue
+from rrmap.stats._montecarlo import REL_TOL, exact_pvalues, sequential_pvalue
 from rrmap.stats._relabellings import BlockEnumeration, BlockShuffles, enumeration_size
 from rrmap.stats.chi2 import _cramers_v_of, _pearson, chi2_sf, cramers_v
+from rrmap.stats.effects import dispersion_effect
 
 __all__ = [
     "MatchedTestResult",
@@ -64,15 +65,28 @@ class MatchedTestResult:
     n_perm : int
         Relabellings drawn (``permutation``) or enumerated (``exact``); 0 for
         ``asymptotic``.
-    effect, effect_corrected : float
-        Cramér's V of the rater × zone table and its bias-corrected version
-        (:func:`rrmap.stats.chi2.cramers_v`).
+    effect : float
+        The share of the within-key zone variation that the raters explain: the
+        partial η² of the zone indicators with the keys as blocks (keys rated by one
+        rater only left out; :func:`rrmap.stats.effects.dispersion_effect`, exponent 2).
+        For two raters ``‖d‖² / (2 K n_d)``, d the difference of their zone counts, K the
+        keys, n_d the discordant ones; for two zones, McNemar's X² / K.
+    effect_corrected : float
+        Bergsma's bias-corrected Cramér's V of the rater × zone table.
+    pvalue_mid : float
+        The mid-p (Lancaster, 1961), ties with the observed statistic counted half; the
+        asymptotic p-value itself when ``p_method`` is ``"asymptotic"``.
+    effect_pooled : float
+        Cramér's V of the rater × zone table (the keys ignored, as for independent
+        samples; :func:`rrmap.stats.chi2.cramers_v`).
 
     Examples
     --------
     >>> res = stuart_maxwell_test([[10, 6], [1, 10]])
-    >>> res.p_method, res.n_discordant, res.pvalue
-    ('exact', 7, 0.125)
+    >>> res.p_method, res.n_discordant, res.pvalue, res.pvalue_mid
+    ('exact', 7, 0.125, 0.0703125)
+    >>> round(res.effect, 6) == round((6 - 1) ** 2 / (27 * 7), 6)  # McNemar's X² / K
+    True
     """
 
     statistic: float
@@ -84,6 +98,8 @@ class MatchedTestResult:
     n_perm: int
     effect: float
     effect_corrected: float
+    pvalue_mid: float = float("nan")
+    effect_pooled: float = float("nan")
 
 
 def _zone_matrix(zones: ArrayLike, n_levels: int | None) -> tuple[np.ndarray, int]:
@@ -222,13 +238,13 @@ def stuart_maxwell_test(
     margins = np.vstack([sq.sum(axis=1), sq.sum(axis=0)])
     v, vc = cramers_v(margins)
     use_exact = method == "exact" or (method == "auto" and n_disc < MIN_DISCORDANT)
-    p, p_method, drawn = p_asym, "asymptotic", 0
+    p, p_method, drawn, mid = p_asym, "asymptotic", 0, p_asym
     if use_exact:
         pairs = np.flatnonzero(discordant)
         t, a, b = discordant[pairs], iu[pairs], ju[pairs]
         size = int(np.prod(t + 1, dtype=float))
         if size <= EXACT_LIMIT:
-            p, drawn, p_method = _exact_sm(t, a, b, r, m, stat), size, "exact"
+            (p, mid), drawn, p_method = _exact_sm(t, a, b, r, m, stat), size, "exact"
         else:
             gen = np.random.default_rng(rng)
 
@@ -236,7 +252,7 @@ def stuart_maxwell_test(
                 x = gen.binomial(t, 0.5, size=(c, len(t)))
                 return _sm_statistics(x, t, a, b, r, m)
 
-            p, drawn = sequential_pvalue(simulate, stat, n_perm, stop_hits)
+            p, drawn, mid = sequential_pvalue(simulate, stat, n_perm, stop_hits)
             p_method = "permutation"
     return MatchedTestResult(
         statistic=stat,
@@ -246,8 +262,10 @@ def stuart_maxwell_test(
         n_keys=int(sq.sum()),
         n_discordant=n_disc,
         n_perm=int(drawn),
-        effect=v,
+        effect=float(d @ d) / (2.0 * float(sq.sum()) * n_disc),
         effect_corrected=vc,
+        pvalue_mid=float(mid),
+        effect_pooled=v,
     )
 
 
@@ -265,9 +283,9 @@ def _sm_statistics(
 
 def _exact_sm(
     t: np.ndarray, a: np.ndarray, b: np.ndarray, r: int, m: np.ndarray, stat: float
-) -> float:
+) -> tuple[float, float]:
     """P(statistic ≥ observed) over every split of the discordant keys, each split of
-    pair l weighted by Binomial(t_l, 1/2)."""
+    pair l weighted by Binomial(t_l, 1/2), and the mid-p."""
     from math import comb
 
     grids = np.meshgrid(*[np.arange(n + 1) for n in t], indexing="ij")
@@ -277,8 +295,7 @@ def _exact_sm(
         pmf = np.array([comb(int(n), j) for j in range(int(n) + 1)], dtype=float) / 2.0 ** int(n)
         weight *= pmf[x[:, col]]
     stats = _sm_statistics(x, t, a, b, r, m)
-    reach = stats >= stat - REL_TOL * max(1.0, abs(stat))
-    return float(min(1.0, weight[reach].sum()))
+    return exact_pvalues(stats, weight, stat, REL_TOL * max(1.0, abs(stat)), 1.0)
 
 
 def marginal_homogeneity_test(
@@ -344,8 +361,9 @@ def marginal_homogeneity_test(
     zi = np.searchsorted(np.flatnonzero(present), z[informative])  # codes among present levels
     n_inf = len(informative)
     v, vc = _cramers_v_of(stat, obs.sum(), *obs.shape)
+    share = _zone_share(z, levels)
     if n_perm <= 0:
-        return MatchedTestResult(stat, None, np.nan, "", n_keys, n_inf, 0, v, vc)
+        return MatchedTestResult(stat, None, np.nan, "", n_keys, n_inf, 0, share, vc, np.nan, v)
     total = enumeration_size(k, n_inf, n_perm)
     source = BlockEnumeration(k, n_inf) if total is not None else BlockShuffles(k, n_inf)
     gen = np.random.default_rng(rng)
@@ -361,10 +379,18 @@ def marginal_homogeneity_test(
 
     if total is not None:
         sims = simulate(total)
-        hits = int((sims >= stat - REL_TOL * abs(stat)).sum())
-        return MatchedTestResult(stat, None, hits / total, "exact", n_keys, n_inf, total, v, vc)
-    p, drawn = sequential_pvalue(simulate, stat, n_perm, stop_hits)
-    return MatchedTestResult(stat, None, p, "permutation", n_keys, n_inf, drawn, v, vc)
+        p, mid = exact_pvalues(sims, np.ones(len(sims)), stat, REL_TOL * abs(stat), total)
+        return MatchedTestResult(stat, None, p, "exact", n_keys, n_inf, total, share, vc, mid, v)
+    p, drawn, mid = sequential_pvalue(simulate, stat, n_perm, stop_hits)
+    return MatchedTestResult(stat, None, p, "permutation", n_keys, n_inf, drawn, share, vc, mid, v)
+
+
+def _zone_share(z: np.ndarray, levels: int) -> float:
+    """The within-key share of the zone variation explained by the raters (exponent 2 on
+    the zone indicators; keys as blocks); *z* keys × raters, −1 not rated."""
+    key, rater = np.nonzero(z >= 0)
+    indicators = np.eye(levels)[z[key, rater]]
+    return dispersion_effect(indicators, rater, z.shape[1], key, exponent=2).estimate
 
 
 def _incomplete_mh(
@@ -396,8 +422,9 @@ def _incomplete_mh(
     n_inf = len(informative)
     obs_tab = _rater_table(codes, n_lv)
     v, vc = _cramers_v_of(stat, obs_tab.sum(), *obs_tab.shape)
+    share = _zone_share(z, levels)
     if n_perm <= 0:
-        return MatchedTestResult(stat, None, np.nan, "", n_keys, n_inf, 0, v, vc)
+        return MatchedTestResult(stat, None, np.nan, "", n_keys, n_inf, 0, share, vc, np.nan, v)
 
     def tables(order: np.ndarray) -> np.ndarray:
         """Statistics of relabellings *order* (c, keys, k): slot i of key j (its i-th
@@ -412,8 +439,8 @@ def _incomplete_mh(
     total = _permutation_count(count, n_perm)
     if total is not None:
         sims = tables(_every_order(who, count, k))
-        hits = int((sims >= stat - REL_TOL * abs(stat)).sum())
-        return MatchedTestResult(stat, None, hits / total, "exact", n_keys, n_inf, total, v, vc)
+        p, mid = exact_pvalues(sims, np.ones(len(sims)), stat, REL_TOL * abs(stat), total)
+        return MatchedTestResult(stat, None, p, "exact", n_keys, n_inf, total, share, vc, mid, v)
     gen = np.random.default_rng(rng)
 
     def simulate(c: int) -> np.ndarray:
@@ -421,8 +448,8 @@ def _incomplete_mh(
         u[:, ~ri] = np.inf  # raters who did not rate a key come last, never chosen
         return tables(np.argsort(u, axis=2, kind="stable"))
 
-    p, drawn = sequential_pvalue(simulate, stat, n_perm, stop_hits)
-    return MatchedTestResult(stat, None, p, "permutation", n_keys, n_inf, drawn, v, vc)
+    p, drawn, mid = sequential_pvalue(simulate, stat, n_perm, stop_hits)
+    return MatchedTestResult(stat, None, p, "permutation", n_keys, n_inf, drawn, share, vc, mid, v)
 
 
 def _permutation_count(count: np.ndarray, limit: int) -> int | None:

@@ -14,11 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from rrmap.bootstrap import CI_METHODS, check_ci
 from rrmap.errors import InputError
-from rrmap.limits import MAX_MONTE_CARLO, MAX_PERMUTATIONS, check_count
+from rrmap.limits import MAX_BOOTSTRAP, MAX_MONTE_CARLO, MAX_PERMUTATIONS, check_count
 
 __all__ = [
     "ALPHA",
+    "CI_METHODS",
     "DEFAULT_CHI2_N_PERM",
     "DEFAULT_STOP_HITS",
     "DESIGNS",
@@ -35,7 +37,7 @@ ALPHA = 0.05
 DESIGNS: tuple[str, ...] = ("auto", "matched", "independent")
 
 #: Values of ``p_adjust``.
-P_ADJUST_METHODS: tuple[str, ...] = ("none", "holm", "fdr_bh")
+P_ADJUST_METHODS: tuple[str, ...] = ("none", "holm", "fdr_bh", "gatekept")
 
 #: Test kinds (``"chi2"``: the zone tests).
 TEST_KINDS: tuple[str, ...] = ("energy", "chi2")
@@ -58,6 +60,9 @@ _RECORDED = {
     "p_adjust": "p_adjust",
     "pairwise": "pairwise",
     "seed": "seed",
+    "n_boot": "effect_bootstrap",
+    "ci": "ci",
+    "mid_p": "mid_p",
 }
 
 
@@ -83,13 +88,23 @@ class Settings:
     design : {"auto", "matched", "independent"}, default "auto"
         Matched tests where the groups rated the same keys (see
         :func:`rrmap.stats.compare_groups`).
-    p_adjust : {"holm", "fdr_bh", "none"}, default "holm"
-        Adjusted p-values within each family.
+    p_adjust : {"holm", "fdr_bh", "gatekept", "none"}, default "holm"
+        Adjusted p-values within each family (``"gatekept"``: the k-sample test at the
+        level, its pairs Holm-adjusted and reported only where it rejects).
     pairwise : bool, default True
         Every pair of groups after the k-sample test.
     seed : int or None, default None
         The root of every random stream (None: drawn from the operating system's entropy
         when the run starts, and recorded).
+    n_boot : int, default 1000
+        Bootstrap resamples of the intervals of the effect sizes (0: no intervals);
+        recorded as ``effect_bootstrap`` (``bootstrap`` is the reliability's, an argument
+        of :func:`rrmap.analyze`).
+    ci : {"bca", "percentile"}, default "bca"
+        Interval method of the effect sizes (:func:`rrmap.bootstrap.bootstrap_interval`).
+    mid_p : bool, default False
+        Mark (and adjust, and count) the mid-p values (``pvalue_mid``) instead of the
+        conventional ones; both are always in the table.
 
     Raises
     ------
@@ -118,6 +133,9 @@ class Settings:
     p_adjust: str = "holm"
     pairwise: bool = True
     seed: int | None = None
+    n_boot: int = 1000
+    ci: str = "bca"
+    mid_p: bool = False
 
     def __post_init__(self) -> None:
         checked = {
@@ -128,6 +146,9 @@ class Settings:
             "chi2_mc_all": bool(self.chi2_mc_all),
             "pairwise": bool(self.pairwise),
             "seed": _seed(self.seed),
+            "n_boot": check_count("n_boot", self.n_boot, MAX_BOOTSTRAP),
+            "ci": check_ci(self.ci),
+            "mid_p": bool(self.mid_p),
         }
         _one_of("design", self.design, DESIGNS)
         _one_of("p_adjust", self.p_adjust, P_ADJUST_METHODS)

@@ -13,6 +13,7 @@ from statsmodels.stats.multitest import multipletests
 
 import rrmap
 from rrmap.errors import InputError
+from rrmap.stats.adjust import study_pvalues
 from rrmap.stats.designs import (
     EXTRA_COLUMNS,
     TESTS_COLUMNS,
@@ -149,7 +150,9 @@ def test_designs_are_the_parts_of_run_designs(pts):
     d2 = expert_effect_per_option(pts, "modality", n_perm=0, rng=0)
     d3 = category_effect_per_expert(pts, "modality", n_perm=0, rng=0)
     parts = pd.concat([d1, d2, d3], ignore_index=True)
-    # every test draws from the stream of its own identity: the p-values are equal too
+    # every test draws from the stream of its own identity: the p-values are equal too;
+    # pvalue_study is Benjamini-Hochberg over the tests of the call (here, of the run)
+    parts["pvalue_study"] = study_pvalues(parts["pvalue"].to_numpy())
     pd.testing.assert_frame_equal(full.reset_index(drop=True), parts, check_dtype=False)
 
 
@@ -238,7 +241,9 @@ def test_p_adjust_skips_missing_pvalues():
 
 
 def test_bad_p_adjust(pts):
-    with pytest.raises(InputError, match=r"p_adjust must be one of \['none', 'holm', 'fdr_bh'\]"):
+    with pytest.raises(
+        InputError, match=r"p_adjust must be one of \['none', 'holm', 'fdr_bh', 'gatekept'\]"
+    ):
         run_designs(pts, p_adjust="bonferroni", n_perm=0)
 
 

@@ -17,7 +17,10 @@ from rrmap.stats import Settings, compare_groups, run_designs
     ("kwargs", "message"),
     [
         ({"design": "paired"}, r"design must be one of \['auto', 'matched', 'independent'\]"),
-        ({"p_adjust": "bonferroni"}, r"p_adjust must be one of \['none', 'holm', 'fdr_bh'\]"),
+        (
+            {"p_adjust": "bonferroni"},
+            r"p_adjust must be one of \['none', 'holm', 'fdr_bh', 'gatekept'\]",
+        ),
         ({"tests": ["energy", "t"]}, r"tests must be among \['energy', 'chi2'\]"),
         ({"tests": []}, r"tests must be among"),
         ({"n_perm": -1}, "n_perm must be a non-negative integer, got -1"),
