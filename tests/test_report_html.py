@@ -128,7 +128,7 @@ def test_every_table_scrolls_in_its_box_and_its_headers_link_to_the_glossary(wri
         re.findall(r'id="(gl-[a-z-]+)"', page)
     )
     terms = " / ".join(re.findall(r'<dt id="gl-[a-z-]+">(.*?)</dt>', page))
-    for term in ("E share", "SM, MH", "V, Cramér", "α, Krippendorff", "κ, Fleiss", "p Holm",
+    for term in ("E share", "SM, MH", "Cramér's V", "α, Krippendorff", "κ, Fleiss", "p Holm",
                  "the bracketed intervals", "(perm.), (exact), (MC)"):  # fmt: skip
         assert term in terms, (term, terms)
 

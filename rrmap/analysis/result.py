@@ -97,7 +97,9 @@ class AnalysisResult:
             ``tests`` (rows), ``run`` (with a p-value), ``skipped``,
             ``significant`` (p < 0.05 on the p-value the marks follow: the
             adjusted one when p-values were adjusted), ``significant_raw``
-            and ``adjustment`` (``none``, ``holm`` or ``fdr_bh``).
+            ``adjustment`` (``none``, ``holm``, ``fdr_bh`` or ``gatekept``) and
+            ``significant_study`` (``pvalue_study`` < 0.05: a false discovery rate
+            of 5 % over the whole table; None for a table without it).
 
         Examples
         --------
@@ -118,6 +120,11 @@ class AnalysisResult:
             "significant": int((tests.loc[tested, col] < _ALPHA).sum()),
             "significant_raw": int((tests.loc[tested, "pvalue"] < _ALPHA).sum()),
             "adjustment": method if col != "pvalue" else "none",
+            "significant_study": (
+                int((tests.loc[tested, "pvalue_study"] < _ALPHA).sum())
+                if "pvalue_study" in tests.columns
+                else None
+            ),
         }
 
     def _headline(self) -> str:

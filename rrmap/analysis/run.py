@@ -166,7 +166,9 @@ def analyze(
     chi2_mc_all : bool, default False
         Monte Carlo (or exact) p-values for every zone test.
     n_boot : int, default 1000
-        Bootstrap resamples of the reliability intervals (:func:`rrmap.reliability`).
+        Bootstrap resamples of the reliability intervals (:func:`rrmap.reliability`)
+        and, unless *settings* is given (then its ``n_boot``), of the effect sizes'
+        intervals (0: no intervals).
     coverage, z, thresholds
         Passed to :func:`rrmap.points` when *ratings* are ratings.
     query : str or sequence of str, optional
@@ -223,6 +225,8 @@ def analyze(
         chi2_mc_all=chi2_mc_all,
         design=design,
         p_adjust=p_adjust,
+        # the effect intervals take the reliability's resamples, unless settings say
+        **({} if settings is not None else {"n_boot": n_boot}),
     )
     pts, meta, source_df, from_path = _points_of(
         ratings, coverage, z, thresholds, query, drop_incomplete

@@ -24,6 +24,7 @@ from rrmap.report.format import (
     format_pvalue,
     is_pvalue_column,
 )
+from rrmap.stats.adjust import adjusted_columns
 from rrmap.stats.designs import split_within
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,7 +72,7 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
     keys = ["by", "within", "groups"]
     if "query" in tests.columns:  # several query corpora: the same test of each corpus
         keys.insert(0, "query")
-    adj = [c for c in tests.columns if c.startswith("pvalue_")]
+    adj = adjusted_columns(tests.columns)
     joined = tests[keys[0]].astype(str)
     for k in keys[1:]:
         joined = joined + "\x1f" + tests[k].astype(str)
@@ -181,7 +182,8 @@ def design_table(frame: pd.DataFrame, first: str) -> str:
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
     >>> frame = design_frame(expert_effect(pts, n_perm=9, rng=0), "groups")
     >>> print(design_table(frame.head(1), "groups").splitlines()[0])
-    | groups | n | design | E | p (energy) | E share | zone test | statistic | dof | p (zones) | V |
+    | groups | n | design | E | p (energy) | E share | zone test | statistic | dof | p (zones) |
+    zone effect |
     """
     if frame.empty:
         return "_No tests._"

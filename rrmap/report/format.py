@@ -69,7 +69,7 @@ def _label(col: str) -> str:
         "energy_effect": "E share",
         "zones": "statistic",
         "zones_p": "p (zones)",
-        "zones_effect": "V",
+        "zones_effect": "zone effect",
     }
     if col in names:
         return names[col]
@@ -81,9 +81,11 @@ def _label(col: str) -> str:
 #: What the columns of the design tables mean (report and terminal summary).
 LEGEND = (
     "E: energy statistic of the (Δ, R) points; E share: between-group share of their energy "
-    "dispersion (0 = alike). Zone tests on the quality levels: χ² (independent samples), "
-    "SM = Stuart–Maxwell (two matched raters), MH = within-key permutation test of "
-    "marginal homogeneity (more matched raters); V: Cramér's V of the groups × zones table. "
+    "dispersion, within keys for a matched test (0 = alike). Zone tests on the quality "
+    "levels: χ² (independent samples), SM = Stuart–Maxwell (two matched raters), MH = "
+    "within-key permutation test of marginal homogeneity (more matched raters); zone effect: "
+    "Cramér's V of the groups × zones table (χ²), or the share of the within-key zone "
+    "variation the groups explain (SM, MH). "
     "p-values are permutation p-values for energy and asymptotic for zones unless marked "
     "(MC = Monte Carlo, exact, perm. = permutation)."
 )

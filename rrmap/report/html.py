@@ -65,8 +65,13 @@ def _overall_finding(tests: pd.DataFrame, col: str) -> str | None:
         what = "the (Δ, R) points" if row["test"] == "energy" else "the quality zones"
         size = (
             f"between-rater share of the dispersion {100 * row['effect']:.1f} %"
+            + (" within keys" if row.get("design") == "matched" else "")
             if row["test"] == "energy"
-            else f"Cramér's V = {row['effect']:.2f}"
+            else (
+                f"within-key share {100 * row['effect']:.1f} %"
+                if row.get("design") == "matched"
+                else f"Cramér's V = {row['effect']:.2f}"
+            )
         )
         verdict = "differ" if row[col] < _ALPHA else "show no significant difference"
         parts.append(f"on {what} the raters {verdict} (p {_p(row[col])}; {size})")

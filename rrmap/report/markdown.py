@@ -47,7 +47,8 @@ def summary_lines(result: Result, text: Callable[[Any], str] = str) -> list[str]
     >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=999, rng=0)
     >>> print(summary_lines(res)[0])  # doctest: +NORMALIZE_WHITESPACE
     405 RRMap points from 3 raters (E1, E2, E3). 8 tests ran; 8 pass p < 0.05 after Holm
-    adjustment within families (8 on raw p-values).
+    adjustment within families (8 on raw p-values). 8 pass at a false discovery rate of
+    5 % over the whole table (Benjamini–Hochberg over every test of the run, pvalue_study).
     """
     s, tests = result.settings, result.tests
     sig = result.significance()
@@ -65,9 +66,15 @@ def summary_lines(result: Result, text: Callable[[Any], str] = str) -> list[str]
         if len(corpora) > 1
         else ""
     )
+    study = (
+        f" {sig['significant_study']} pass at a false discovery rate of 5 % over the whole "
+        "table (Benjamini–Hochberg over every test of the run, pvalue_study)."
+        if sig.get("significant_study") is not None
+        else ""
+    )
     out = [
         f"{s['n_points']} RRMap points from {len(raters)} rater{'s' if len(raters) != 1 else ''}"
-        f" ({', '.join(text(r) for r in raters)}){of_corpora}. {ran}; {passing}."
+        f" ({', '.join(text(r) for r in raters)}){of_corpora}. {ran}; {passing}.{study}"
     ]
     expert = tests[(tests["by"] == "expert") & tests["pvalue"].notna()]
     if "design" in tests.columns and len(expert):
@@ -107,7 +114,7 @@ def summary_lines(result: Result, text: Callable[[Any], str] = str) -> list[str]
     return out
 
 
-_ADJUST = {"holm": "Holm", "fdr_bh": "Benjamini–Hochberg"}
+_ADJUST = {"holm": "Holm", "fdr_bh": "Benjamini–Hochberg", "gatekept": "gatekept"}
 _P_WORDS = {
     "asymptotic": "asymptotic",
     "monte_carlo": "Monte Carlo (Cochran's rule failed)",

@@ -24,6 +24,7 @@ from rrmap.report.designs import (
     display_frame,
     side_by_side,
 )
+from rrmap.stats.adjust import adjusted_columns
 
 __all__ = ["aligned_text", "overall_html", "overall_markdown", "overall_text"]
 
@@ -64,10 +65,11 @@ def overall_markdown(tests: pd.DataFrame) -> str:
     >>> from rrmap.stats.designs import expert_effect
     >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
     >>> print(overall_markdown(expert_effect(pts, n_perm=9, rng=0)).splitlines()[2])
-    | groups | n | design | E | p (energy) | E share | zone test | statistic | dof | p (zones) | V |
+    | groups | n | design | E | p (energy) | E share | zone test | statistic | dof | p (zones) |
+    zone effect |
     """
     part = tests[tests["within"] == "all"]
-    adjusted = any(c.startswith("pvalue_") for c in tests.columns)
+    adjusted = bool(adjusted_columns(tests.columns))
     which = "adjusted p < 0.05" if adjusted else "p < 0.05"
     return (
         f"{_overall_name(tests)} ({which} in **bold**: evidence against identical "
@@ -114,7 +116,7 @@ def overall_text(tests: pd.DataFrame, color: bool = False, width: int | None = N
     frame = _overall_frame(tests[tests["within"] == "all"])
     if frame.empty:
         return "(no tests)"
-    adjusted = any(c.startswith("pvalue_") for c in tests.columns)
+    adjusted = bool(adjusted_columns(tests.columns))
     which = "adjusted p" if adjusted else "p"
     bold = (lambda t: f"\x1b[1m{t}*\x1b[0m") if color else (lambda t: f"{t}*")
     shown = display_frame(frame, "groups", bold, message_text)
@@ -231,7 +233,7 @@ def overall_html(tests: pd.DataFrame) -> str:
     if frame.empty:
         return "<p>No tests.</p>"
     shown = display_frame(frame, "groups", lambda t: f"<b>{t}</b>", html_text)
-    adjusted = any(c.startswith("pvalue_") for c in tests.columns)
+    adjusted = bool(adjusted_columns(tests.columns))
     which = "adjusted p &lt; 0.05" if adjusted else "p &lt; 0.05"
     return (
         f"<p>{_overall_name(tests)} ({which} in <b>bold</b>: evidence against identical "

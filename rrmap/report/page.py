@@ -47,15 +47,18 @@ _COLUMNS: dict[str, tuple[str, str]] = {
     "groups": ("groups", "the groups compared: raters, options or query corpora"),
     "design": ("design", "matched: the same comparison keys in every group"),
     "E": ("e", "energy statistic of the (Δ, R) points"),
-    "E share": ("e-share", "between-group share of the points' energy dispersion (0 = alike)"),
+    "E share": (
+        "e-share",
+        "between-group share of the points' energy dispersion, within keys when matched",
+    ),
     "zone test": ("zone-tests", "χ², SM (Stuart–Maxwell) or MH (marginal homogeneity)"),
     "statistic": ("zone-tests", "statistic of the zone test"),
     "dof": ("zone-tests", "degrees of freedom of the zone test"),
-    "V": ("v", "Cramér's V of the groups × zones table"),
+    "zone effect": ("v", "Cramér's V (χ²) or within-key share (SM, MH) of the zones"),
     "closer": ("closer", "the query corpus with the larger match share"),
     "value": ("alpha", "1 perfect agreement, 0 chance"),
     "measure": ("alpha", "Krippendorff's α, Fleiss' κ or Cohen's κ"),
-    "95 % interval": ("interval", "percentile bootstrap 95 % interval"),
+    "95 % interval": ("interval", "BCa bootstrap 95 % interval over the comparison keys"),
     "pairs p < 0.05": ("pairs", "pairwise tests of the family that pass p < 0.05"),
 }
 _QUALITY = ("excellent", "fair", "stereotype", "bad")
@@ -228,9 +231,9 @@ def reading_order(columns: Sequence[str]) -> list[str]:
     Examples
     --------
     >>> reading_order(["rater", "groups", "n", "E", "p (energy)", "p Holm (energy)",
-    ...                "E share", "zone test", "p (zones)", "p Holm (zones)", "V"])
-    ['rater', 'groups', 'n', 'p Holm (energy)', 'E share', 'p Holm (zones)', 'V', 'E',
-     'p (energy)', 'zone test', 'p (zones)']
+    ...                "E share", "zone test", "p (zones)", "p Holm (zones)", "zone effect"])
+    ['rater', 'groups', 'n', 'p Holm (energy)', 'E share', 'p Holm (zones)', 'zone effect',
+     'E', 'p (energy)', 'zone test', 'p (zones)']
     """
     cols = list(columns)
     adjusted = [c for c in cols if c.startswith("p ") and not c.startswith("p (")]
@@ -239,7 +242,10 @@ def reading_order(columns: Sequence[str]) -> list[str]:
     zones = [c for c in marked if c.endswith("(zones)")]
     lead = cols[: cols.index("n") + 1] if "n" in cols else cols[:1]
     lead += [c for c in cols if c.startswith("pairs p")]
-    sizes = {"energy": [c for c in cols if c == "E share"], "zones": [c for c in cols if c == "V"]}
+    sizes = {
+        "energy": [c for c in cols if c == "E share"],
+        "zones": [c for c in cols if c == "zone effect"],
+    }
     lead += energy + sizes["energy"] + zones + sizes["zones"]
     return lead + [c for c in cols if c not in lead]
 

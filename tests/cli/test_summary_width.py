@@ -35,7 +35,7 @@ def test_a_wrapped_table_shows_the_energy_then_the_zone_columns(tmp_path):
     heads = [[h.strip() for h in head if h.strip()] for head in heads]
     assert heads == [
         ["groups", "n", "design", "E", "p (energy)", "p Holm (energy)", "E share"],
-        ["groups", "zone test", "statistic", "dof", "p (zones)", "p Holm (zones)", "V"],
+        ["groups", "zone test", "statistic", "dof", "p (zones)", "p Holm (zones)", "zone effect"],
     ]
     first = lines.index(next(line for line in lines if line.startswith("groups")))
     assert lines[first + 1].split()[:3] == ["E1|E2|E3", "405", "matched"]
