@@ -311,3 +311,20 @@ def _check_keys(
             f"(options: {', '.join(map(str, levels))})"
         )
     raise InputError(f"{what}: no entry for {', '.join(map(repr, missing))}{of}")
+
+
+def rc_points(key: str) -> float:
+    """The size in points of the rcParams font size *key*, named ("medium") or numeric, as
+    a user's own figure may have it.
+
+    Examples
+    --------
+    >>> import matplotlib as mpl
+    >>> with mpl.rc_context({"font.size": 10, "xtick.labelsize": "medium"}):
+    ...     rc_points("xtick.labelsize")
+    10.0
+    """
+    import matplotlib as mpl
+    from matplotlib.font_manager import FontProperties
+
+    return float(FontProperties(size=mpl.rcParams[key]).get_size_in_points())

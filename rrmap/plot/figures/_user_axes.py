@@ -16,7 +16,8 @@ fit.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import matplotlib as mpl
@@ -55,6 +56,43 @@ def adaptive_ticks(cb: Any) -> None:
     locator counts the room the bar has when drawn, so labels never run together."""
     cb.locator = MaxNLocator(nbins="auto", steps=[1, 2.5, 5, 10], min_n_ticks=2)
     cb.update_ticks()
+
+
+@contextmanager
+def drawing_into(fig: Any) -> Iterator[float]:
+    """Draw a multi-part figure into a user's *fig* (a Figure or SubFigure): yields its
+    width (inches), in whose type sizes (:func:`~rrmap.plot.base._style.typography`) the
+    parts are drawn, as a new figure of that width would be. A root Figure without a
+    layout engine is given constrained layout, so that the parts keep their labels
+    inside it."""
+    from matplotlib.figure import Figure, SubFigure
+
+    from rrmap.errors import InputError
+    from rrmap.plot.base._sizing import freeze_ticks
+    from rrmap.plot.base._style import typography
+
+    if not isinstance(fig, (Figure, SubFigure)):
+        raise InputError(f"fig must be a matplotlib Figure or SubFigure, got {type(fig)}")
+    root = fig.get_figure(root=True)
+    if root.get_layout_engine() is None:
+        root.set_layout_engine("constrained")
+    width = fig.bbox.width / root.dpi
+    typ = typography(width)
+    before = set(root.get_axes())
+    with mpl.rc_context(typ):
+        yield width
+        drawn = [ax for ax in root.get_axes() if ax not in before]
+        freeze_ticks(_Axes(drawn), typ["xtick.labelsize"])
+
+
+class _Axes:
+    """Some Axes of a figure, as :func:`~rrmap.plot.base._sizing.freeze_ticks` reads one."""
+
+    def __init__(self, axes: list[Axes]) -> None:
+        self._axes = axes
+
+    def get_axes(self) -> list[Axes]:
+        return self._axes
 
 
 def cell(ax: Axes) -> Bbox:

@@ -45,6 +45,7 @@ from rrmap.plot.base._style import (
     figure_text,
     fitted_text,
     option_name,
+    rc_points,
     title,
     typography,
 )
@@ -98,7 +99,7 @@ def panel_title(name: str, n: int, n_clipped: int, clip: bool, panel_w: float) -
     detail = f"n = {n}"
     if n_clipped:
         detail += f", {n_clipped} {'clipped' if clip else 'outside'}"
-    size = float(mpl.rcParams["axes.titlesize"])
+    size = rc_points("axes.titlesize")
     one = f"{figure_text(name)} ({detail})"
     if text_width_pt(one, size) <= 72.0 * panel_w:
         return one
@@ -139,7 +140,7 @@ def _add_footer(
     stays next to its panels), the colorbar, the legends *after* (the zone key)."""
     footer = Footer(fig)
     width = fig.get_figwidth()
-    size = float(mpl.rcParams["legend.fontsize"])
+    size = rc_points("legend.fontsize")
 
     def add(kw: dict[str, Any] | None) -> None:
         if kw and kw.get("handles"):
@@ -167,7 +168,7 @@ def _legends_in_slot(
 ) -> list[dict[str, Any]]:
     """Put the first of *legends* that fit into an empty panel slot (stacked, top first);
     return the others."""
-    size = float(mpl.rcParams["legend.fontsize"])
+    size = rc_points("legend.fontsize")
     used, k = 0.0, 0
     fitted = []
     for kw in legends:
@@ -487,7 +488,7 @@ class _GridFigure:
         self.clipped = 0
 
     def draw_rows(self) -> None:
-        size = float(mpl.rcParams["legend.fontsize"])
+        size = rc_points("legend.fontsize")
         panel_w = (self.width - (_RIGHT_LEGEND if self.right else 0.45)) / len(self.raters)
         for i, cat in enumerate(self.categories):
             self.st.order = levels_of(self.points[cat], None)
