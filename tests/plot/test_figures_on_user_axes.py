@@ -20,6 +20,7 @@ from plot_helpers import printed
 
 from rrmap.errors import InputError
 from rrmap.plot import plot_agreement, plot_interval_examples, plot_proportions
+from rrmap.plot.base._sizing import renderer_of
 
 CALLS = {
     "proportions": lambda pts, ax: plot_proportions(pts, ax=ax),
@@ -47,7 +48,7 @@ def test_one_chart_on_a_small_user_axes(pts, name, layout):
 @pytest.mark.parametrize("layout", [None, "constrained"])
 def test_multi_part_figures_draw_into_the_users_figure(pts, make, layout):
     fig = plt.figure(figsize=(7, 5.5), layout=layout)
-    left, right = fig.subfigures(1, 2, width_ratios=[1, 2])
+    _left, right = fig.subfigures(1, 2, width_ratios=[1, 2])
     args = (pts,) if make is plot_agreement else ()
     assert make(*args, fig=right) is right
     assert fig.get_size_inches().tolist() == [7, 5.5]  # the user's size kept
@@ -59,7 +60,7 @@ def test_multi_part_figures_draw_into_the_users_figure(pts, make, layout):
 
 
 def test_ax_and_width_or_several_raters_by_option_are_refused(pts):
-    fig, ax = plt.subplots()
+    _fig, ax = plt.subplots()
     with pytest.raises(InputError, match="width sizes a new figure"):
         plot_proportions(pts, ax=ax, width=3.5)
     with pytest.raises(InputError, match=r"by='movement' draws one panel per rater and the"):
@@ -87,8 +88,7 @@ def whisker_boxes(ax):
 @pytest.mark.parametrize("width", ["3.5in", "7in"])
 def test_whiskers_keep_off_the_percentages(drawn, width):
     fig = drawn(plot_proportions, width=width)
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    renderer = renderer_of(fig)
     crossed = []
     for ax in fig.axes:
         labels = [t for t in ax.texts if t.get_gid() == "rrmap.share"]

@@ -30,6 +30,7 @@ from matplotlib.transforms import Bbox, ScaledTranslation
 from rrmap.plot.base._glyphs import outside_frame
 from rrmap.plot.base._sizing import save_like_paper_figures
 from rrmap.plot.base._style import title
+from rrmap.plot.figures._room import fit_axis_label, fit_zone_labels, plan_room
 from rrmap.plot.figures.panel import PanelStyle, axis_label, draw_panel, record_panel
 
 __all__: list[str] = []
@@ -143,6 +144,9 @@ def plot_on_user(
     text (:func:`~rrmap.plot.base._sizing.save_like_paper_figures`)."""
     save_like_paper_figures(_root(ax))
     drawn = draw_panel(ax, points, color, st)
+    for text in ax.texts:  # fitted inside the panel once it is laid out (fit_zone_labels)
+        if (text.get_gid() or "").startswith("rrmap.label."):
+            text.set_in_layout(False)
     mappable = drawn.mappable if colorbar else None
     head = title(color, points, st.labels)
     handles = list(drawn.handles) if legend else []
@@ -165,20 +169,15 @@ def attach(
     fig = ax.get_figure(root=False)
     root = _root(ax)
     room = cell(ax)
-    beside, ncols = True, 1
     if handles:
-        one = _legend_size(handles, legend_title, 1, ax)
-        if one.width > _BESIDE * room.width:
-            beside = False
-            _short_clipped_label(handles)
-            ncols = next(
-                (
-                    n
-                    for n in range(len(handles), 1, -1)
-                    if _legend_size(handles, legend_title, n, ax).width <= room.width
-                ),
-                1,
-            )
+        _short_clipped_label(handles)
+        sizes = [_legend_size(handles, legend_title, n, ax) for n in range(1, len(handles) + 1)]
+    else:
+        sizes = []
+    plan = plan_room(ax, room, sizes, mappable is not None)
+    beside, ncols = plan.beside, plan.ncols
+    handles = handles if plan.legend else []
+    mappable = mappable if plan.colorbar else None
     cb = cax = None
     if mappable is not None:
         if constrained(ax):
@@ -201,6 +200,8 @@ def attach(
         _fit_by_hand(ax, room, cb, legend, beside)
     root.draw_without_rendering()
     _keep_side_labels_inside(ax)
+    fit_axis_label(ax)
+    fit_zone_labels(ax)
     return cb, legend
 
 
