@@ -80,7 +80,7 @@ def test_zone_names_cover_no_point_and_no_other_name(small, layout, color):
 
 def test_what_is_left_out_for_room_is_said():
     _, ax = plt.subplots(figsize=(3.5, 3))
-    with pytest.warns(UserWarning, match=r"too small for the map's colorbar \(3\.44 × 2\.94 in"):
+    with pytest.warns(UserWarning, match=r"too small for the colorbar \(3\.44 × 2\.94 in"):
         plot_rrmap(PTS, "movement", ax=ax)
     assert panel_artists(ax).colorbar is None and panel_artists(ax).legend is not None
 

@@ -48,12 +48,14 @@ def plan_room(
     room: Bbox,
     sizes: Sequence[Bbox],
     colorbar: bool,
+    min_height: float = MIN_PANEL_HEIGHT,
 ) -> Room:
     """The first of: legend beside and colorbar under, legend under and colorbar under,
     then without the colorbar, then without the legend, that leaves the panel big enough.
 
     *room* is the cell of *ax* (display units); *sizes* the legend's size in 1, 2, ...
-    columns (empty: no legend); *colorbar* whether there is one to place.
+    columns (empty: no legend); *colorbar* whether there is one to place; *min_height*
+    the panel's least height (inches; a chart of a few bars needs less than a map).
     """
     root = ax.get_figure(root=True)
     dpi = root.dpi
@@ -66,7 +68,7 @@ def plan_room(
         rc_points("xtick.labelsize") + rc_points("axes.labelsize")
     ) / 72 * dpi
     min_w = min(MIN_PANEL_WIDTH * dpi, _MIN_SHARE_W * room.width)
-    min_h = min(MIN_PANEL_HEIGHT * dpi, _MIN_SHARE_H * room.height)
+    min_h = min(min_height * dpi, _MIN_SHARE_H * room.height)
     under = [n for n, s in enumerate(sizes, 1) if s.width <= room.width]
     ncols = under[-1] if under else 1
     gap = _GAP * dpi
@@ -101,7 +103,7 @@ def plan_room(
     if left_out:
         inches = f"{room.width / dpi:.2f} × {room.height / dpi:.2f} in"
         warnings.warn(
-            f"the figure is too small for the map's {' and '.join(left_out)} ({inches} "
+            f"the figure is too small for the {' and the '.join(left_out)} ({inches} "
             "Axes): left out. For panels side by side, pass legend=False, colorbar=False "
             "and add one for the figure with rrmap.plot.add_legend(fig); or make the "
             "figure larger, or draw inside rrmap.plot.paper_style() (journal type sizes)",

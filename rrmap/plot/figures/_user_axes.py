@@ -30,7 +30,12 @@ from matplotlib.transforms import Bbox, ScaledTranslation
 from rrmap.plot.base._glyphs import outside_frame
 from rrmap.plot.base._sizing import save_like_paper_figures
 from rrmap.plot.base._style import title
-from rrmap.plot.figures._room import fit_axis_label, fit_zone_labels, plan_room
+from rrmap.plot.figures._room import (
+    MIN_PANEL_HEIGHT,
+    fit_axis_label,
+    fit_zone_labels,
+    plan_room,
+)
 from rrmap.plot.figures.panel import PanelStyle, axis_label, draw_panel, record_panel
 
 __all__: list[str] = []
@@ -163,9 +168,11 @@ def attach(
     handles: Sequence[Any],
     legend_title: str | None,
     bc_label: str,
+    min_height: float = MIN_PANEL_HEIGHT,
 ) -> tuple[Any, Any]:
     """Colorbar (of *mappable*, if any) and legend (of *handles*, if any) of a panel on a
-    user's *ax*, fitted into the room *ax* has; returns (colorbar, legend)."""
+    user's *ax*, fitted into the room *ax* has, the panel at least *min_height* inches
+    tall where it can be; returns (colorbar, legend)."""
     fig = ax.get_figure(root=False)
     root = _root(ax)
     room = cell(ax)
@@ -174,7 +181,7 @@ def attach(
         sizes = [_legend_size(handles, legend_title, n, ax) for n in range(1, len(handles) + 1)]
     else:
         sizes = []
-    plan = plan_room(ax, room, sizes, mappable is not None)
+    plan = plan_room(ax, room, sizes, mappable is not None, min_height)
     beside, ncols = plan.beside, plan.ncols
     handles = handles if plan.legend else []
     mappable = mappable if plan.colorbar else None

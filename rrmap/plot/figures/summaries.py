@@ -317,7 +317,7 @@ def _proportions_on(
         ax.set_title(f"{option_label(raters[0], labels, _TICK_LIMIT)} (n = {n})")
     ax.set_xlabel("share of points (%)")
     handles = quality_handles() if legend else []
-    attach(ax, None, handles, "quality", "")
+    attach(ax, None, handles, "quality", "", min_height=0.22 * len(names) + 0.1)
     _label_shares([ax])
     return ax
 
