@@ -4,7 +4,7 @@ the percentages.
 
 Measured before: ``plot_proportions(pts, ax=ax)`` raised TypeError, ``plot_agreement`` and
 ``plot_interval_examples`` had no ``ax=``; in the proportions figure the whiskers crossed
-the percentages of 6 segments (E3's "4" and "7", ...) at 3.5 in.
+3 of the 12 percentages at 3.5 in (E3's "4" and "7", E1's "3") and 4 at 7 in.
 """
 
 from __future__ import annotations

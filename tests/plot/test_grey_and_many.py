@@ -2,7 +2,8 @@
 
 Measured before: the closest two quality colours were 13.7 L* apart in grey (excellent
 #006D52 at 40.5, bad #D55E00 at 54.2); with 20 criteria, crit00 and crit14 were a blue
-circle and a blue hexagon (alike at 5 pt), as were seven other pairs.
+circle and a blue hexagon (alike at 5 pt), as were crit02 and crit16 (green diamonds
+"D" and "d") and crit08 and crit15.
 """
 
 from __future__ import annotations
