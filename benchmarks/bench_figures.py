@@ -20,8 +20,10 @@ time beside wall time, and ratios from the same run are what to compare.
 
 Usage::
 
-    python benchmarks/bench_figures.py [--baseline c14b884] [--repeat 3] [--width 7in]
-        [--jobs -1]
+    python benchmarks/bench_figures.py [--baseline c14b884 | --no-baseline] [--repeat 3]
+        [--width 7in] [--jobs -1]
+
+``--no-baseline`` measures this checkout alone (no worktree of another commit).
 """
 
 from __future__ import annotations
@@ -141,11 +143,14 @@ def _load() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", default="c14b884")
+    parser.add_argument("--no-baseline", action="store_true", help="this checkout only")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--width", default="7in")
     parser.add_argument("--jobs", default="", help="--jobs of rrmap analyze (default: its own)")
     args = parser.parse_args()
-    sources = {"now": ROOT, "baseline": _worktree(args.baseline)}
+    sources = {"now": ROOT}
+    if not args.no_baseline:
+        sources["baseline"] = _worktree(args.baseline)
     _adopt_orphans()
     jobs = f" --jobs {args.jobs}" if args.jobs else ""
     print(f"rrmap analyze {DATA.name}{jobs} --width {args.width}: best of {args.repeat}")
@@ -171,9 +176,10 @@ def main() -> None:
             wall, cpu = _run_figures_only(source, n, args.width, args.repeat)
             only[name, n] = (wall, cpu)
             print(f"{name:<10} jobs={n:<8} wall {wall:6.2f} s  CPU (this process) {cpu:6.2f} s")
-    base = only["baseline", "default"][0]
-    for key in (("now", "1"), ("now", "-1")):
-        print(f"now jobs={key[1]} / baseline (wall): {only[key][0] / base:.2f}")
+    if "baseline" in sources:
+        base = only["baseline", "default"][0]
+        for key in (("now", "1"), ("now", "-1")):
+            print(f"now jobs={key[1]} / baseline (wall): {only[key][0] / base:.2f}")
     print(f"({_load()})")
 
 

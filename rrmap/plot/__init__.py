@@ -49,6 +49,7 @@ __all__ = [
     "RESERVED_MARKERS",
     "AnalysisFigures",
     "PanelArtists",
+    "add_legend",
     "background_cmap",
     "check_figure_size",
     "example_interval_pairs",
@@ -103,6 +104,7 @@ _lazy_getattr, _lazy_dir, _ = _lazy.attach(
         "figures.map": ["PanelArtists", "background_cmap", "panel_artists", "plot_rrmap"],
         "styles": ["PAPER_STYLE", "paper_style", "theme_rrmap"],
         "figures.summaries": ["plot_agreement", "plot_proportions"],
+        "figures.shared": ["add_legend"],
     },
 )
 

@@ -343,12 +343,10 @@ def figure_plan(
         cats = points.attrs.get("rrmap", {}).get("categories") or []
         color = cats[0] if cats else None
     color = None if figure_problem(points, colours=[color]) else color  # too many options
-    # the grid needs room for its panels: narrower, it spans two columns (or more)
-    need = min_grid_width(max(points[rater].nunique(), 1))
+    # every figure at the width asked for: the grid wraps its raters to fit it, and is
+    # left out only where not even one column of panels fits
     grid_width = parse_width(width, 7.0)
-    if grid_width < need:
-        grid_width = min(max(need, 7.0), 20.0)
-    check_figure_size(grid_width, dpi)  # not below the width: the largest figure
+    check_figure_size(grid_width, dpi)
     ps = any(f.lower() in ("eps", "ps") for f in formats)
     # no compressed images and no transparency in PostScript
     kw: dict[str, Any] = {"background": "contour", "alpha": 1.0} if ps else {}
@@ -371,8 +369,9 @@ def figure_plan(
                                                           "rater": "query"}))  # fmt: skip
     n, rows = points[rater].nunique(), categories or points.attrs.get("rrmap", {}).get("categories")
     left_out = set()
-    if need > 20.0 or figure_problem(points, n * len(rows or ()), categories or ()):
-        left_out.add("rrmap_grid")  # more raters than columns of panels fit on any page, or
+    too_narrow = grid_width + 1e-9 < min_grid_width(1)
+    if too_narrow or figure_problem(points, n * len(rows or ()), categories or ()):
+        left_out.add("rrmap_grid")  # not one column of panels fits the width, or more panels
     if figure_problem(points, n):  # than rrmap draws
         left_out.add("rrmap_by_rater")
     plan = [job for job in plan if job[0] not in left_out]

@@ -134,10 +134,10 @@ def save_analysis_figures(
 
     Files ``rrmap_by_rater``, ``rrmap_grid``, ``proportions`` and (with two or
     more raters) ``agreement``, each in every format, laid out for *width*
-    with text kept as text. The grid needs panels at least 1.35 in wide
-    (:func:`rrmap.plot.figures.layouts.grid_min_width`): narrower than that (one
-    journal column) it is laid out to span two columns, 7 in (or the width
-    its raters need; past 20 in it is left out). Existing files are replaced.
+    with text kept as text; none is wider than *width*. The grid's panels are at
+    least 1.35 in wide: where its raters' panels do not fit side by side, the raters
+    wrap to more rows (:func:`rrmap.plot.plot_rrmap_grid`); narrower than one column
+    of panels (2.05 in) the grid is left out. Existing files are replaced.
 
     Each figure is laid out once: its formats are all written from that
     layout, and with PDF and PNG it is drawn once (the PNG is the PDF's page,

@@ -15,6 +15,7 @@ from plot_helpers import inflates
 from rrmap.errors import InputError
 from rrmap.plot import (
     panel_artists,
+    parse_width,
     plot_rrmap_by_rater,
     plot_rrmap_grid,
     save_analysis_figures,
@@ -167,16 +168,15 @@ def test_by_rater_at_one_column_is_two_plus_one_not_a_column(drawn):
     assert min(widths) >= 1.35
 
 
-@pytest.mark.parametrize("width", ["3.5in", "85mm", "4.5in"])
-def test_grid_too_narrow_is_refused_naming_the_width_that_works(pts, width, drawn):
-    with pytest.raises(InputError) as err:
-        plot_rrmap_grid(pts, width=width)
-    message = str(err.value)
-    assert "at least 4.75 in (121 mm)" in message
-    assert "plot_rrmap_by_rater(points, category, width=" in message
-    fig = drawn(plot_rrmap_grid, width="4.75in")  # the width named works
-    widths = [ax.get_position().width * 4.75 for ax in _panels(fig)]
-    assert min(widths) >= 1.35
+@pytest.mark.parametrize(("width", "per_row"), [("3.5in", 2), ("85mm", 1), ("4.5in", 2)])
+def test_grid_too_narrow_for_its_raters_wraps_them(width, per_row, drawn):
+    """Once refused (naming 4.75 in); now the raters wrap, the width kept."""
+    fig = drawn(plot_rrmap_grid, width=width)
+    w = fig.get_figwidth()
+    assert w == pytest.approx(parse_width(width, 7.0))
+    assert min(ax.get_position().width * w for ax in _panels(fig)) >= 1.35
+    assert len({round(ax.get_position().x0, 3) for ax in _panels(fig)}) == per_row
+    assert len(_panels(fig)) == 3 * 4
 
 
 @pytest.mark.parametrize("width", ["4.75in", "5.5in", "6.25in", "7in", "180mm"])
@@ -186,10 +186,11 @@ def test_grid_panels_keep_the_minimum_width_wherever_drawn(width, drawn):
     assert min(ax.get_position().width * w for ax in _panels(fig)) >= 1.35
 
 
-def test_analysis_grid_at_one_column_spans_two(pts, tmp_path):
+def test_analysis_grid_at_one_column_keeps_its_width(pts, tmp_path):
+    """Once widened to 7 in: analyze never writes a figure wider than its width."""
     files = save_analysis_figures(pts, tmp_path, formats=("pdf",), width="85mm")
     sizes = {f.stem: _pdf_width_in(f) for f in files}
-    assert sizes["rrmap_grid"] == pytest.approx(7.0)
+    assert sizes["rrmap_grid"] == pytest.approx(85 / 25.4)
     assert sizes["rrmap_by_rater"] == pytest.approx(85 / 25.4)
 
 

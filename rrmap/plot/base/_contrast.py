@@ -60,7 +60,7 @@ def text_color(fill: Any) -> str:
 
     Examples
     --------
-    >>> text_color("#D55E00"), text_color("#006D52")
+    >>> text_color("#D55E00"), text_color("#005C45")
     ('black', 'white')
     """
     return "black" if contrast(fill, "black") >= contrast(fill, "white") else "white"

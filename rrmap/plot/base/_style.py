@@ -30,16 +30,22 @@ OKABE_ITO: tuple[str, ...] = (
 )
 #: Point markers, one per option, so maps survive greyscale printing. Shapes with a meaning
 #: of their own are left out: triangles mark clipped points, the star the reference points.
-#: Past 7 options colours repeat but never with the same marker (7 colours × 9 markers), so
-#: every option stays distinct for colour-blind readers.
+#: Past 7 options colours repeat, each time with a marker of another shape (:func:`style_map`),
+#: so every option stays distinct for colour-blind readers.
 MARKERS: tuple[str, ...] = ("o", "s", "D", "P", "X", "h", "p", "d", "H")
+#: The five shapes told apart at a glance; the other markers are variants of them (hexagons
+#: and the pentagon read as circles, "d" as "D"). An option whose colour repeats takes a
+#: shape its colour has not had yet.
+_SHAPES: tuple[str, ...] = ("o", "s", "D", "P", "X")
+_SHAPE_OF: dict[str, int] = {"o": 0, "s": 1, "D": 2, "P": 3, "X": 4, "h": 0, "p": 0, "d": 2, "H": 0}
 #: Marker shapes reserved for what they mean on the map: never an option's.
 RESERVED_MARKERS: tuple[str, ...] = ("*", "^", "v", "<", ">")
-#: Colours of the quality levels, the same in every figure. Their lightness alternates
-#: (CIELAB L* 40, 70, 89, 54), so that neighbours in the stacked bars differ by at least
-#: 15 L* in greyscale print, and stay apart for deuteranopes (tests/plot/test_print_safe.py).
+#: Colours of the quality levels, the same in every figure. Their lightness (CIELAB L* 34,
+#: 70, 89, 54) differs by at least 15 L* between any two, so that every level has its own
+#: grey in greyscale print, and they stay apart for deuteranopes
+#: (tests/plot/test_print_safe.py, tests/plot/test_grey_and_many.py).
 QUALITY_COLORS: dict[str, str] = {
-    "excellent": "#006D52",
+    "excellent": "#005C45",
     "fair": "#56B4E9",
     "stereotype": "#F0E442",
     "bad": "#D55E00",
@@ -233,9 +239,42 @@ def style_map(
             _check_keys(what, spec, levels, column, columns)
         elif isinstance(spec, str) or not len(spec):
             raise InputError(f"{what}: give a list or a mapping of options, got {spec!r}")
+    if palette is OKABE_ITO and markers is MARKERS:
+        return dict(zip(levels, default_styles(len(levels)), strict=True))
     out = {}
     for i, level in enumerate(levels):
         out[level] = (_pick(palette, level, i), _pick(markers, level, i))
+    return out
+
+
+def default_styles(n: int) -> list[tuple[str, str]]:
+    """Colour and marker of *n* options in the default palette: the first seven as
+    :data:`OKABE_ITO` and :data:`MARKERS` pair them; past them colours repeat, each time
+    with a shape (:data:`_SHAPES`) that colour has not had, so that no two options look
+    alike up to 35 options, and no two share colour and marker up to 63.
+
+    Examples
+    --------
+    >>> styles = default_styles(20)
+    >>> styles[0], styles[7], styles[14]
+    (('#0072B2', 'o'), ('#0072B2', 'D'), ('#0072B2', 'X'))
+    >>> len(set(styles))
+    20
+    """
+    out: list[tuple[str, str]] = []
+    used: dict[str, set[str]] = {}
+    for i in range(n):
+        colour, turn = OKABE_ITO[i % len(OKABE_ITO)], i // len(OKABE_ITO)
+        if turn == 0:
+            marker = MARKERS[i % len(MARKERS)]
+        elif turn < len(_SHAPES):
+            first = _SHAPE_OF[MARKERS[i % len(OKABE_ITO)]]
+            marker = _SHAPES[(first + 2 * turn) % len(_SHAPES)]
+        else:  # every shape taken: a variant not yet paired with this colour
+            free = [m for m in MARKERS if m not in used.get(colour, set())]
+            marker = free[0] if free else MARKERS[i % len(MARKERS)]
+        used.setdefault(colour, set()).add(marker)
+        out.append((colour, marker))
     return out
 
 
@@ -272,3 +311,20 @@ def _check_keys(
             f"(options: {', '.join(map(str, levels))})"
         )
     raise InputError(f"{what}: no entry for {', '.join(map(repr, missing))}{of}")
+
+
+def rc_points(key: str) -> float:
+    """The size in points of the rcParams font size *key*, named ("medium") or numeric, as
+    a user's own figure may have it.
+
+    Examples
+    --------
+    >>> import matplotlib as mpl
+    >>> with mpl.rc_context({"font.size": 10, "xtick.labelsize": "medium"}):
+    ...     rc_points("xtick.labelsize")
+    10.0
+    """
+    import matplotlib as mpl
+    from matplotlib.font_manager import FontProperties
+
+    return float(FontProperties(size=mpl.rcParams[key]).get_size_in_points())

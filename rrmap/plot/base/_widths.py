@@ -55,6 +55,20 @@ def min_grid_width(n_raters: int, legends: str = "below") -> float:
     return n_raters * MIN_PANEL + GRID_MARGIN[legends]
 
 
+def grid_columns(n_raters: int, width: float, legends: str = "below") -> int:
+    """Raters per row of panels of a grid *width* inches wide: all of them where their
+    panels are :data:`MIN_PANEL` wide, else as many as are (the grid wraps to more rows),
+    at least one.
+
+    Examples
+    --------
+    >>> grid_columns(3, 7.0), grid_columns(10, 180 / 25.4), grid_columns(10, 2.0)
+    (3, 4, 1)
+    """
+    fit = int((width - GRID_MARGIN[legends]) / MIN_PANEL + 1e-9)
+    return max(1, min(n_raters, fit))
+
+
 def check_figure_size(width: float, dpi: int) -> None:
     """Refuse a resolution whose raster would not fit in memory, before anything is drawn.
 

@@ -16,7 +16,8 @@ fit.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import matplotlib as mpl
@@ -29,6 +30,12 @@ from matplotlib.transforms import Bbox, ScaledTranslation
 from rrmap.plot.base._glyphs import outside_frame
 from rrmap.plot.base._sizing import save_like_paper_figures
 from rrmap.plot.base._style import title
+from rrmap.plot.figures._room import (
+    MIN_PANEL_HEIGHT,
+    fit_axis_label,
+    fit_zone_labels,
+    plan_room,
+)
 from rrmap.plot.figures.panel import PanelStyle, axis_label, draw_panel, record_panel
 
 __all__: list[str] = []
@@ -55,6 +62,43 @@ def adaptive_ticks(cb: Any) -> None:
     locator counts the room the bar has when drawn, so labels never run together."""
     cb.locator = MaxNLocator(nbins="auto", steps=[1, 2.5, 5, 10], min_n_ticks=2)
     cb.update_ticks()
+
+
+@contextmanager
+def drawing_into(fig: Any) -> Iterator[float]:
+    """Draw a multi-part figure into a user's *fig* (a Figure or SubFigure): yields its
+    width (inches), in whose type sizes (:func:`~rrmap.plot.base._style.typography`) the
+    parts are drawn, as a new figure of that width would be. A root Figure without a
+    layout engine is given constrained layout, so that the parts keep their labels
+    inside it."""
+    from matplotlib.figure import Figure, SubFigure
+
+    from rrmap.errors import InputError
+    from rrmap.plot.base._sizing import freeze_ticks
+    from rrmap.plot.base._style import typography
+
+    if not isinstance(fig, (Figure, SubFigure)):
+        raise InputError(f"fig must be a matplotlib Figure or SubFigure, got {type(fig)}")
+    root = fig.get_figure(root=True)
+    if root.get_layout_engine() is None:
+        root.set_layout_engine("constrained")
+    width = fig.bbox.width / root.dpi
+    typ = typography(width)
+    before = set(root.get_axes())
+    with mpl.rc_context(typ):
+        yield width
+        drawn = [ax for ax in root.get_axes() if ax not in before]
+        freeze_ticks(_Axes(drawn), typ["xtick.labelsize"])
+
+
+class _Axes:
+    """Some Axes of a figure, as :func:`~rrmap.plot.base._sizing.freeze_ticks` reads one."""
+
+    def __init__(self, axes: list[Axes]) -> None:
+        self._axes = axes
+
+    def get_axes(self) -> list[Axes]:
+        return self._axes
 
 
 def cell(ax: Axes) -> Bbox:
@@ -105,6 +149,9 @@ def plot_on_user(
     text (:func:`~rrmap.plot.base._sizing.save_like_paper_figures`)."""
     save_like_paper_figures(_root(ax))
     drawn = draw_panel(ax, points, color, st)
+    for text in ax.texts:  # fitted inside the panel once it is laid out (fit_zone_labels)
+        if (text.get_gid() or "").startswith("rrmap.label."):
+            text.set_in_layout(False)
     mappable = drawn.mappable if colorbar else None
     head = title(color, points, st.labels)
     handles = list(drawn.handles) if legend else []
@@ -121,26 +168,23 @@ def attach(
     handles: Sequence[Any],
     legend_title: str | None,
     bc_label: str,
+    min_height: float = MIN_PANEL_HEIGHT,
 ) -> tuple[Any, Any]:
     """Colorbar (of *mappable*, if any) and legend (of *handles*, if any) of a panel on a
-    user's *ax*, fitted into the room *ax* has; returns (colorbar, legend)."""
+    user's *ax*, fitted into the room *ax* has, the panel at least *min_height* inches
+    tall where it can be; returns (colorbar, legend)."""
     fig = ax.get_figure(root=False)
     root = _root(ax)
     room = cell(ax)
-    beside, ncols = True, 1
     if handles:
-        one = _legend_size(handles, legend_title, 1, ax)
-        if one.width > _BESIDE * room.width:
-            beside = False
-            _short_clipped_label(handles)
-            ncols = next(
-                (
-                    n
-                    for n in range(len(handles), 1, -1)
-                    if _legend_size(handles, legend_title, n, ax).width <= room.width
-                ),
-                1,
-            )
+        _short_clipped_label(handles)
+        sizes = [_legend_size(handles, legend_title, n, ax) for n in range(1, len(handles) + 1)]
+    else:
+        sizes = []
+    plan = plan_room(ax, room, sizes, mappable is not None, min_height)
+    beside, ncols = plan.beside, plan.ncols
+    handles = handles if plan.legend else []
+    mappable = mappable if plan.colorbar else None
     cb = cax = None
     if mappable is not None:
         if constrained(ax):
@@ -163,6 +207,8 @@ def attach(
         _fit_by_hand(ax, room, cb, legend, beside)
     root.draw_without_rendering()
     _keep_side_labels_inside(ax)
+    fit_axis_label(ax)
+    fit_zone_labels(ax)
     return cb, legend
 
 

@@ -16,10 +16,11 @@ from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
 from rrmap.plot.base._glyphs import gathers_glyph_warnings
 from rrmap.plot.base._keywords import lists_keywords
-from rrmap.plot.base._sizing import freeze_ticks, new_figure
-from rrmap.plot.base._style import QUALITY_COLORS, style_map, typography
+from rrmap.plot.base._sizing import freeze_ticks, new_figure, text_width_pt
+from rrmap.plot.base._style import QUALITY_COLORS, rc_points, style_map, typography
 from rrmap.plot.base._widths import parse_width
 from rrmap.plot.base.geometry import DEFAULT_XLIM, DEFAULT_YLIM
+from rrmap.plot.figures._user_axes import drawing_into
 from rrmap.plot.figures.map import panel_artists, plot_rrmap
 from rrmap.plot.figures.panel import legend_handles
 from rrmap.zones import QUALITY_LEVELS, Thresholds, classify
@@ -113,7 +114,9 @@ def plot_interval_examples(
     xlim: tuple[float, float] = DEFAULT_XLIM,
     ylim: tuple[float, float] = DEFAULT_YLIM,
     width: float | str | None = None,
-) -> Figure:
+    ax: Any = None,
+    fig: Any = None,
+) -> Any:
     """Example intervals beside their points on the RRMap (paper Fig. 2).
 
     Left (above, in figures narrower than 5 in), one small panel per pair:
@@ -140,10 +143,17 @@ def plot_interval_examples(
         View of the RRMap.
     width : float or str, optional
         Printed width (``"3.5in"``, ``"180mm"``), default 7 in; the height follows.
+    ax : Axes, optional
+        Draw only the RRMap of the pairs, each point numbered, on this Axes of your own
+        figure, and return it.
+    fig : Figure or SubFigure, optional
+        Draw the whole figure (small panels beside or above the map) into this (part of
+        your own) figure, as it is sized, and return it.
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.figure.Figure, SubFigure or Axes
+        The new figure, *fig*, or *ax*.
 
     Examples
     --------
@@ -152,7 +162,10 @@ def plot_interval_examples(
     >>> fig = plot_interval_examples([((30, 50), (35, 45)), ((30, 50), (20, 60))], width=3.5)
     >>> len(fig.subfigs[0].axes), float(fig.get_figwidth())
     (2, 3.5)
-    >>> plt.close(fig)
+    >>> fig, ax = plt.subplots(figsize=(3.5, 3), layout="constrained")
+    >>> plot_interval_examples(ax=ax) is ax
+    True
+    >>> plt.close("all")
     """
     df = _pairs_frame(pairs)
     th = thresholds or Thresholds()
@@ -162,21 +175,51 @@ def plot_interval_examples(
     pts = df.assign(delta=delta, r=r, bc=bc, quality=classify(delta, r, bc, th))
     pts["number"] = np.arange(1, len(pts) + 1)
     ncols = ncols or math.ceil(math.sqrt(len(pts)))
+    if ax is not None or fig is not None:
+        if width is not None or (ax is not None and fig is not None):
+            raise InputError(
+                "give one of ax= (the map on your Axes), fig= (the whole figure in your "
+                "Figure or SubFigure) and width= (a new figure)"
+            )
+        if ax is not None:
+            _numbered_map(ax, pts, th, xlim, ylim, title=False)
+            return ax
+        with drawing_into(fig) as w:
+            _two_parts(fig, pts, (m1, s1, m2, s2), gaussians, ncols, th, xlim, ylim, w < 5.0)
+        return fig
     w = parse_width(width, 7.0)
     typ = typography(w)
     with mpl.rc_context(typ):
         fig = new_figure(w, w)
         stacked = w < 5.0
-        if stacked:
-            left, right = fig.subfigures(2, 1, height_ratios=[1.0, 1.3])
-        else:
-            left, right = fig.subfigures(1, 2, width_ratios=[1.0, 1.25])
-        _small_panels(left, pts, (m1, s1, m2, s2), gaussians, ncols)
-        ax = right.subplots()
-        _numbered_map(ax, pts, th, xlim, ylim)
+        left, right, ax = _two_parts(
+            fig, pts, (m1, s1, m2, s2), gaussians, ncols, th, xlim, ylim, stacked
+        )
         freeze_ticks(fig, typ["xtick.labelsize"])
         _fit_map_height(fig, left, right, ax, stacked)
     return fig
+
+
+def _two_parts(
+    fig: Any,
+    pts: pd.DataFrame,
+    gauss: tuple[Any, ...],
+    gaussians: bool,
+    ncols: int,
+    th: Thresholds,
+    xlim: tuple[float, float],
+    ylim: tuple[float, float],
+    stacked: bool,
+) -> tuple[Any, Any, Any]:
+    """The small panels (above the map when *stacked*, else left of it) and the map."""
+    if stacked:
+        left, right = fig.subfigures(2, 1, height_ratios=[1.0, 1.3])
+    else:
+        left, right = fig.subfigures(1, 2, width_ratios=[1.0, 1.25])
+    _small_panels(left, pts, gauss, gaussians, ncols)
+    ax = right.subplots()
+    _numbered_map(ax, pts, th, xlim, ylim)
+    return left, right, ax
 
 
 def _small_panels(
@@ -215,7 +258,10 @@ def _small_panels(
         column = [small[i, j] for i in range(nrows) if i * ncols + j < n]
         if column:
             column[-1].set_xlabel("rating")
-    sub.suptitle("(a) reference (grey) and query ratings", fontsize=mpl.rcParams["axes.titlesize"])
+    head, size = "(a) reference (grey) and query ratings", rc_points("axes.titlesize")
+    if text_width_pt(head, size) > 0.95 * sub.bbox.width / sub.get_figure(root=True).dpi * 72:
+        head = "(a) reference (grey)\nand query ratings"  # wider than its part of the figure
+    sub.suptitle(head, fontsize=size)
 
 
 def _numbered_map(
@@ -224,10 +270,15 @@ def _numbered_map(
     th: Thresholds,
     xlim: tuple[float, float],
     ylim: tuple[float, float],
+    title: bool = True,
 ) -> None:
-    """The RRMap of the pairs, coloured by quality, each point numbered like its panel."""
-    size = float(mpl.rcParams["xtick.labelsize"])
-    plot_rrmap(pts, "quality", ax=ax, thresholds=th, xlim=xlim, ylim=ylim, size=30.0, legend=False)
+    """The RRMap of the pairs, coloured by quality, each point numbered like its panel
+    (and, with *title*, the map's title over its part of the figure)."""
+    size = rc_points("xtick.labelsize")
+    # on a user's Axes (no title) the legend is fitted beside or under the map, where it
+    # covers no point; in the figure it sits in the map's empty top right corner
+    kw = {"thresholds": th, "xlim": xlim, "ylim": ylim, "size": 30.0}
+    plot_rrmap(pts, "quality", ax=ax, legend=not title, **kw)
     for _, row in pts.iterrows():
         x = float(np.clip(row["delta"], *xlim))
         y = float(np.clip(row["r"], *ylim))
@@ -241,6 +292,8 @@ def _numbered_map(
             fontweight="bold",
             zorder=5,
         )
+    if not title:
+        return
     present = set(pts["quality"].astype(str))
     styles = style_map([q for q in QUALITY_LEVELS if q in present], None, None, "quality")
     ax.legend(

@@ -5,8 +5,10 @@
 Fig. 5). Both take a printed ``width`` (3.5 in for one journal column, 7 in
 for two): the number of panels per row, the type sizes (never under 6 pt),
 where legends go and the height all follow from it. Panels are never
-narrower than 1.35 in: the grid refuses a narrower width, naming the one
-that works (:func:`grid_min_width`).
+narrower than 1.35 in: where they would be, the grid's raters wrap to more
+rows of panels (each category a row per block of raters), and only a width
+narrower than one column of panels is refused, naming the one that works
+(:func:`grid_min_width`).
 Under the panels sit one colorbar, the legend and a zone key. Nothing here
 calls ``show()``.
 """
@@ -45,10 +47,11 @@ from rrmap.plot.base._style import (
     figure_text,
     fitted_text,
     option_name,
+    rc_points,
     title,
     typography,
 )
-from rrmap.plot.base._widths import MIN_PANEL, min_grid_width, parse_width
+from rrmap.plot.base._widths import MIN_PANEL, grid_columns, min_grid_width, parse_width
 from rrmap.plot.figures.panel import (
     CLIPPED_GID,
     PANEL_KEYWORDS,
@@ -98,7 +101,7 @@ def panel_title(name: str, n: int, n_clipped: int, clip: bool, panel_w: float) -
     detail = f"n = {n}"
     if n_clipped:
         detail += f", {n_clipped} {'clipped' if clip else 'outside'}"
-    size = float(mpl.rcParams["axes.titlesize"])
+    size = rc_points("axes.titlesize")
     one = f"{figure_text(name)} ({detail})"
     if text_width_pt(one, size) <= 72.0 * panel_w:
         return one
@@ -139,7 +142,7 @@ def _add_footer(
     stays next to its panels), the colorbar, the legends *after* (the zone key)."""
     footer = Footer(fig)
     width = fig.get_figwidth()
-    size = float(mpl.rcParams["legend.fontsize"])
+    size = rc_points("legend.fontsize")
 
     def add(kw: dict[str, Any] | None) -> None:
         if kw and kw.get("handles"):
@@ -167,7 +170,7 @@ def _legends_in_slot(
 ) -> list[dict[str, Any]]:
     """Put the first of *legends* that fit into an empty panel slot (stacked, top first);
     return the others."""
-    size = float(mpl.rcParams["legend.fontsize"])
+    size = rc_points("legend.fontsize")
     used, k = 0.0, 0
     fitted = []
     for kw in legends:
@@ -337,6 +340,7 @@ def plot_rrmap_grid(
     rater: str = "expert",
     max_options: int = 12,
     width: float | str | None = None,
+    ncols: int | None = None,
     aspect: float = 0.85,
     legends: str | None = None,
     colorbar: bool = True,
@@ -360,9 +364,12 @@ def plot_rrmap_grid(
         Largest number of options of a default row category.
     width : float or str, optional
         Printed width (``"7in"``, ``"180mm"``); default 7 in. Type is 6–8 pt;
-        the height follows from the panels' *aspect*. At least
-        :func:`grid_min_width` (4.75 in for 3 raters, panels 1.35 in wide):
-        narrower is an ``InputError`` naming that width.
+        the height follows from the panels' *aspect*. Where the raters' panels
+        would be narrower than 1.35 in (:func:`grid_min_width`: 4.75 in for 3
+        raters), the raters wrap: as many per row of panels as fit, each block
+        of raters drawing every category (10 raters at 180 mm: 4 + 4 + 2).
+    ncols : int, optional
+        Raters per row of panels (default as many as fit *width*).
     aspect : float, default 0.85
         Panel height / width.
     legends : {"right", "below"}, optional
@@ -403,15 +410,21 @@ def plot_rrmap_grid(
         legends = "right" if w + 1e-9 >= max(5.5, grid_min_width(n, "right")) else "below"
     if legends not in ("right", "below"):
         raise InputError(f"legends must be 'right' or 'below', got {legends!r}")
-    _check_grid_width(w, n, legends)
+    _check_grid_width(w, 1, legends)
+    k = ncols or grid_columns(n, w, legends)
+    if not 1 <= k <= n or (ncols and w + 1e-9 < grid_min_width(k, legends)):
+        raise InputError(
+            f"ncols={ncols!r}: give 1 to {grid_columns(n, w, legends)} raters per row at "
+            f"{w:.2f} in (panels at least {_MIN_PANEL:g} in wide)"
+        )
     room = w - (_RIGHT_LEGEND if legends == "right" else 0.45)
-    panel_w = room / n
+    panel_w = room / k
     style.setdefault("zone_labels", False)
     style.setdefault("size", _point_size(panel_w))
     st = panel_style(style)
     typ = typography(w)
     with mpl.rc_context(typ):
-        grid = _GridFigure(points, list(categories), rater, st, w, legends == "right")
+        grid = _GridFigure(points, list(categories), rater, st, w, legends == "right", k)
         grid.draw_rows()
         after = [_key(points, st, grid.clipped)] if key else []
         footer = _add_footer(grid.fig, st, grid.mappable, [grid.last_legend], after, colorbar)
@@ -433,18 +446,18 @@ def grid_min_width(n_raters: int, legends: str = "below") -> float:
 
 
 def _check_grid_width(width: float, n_raters: int, legends: str) -> None:
-    """Refuse a grid whose panels would be narrower than :data:`_MIN_PANEL`, naming the
-    width that works and what to draw at this one."""
+    """Refuse a grid whose panels would be narrower than :data:`_MIN_PANEL` with
+    *n_raters* per row (one: the raters wrap), naming the width that works and what to
+    draw at this one."""
     need = grid_min_width(n_raters, legends)
     if width + 1e-9 >= need:
         return
     where = " with the legends right of the rows" if legends == "right" else ""
     raise InputError(
-        f"the grid of {n_raters} raters needs panels at least {_MIN_PANEL:g} in wide, so a "
-        f"width of at least {need:.2f} in ({math.ceil(need * 25.4)} mm){where}; "
-        f"{width:.2f} in is too narrow. Print it across two columns (width='7in'), or draw "
-        "one figure per category at this width: plot_rrmap_by_rater(points, category, "
-        f"width={width:.2f})"
+        f"the grid needs panels at least {_MIN_PANEL:g} in wide, so a width of at least "
+        f"{need:.2f} in ({math.ceil(need * 25.4)} mm){where}; {width:.2f} in is too narrow. "
+        f"Print it at {math.ceil(need * 25.4)} mm or wider, or draw one figure per category "
+        f"at this width: plot_rrmap_by_rater(points, category, width={width:.2f})"
     )
 
 
@@ -459,11 +472,15 @@ class _GridFigure:
         st: PanelStyle,
         width: float,
         right: bool,
+        per_row: int,
     ) -> None:
         self.points, self.categories, self.rater, self.st = points, categories, rater, st
         self.raters = levels_of(points[rater], None)
         self.width, self.right = width, right
-        nrows, ncols = len(categories), len(self.raters)
+        # blocks of *per_row* raters; each category takes one row per block (row r is
+        # category r // len(blocks), block r % len(blocks)), its legend under its last row
+        self.blocks = [self.raters[b : b + per_row] for b in range(0, len(self.raters), per_row)]
+        nrows, ncols = len(categories) * len(self.blocks), per_row
         self.fig = new_figure(width, width)
         if not right:
             self.fig.get_layout_engine().set(h_pad=0.02, hspace=0.0)
@@ -481,34 +498,49 @@ class _GridFigure:
                 self.grid[i, j] = self.fig.add_subplot(
                     self.gs[i * step, j], sharex=share, sharey=share
                 )
-        self.row_legends: list[Any] = []
+        #: the legend under (or right of) each row that has one, by row
+        self.row_legends: dict[int, Any] = {}
         self.last_legend: dict[str, Any] | None = None
         self.mappable = None
         self.clipped = 0
 
+    def visible(self) -> np.ndarray:
+        """Which cells of the grid hold a panel (the last block of raters may be short)."""
+        nb = len(self.blocks)
+        rows = [len(self.blocks[r % nb]) for r in range(self.grid.shape[0])]
+        return np.arange(self.grid.shape[1])[None, :] < np.array(rows)[:, None]
+
     def draw_rows(self) -> None:
-        size = float(mpl.rcParams["legend.fontsize"])
-        panel_w = (self.width - (_RIGHT_LEGEND if self.right else 0.45)) / len(self.raters)
-        for i, cat in enumerate(self.categories):
+        size = rc_points("legend.fontsize")
+        panel_w = (self.width - (_RIGHT_LEGEND if self.right else 0.45)) / self.grid.shape[1]
+        n_cat, nb = len(self.categories), len(self.blocks)
+        visible = self.visible()
+        for r in range(self.grid.shape[0]):
+            i, b = divmod(r, nb)
+            cat = self.categories[i]
             self.st.order = levels_of(self.points[cat], None)
-            for j, name in enumerate(self.raters):
-                ax = self.grid[i, j]
+            for j, name in enumerate(self.blocks[b]):
+                ax = self.grid[r, j]
                 sub = self.points[self.points[self.rater] == name]
                 drawn = draw_panel(ax, sub, cat, self.st)
                 record_panel(ax, drawn)
                 self.mappable = self.mappable or drawn.mappable
+                label = option_name(name, self.st.labels)
                 if i == 0:
                     self.clipped += drawn.n_clipped
-                    label = option_name(name, self.st.labels)
                     ax.set_title(
                         panel_title(label, len(sub), drawn.n_clipped, self.st.clip, panel_w)
                     )
+                elif nb > 1:  # wrapped: every row says whose panels it holds
+                    ax.set_title(fitted_text(label, rc_points("axes.titlesize"), panel_w))
+            for ax in self.grid[r, len(self.blocks[b]) :]:
+                ax.set_visible(False)
             entries = _options_only(drawn.handles)
             head = title(cat, self.points, self.st.labels)
-            if self.right:
+            if self.right and b == 0:  # right of the first block's rows, full width
                 ncols = 1 if len(entries) <= 10 else 2
                 head = self._fit_right_legend(entries, cat, ncols)
-                leg = self.grid[i, -1].legend(
+                leg = self.grid[r, -1].legend(
                     handles=entries,
                     title=head,
                     loc="center left",
@@ -516,8 +548,10 @@ class _GridFigure:
                     ncols=ncols,
                     borderaxespad=0.0,
                 )
-                self.row_legends.append(leg)
-            elif i == len(self.categories) - 1:
+                self.row_legends[r] = leg
+            elif self.right or b != nb - 1:
+                continue  # the legend of the category is under its last row
+            elif i == n_cat - 1:
                 self.last_legend = {"handles": entries, "title": head}
             else:
                 ncols = legend_ncols([h.get_label() for h in entries], size, self.width - 0.1)
@@ -525,9 +559,9 @@ class _GridFigure:
                     handles=entries, title=head, loc="upper center", ncols=ncols, borderaxespad=0.0
                 )
                 leg.set_in_layout(False)
-                self.row_legends.append(leg)
-        thin_ticks(self.grid.flat)
-        _show_outer_labels(self.grid, np.ones(self.grid.shape, dtype=bool))
+                self.row_legends[r] = leg
+        thin_ticks(self.grid[visible])
+        _show_outer_labels(self.grid, visible)
 
     def _fit_right_legend(self, entries: list[Any], column: str, ncols: int) -> str:
         """Entries (in place) and title of a legend right of a row, cut with "…" to the
@@ -549,11 +583,13 @@ class _GridFigure:
             return False
         renderer = renderer_of(self.fig)
         ratios = []
-        for i in range(len(self.categories)):
+        for r in range(self.grid.shape[0]):
             ratios.append(1.0)
-            if i < len(self.row_legends):
-                leg_h = self.row_legends[i].get_window_extent(renderer).height / self.fig.dpi
-                ratios.append((leg_h + 0.02) / max(panel_h, 0.1))
+            if r == self.grid.shape[0] - 1:
+                break
+            leg = self.row_legends.get(r)
+            leg_h = leg.get_window_extent(renderer).height / self.fig.dpi if leg else 0.0
+            ratios.append((leg_h + 0.02) / max(panel_h, 0.1))
         if np.allclose(ratios, self.gs.get_height_ratios(), rtol=1e-9, atol=0.0):
             return False
         self.gs.set_height_ratios(ratios)
@@ -565,7 +601,7 @@ class _GridFigure:
         foot = footer.height()
         engine = fig.get_layout_engine()
         width = fig.get_figwidth()
-        nrows = len(self.categories)
+        nrows = self.grid.shape[0]
         fig.set_size_inches(width, self._first_height(aspect, foot), forward=False)
         stale = True  # the layout does not match the size and the spacer rows
         for _ in range(6):
@@ -591,18 +627,18 @@ class _GridFigure:
         """A first guess of the figure's height (inches): panels of *aspect* with their
         titles, the legends under the rows and the footer, so that the first layout never
         squeezes the panels to nothing (tall legends) and the fit only refines it."""
-        panel_w = (self.width - (_RIGHT_LEGEND if self.right else 0.45)) / len(self.raters)
+        panel_w = (self.width - (_RIGHT_LEGEND if self.right else 0.45)) / self.grid.shape[1]
         renderer = renderer_of(self.fig)
-        legends = sum(leg.get_window_extent(renderer).height for leg in self.row_legends)
+        legends = sum(leg.get_window_extent(renderer).height for leg in self.row_legends.values())
         below = 0.0 if self.right else legends / self.fig.dpi
-        return len(self.categories) * (aspect * panel_w + 0.3) + 0.6 + below + foot
+        return self.grid.shape[0] * (aspect * panel_w + 0.3) + 0.6 + below + foot
 
     def _place_row_legends(self) -> None:
         if self.right:
             return
-        for i, leg in enumerate(self.row_legends):
-            left = self.grid[i, 0].get_position()
-            right = self.grid[i, -1].get_position()
+        for r, leg in self.row_legends.items():  # centred under the full rows' width
+            left = self.grid[r, 0].get_position()
+            right = self.grid[0, -1].get_position()
             pad = 0.05 / self.fig.get_figheight()
             leg.set_bbox_to_anchor(((left.x0 + right.x1) / 2, left.y0 - pad), self.fig.transFigure)
 

@@ -211,7 +211,12 @@ def plot_rrmap(
     colorbar : bool, default True
         Add a colorbar for BC under *ax*.
     legend : bool, default True
-        Draw the legend (beside *ax*, or under it in a narrow new figure).
+        Draw the legend (beside *ax*, or under it in a narrow new figure). On your own
+        *ax*, the legend and the colorbar go beside or under the panel only where it
+        keeps at least 1.4 × 1.2 in (else they are left out, with a warning), and zone
+        names that would cover points or each other are shortened or left out. Panels
+        side by side share one: ``legend=False, colorbar=False`` on each, then
+        :func:`rrmap.plot.add_legend`.
     **style
         How the panel is drawn:
 

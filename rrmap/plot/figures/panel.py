@@ -49,7 +49,7 @@ from numpy.typing import NDArray
 from rrmap.errors import InputError
 from rrmap.plot.base._keywords import check_keywords
 from rrmap.plot.base._raster import BackgroundImage
-from rrmap.plot.base._style import dense_alpha, figure_text, option_label, style_map
+from rrmap.plot.base._style import dense_alpha, figure_text, option_label, style_map, title
 from rrmap.plot.base.geometry import (
     DEFAULT_XLIM,
     DEFAULT_YLIM,
@@ -568,6 +568,8 @@ class DrawnPanel:
     n_points: int = 0
     #: Points moved onto the edge of the view (or, with ``clip=False``, left out of it).
     n_clipped: int = 0
+    #: The legend's title: the colour column as the user's file names it.
+    title: str | None = None
 
 
 def draw_panel(
@@ -601,7 +603,8 @@ def draw_panel(
     if points is not None:
         styles, n_points, n_clipped = _draw_points(ax, points, color, st)
         handles = legend_handles(styles, st.size, n_clipped, st.clip, st.labels)
-        drawn = DrawnPanel(mappable, tuple(handles), n_points, n_clipped)
+        head = title(color, points, st.labels)
+        drawn = DrawnPanel(mappable, tuple(handles), n_points, n_clipped, head)
     ax.set_xlim(*st.xlim)
     ax.set_ylim(*st.ylim)
     ax.set_xlabel(axis_label("delta", st.labels))
@@ -662,6 +665,11 @@ class PanelRecord:
     colorbar_ref: Callable[[], Colorbar | None] = _nothing
     #: The legend added for the panel (a weak reference to it).
     legend_ref: Callable[[], Legend | None] = _nothing
+    #: The legend entries of the panel's options (and of its clipped points), whether or
+    #: not it drew a legend: :func:`rrmap.plot.add_legend` gathers them for a figure.
+    handles: tuple[Line2D, ...] = ()
+    #: Their title (the colour column).
+    title: str | None = None
 
     @property
     def colorbar(self) -> Colorbar | None:
@@ -696,6 +704,8 @@ def record_panel(
         drawn.n_clipped,
         _nothing if colorbar is None else weakref.ref(colorbar),
         _nothing if legend is None else weakref.ref(legend),
+        drawn.handles,
+        drawn.title,
     )
     _RECORDS[ax] = record
     return record

@@ -19,6 +19,7 @@ from typing import Any
 import matplotlib as mpl
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -41,36 +42,35 @@ from rrmap.plot.base._style import (
     fitted_text,
     option_label,
     option_name,
+    rc_points,
     title,
     typography,
 )
 from rrmap.plot.base._widths import parse_width
+from rrmap.plot.figures._user_axes import attach, drawing_into
 from rrmap.plot.figures.layouts import panel_title
 from rrmap.tables import agreement, proportions, wilson_interval
 from rrmap.zones import QUALITY_LEVELS
 
-__all__ = ["plot_agreement", "plot_proportions"]
+__all__ = ["plot_agreement", "plot_proportions", "quality_handles"]
 
 _BAR = 0.17  # printed bar thickness (inches)
+#: Printed height of one proportions bar with its gap (inches): the bar takes
+#: :data:`_FILL` of it, its whiskers sit in the gap under it, clear of the percentages.
+_ROW = 0.21
+_FILL = 0.62
+#: Where the whiskers of a bar at y are drawn: in the gap under the bar, the caps clear
+#: of its edge.
+_WHISKER_DROP = 0.45
 #: Characters of a rater or an option in a tick label (beyond: "…").
 _TICK_LIMIT = 30
 #: Characters of each rater in the agreement bars' labels ("a = b ≠ c").
 _PAIR_LIMIT = 20
 
 
-def _quality_legend(
-    footer: Footer, width: float, levels: list[str] | None = None, intervals: bool = False
-) -> None:
-    handles: list[Any] = [
-        Patch(facecolor=QUALITY_COLORS[q], edgecolor="black", linewidth=0.4, label=q)
-        for q in (levels or QUALITY_LEVELS)
-    ]
-    if intervals:
-        handles.append(
-            Line2D([], [], color="black", linewidth=0.6, marker="|", markersize=4,
-                   markeredgewidth=0.6, label="95 % interval")
-        )  # fmt: skip
-    size = float(mpl.rcParams["legend.fontsize"])
+def _quality_legend(footer: Footer, width: float, intervals: bool = False) -> None:
+    handles = quality_handles(intervals)
+    size = rc_points("legend.fontsize")
     footer.legend(
         handles=handles,
         title="quality",
@@ -80,9 +80,9 @@ def _quality_legend(
 
 def _stacked_bars(ax: Any, shares: pd.DataFrame, names: list[str]) -> None:
     """Horizontal bars (top to bottom in *names* order), segments per quality level, and a
-    whisker at each boundary between two levels: the Wilson 95 % interval of the share up
-    to it. The segments' percentages are written once the figure is laid out
-    (:func:`_label_shares`), in those wide enough to hold them."""
+    whisker at each boundary between two levels, in the gap under the bar: the Wilson 95 %
+    interval of the share up to it. The segments' percentages are written once the figure
+    is laid out (:func:`_label_shares`), in those wide enough to hold them."""
     segments = []
     y = np.arange(len(names))[::-1]
     left = np.zeros(len(names))
@@ -93,7 +93,7 @@ def _stacked_bars(ax: Any, shares: pd.DataFrame, names: list[str]) -> None:
             y,
             vals,
             left=left,
-            height=0.8,
+            height=_FILL,
             color=QUALITY_COLORS[q],
             edgecolor="black",
             linewidth=0.4,
@@ -118,7 +118,7 @@ def _label_shares(axes: Sequence[Any]) -> None:
     """Write each segment's percentage inside it where the number fits (with a 1 pt margin
     each side), whatever the share: a 4 % segment of a wide bar is labelled, a 12 % one of
     a narrow panel may not be. Black or white, whichever contrasts more with the fill."""
-    size = float(mpl.rcParams["xtick.labelsize"])
+    size = rc_points("xtick.labelsize")
     for ax in axes:
         fig = ax.get_figure(root=True)
         span_pt = ax.get_position().width * fig.get_figwidth() * 72.0
@@ -141,13 +141,14 @@ def _label_shares(axes: Sequence[Any]) -> None:
 def _boundary_intervals(ax: Any, shares: pd.DataFrame, y: np.ndarray) -> None:
     """Whiskers at the boundaries between quality levels of each bar: the Wilson 95 %
     interval of the share of points up to the boundary (excellent; excellent + fair;
-    everything but bad), drawn in the lower part of the bar, clear of the percentages."""
+    everything but bad), drawn in the gap under the bar, clear of the percentages inside
+    it (they sat on them when drawn across the bar's lower part)."""
     n = shares["n"].to_numpy(dtype=float)
     counts = np.column_stack([shares[q].to_numpy(dtype=float) for q in QUALITY_LEVELS]) * n[:, None]
     cumulative = np.rint(np.cumsum(counts, axis=1)[:, :-1])  # the three inner boundaries
     low, high = wilson_interval(cumulative, np.repeat(n[:, None], 3, axis=1))
     share = cumulative / np.where(n > 0, n, np.nan)[:, None]
-    rows = np.repeat(y[:, None] - 0.25, 3, axis=1)
+    rows = np.repeat(y[:, None] - _WHISKER_DROP, 3, axis=1)
     ok = np.isfinite(share) & (n[:, None] > 0)
     ax.errorbar(
         (100 * share)[ok],
@@ -169,9 +170,11 @@ def plot_proportions(
     points: pd.DataFrame,
     by: str | None = None,
     *,
+    ax: Axes | None = None,
     width: float | str | None = None,
     labels: Mapping[str, str] | None = None,
-) -> Figure:
+    legend: bool = True,
+) -> Any:
     """Quality proportions as stacked bars: per rater, or per rater × option of *by*.
 
     Each bar splits 100 % of a rater's points into excellent, fair,
@@ -190,14 +193,22 @@ def plot_proportions(
         A category: one panel per rater, one bar per option. With several query
         corpora (a ``query`` column), ``by="query"`` compares them: one panel per
         rater, one bar per corpus; without *by* a bar per corpus and rater.
+    ax : Axes, optional
+        Draw the bars on this Axes of your own figure (one rater's points with *by*: one
+        panel), their legend beside or under it where the Axes' room allows, and return
+        the Axes; a new figure *width* wide if omitted.
     width : float or str, optional
-        Printed width, default 7 in (panels wrap below 1.6 in each).
+        Printed width, default 7 in (panels wrap below 1.6 in each). Not with *ax*.
     labels : mapping, optional
         Display names of raters, options and columns.
+    legend : bool, default True
+        Draw the legend of the quality colours (with *ax*: ``False`` leaves it to
+        :func:`rrmap.plot.add_legend`, one for a figure of several panels).
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.figure.Figure or matplotlib.axes.Axes
+        The new figure, or *ax*.
 
     Examples
     --------
@@ -208,7 +219,10 @@ def plot_proportions(
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
     ['E1 (n = 135)', 'E2 (n = 135)', 'E3 (n = 135)']
     >>> import matplotlib.pyplot as plt
-    >>> plt.close(fig)
+    >>> fig, ax = plt.subplots(figsize=(3.5, 2.5), layout="constrained")
+    >>> plot_proportions(pts, ax=ax) is ax
+    True
+    >>> plt.close("all")
     """
     several = "query" in points.columns
     if several and by not in (None, "query"):
@@ -217,6 +231,8 @@ def plot_proportions(
             "(points[points['query'] == ...]), or compare the corpora with by='query'"
         )
     tab = proportions(points, by, wide=True)
+    if ax is not None:
+        return _proportions_on(ax, tab, by, width, labels, legend)
     w = parse_width(width, 7.0)
     typ = typography(w)
     raters = list(dict.fromkeys(tab["expert"]))
@@ -224,12 +240,7 @@ def plot_proportions(
         fig = new_figure(w, 2.0)
         if by is None:
             axes = [fig.add_subplot()]
-            corpus = tab["query"] if several else [None] * len(tab)
-            names = [
-                (f"{option_label(q, labels, _TICK_LIMIT)} · " if q is not None else "")
-                + f"{option_label(r, labels, _TICK_LIMIT)} (n = {n})"
-                for q, r, n in zip(corpus, tab.expert, tab.n, strict=True)
-            ]
+            names = _bar_names(tab, labels)
             _stacked_bars(axes[0], tab, names)
             n_bars, nrows = len(names), 1
         else:
@@ -242,9 +253,73 @@ def plot_proportions(
         footer = Footer(fig)
         _quality_legend(footer, w, intervals=True)
         freeze_ticks(fig, typ["xtick.labelsize"])
-        fit_with_footer(fig, axes[:1], None, nrows, footer, panel_height=_BAR * n_bars + 0.1)
+        fit_with_footer(fig, axes[:1], None, nrows, footer, panel_height=_ROW * n_bars + 0.1)
         _label_shares(axes)
     return fig
+
+
+def _bar_names(tab: pd.DataFrame, labels: Mapping[str, str] | None) -> list[str]:
+    """The label of each bar of one panel per rater: ``E1 (n = 135)``, and the corpus."""
+    corpus = tab["query"] if "query" in tab.columns else [None] * len(tab)
+    return [
+        (f"{option_label(q, labels, _TICK_LIMIT)} · " if q is not None else "")
+        + f"{option_label(r, labels, _TICK_LIMIT)} (n = {n})"
+        for q, r, n in zip(corpus, tab.expert, tab.n, strict=True)
+    ]
+
+
+def quality_handles(intervals: bool = True) -> list[Any]:
+    """Legend entries of the quality colours (and of the 95 % whiskers).
+
+    Examples
+    --------
+    >>> [h.get_label() for h in quality_handles()][-2:]
+    ['bad', '95 % interval']
+    """
+    handles: list[Any] = [
+        Patch(facecolor=QUALITY_COLORS[q], edgecolor="black", linewidth=0.4, label=q)
+        for q in QUALITY_LEVELS
+    ]
+    if intervals:
+        handles.append(
+            Line2D([], [], color="black", linewidth=0.6, marker="|", markersize=4,
+                   markeredgewidth=0.6, label="95 % interval")
+        )  # fmt: skip
+    return handles
+
+
+def _proportions_on(
+    ax: Axes,
+    tab: pd.DataFrame,
+    by: str | None,
+    width: Any,
+    labels: Mapping[str, str] | None,
+    legend: bool,
+) -> Axes:
+    """:func:`plot_proportions` on a user's *ax*: one rater's bars per option (*by*), or
+    every rater's bar; the legend fitted into the room *ax* has."""
+    if width is not None:
+        raise InputError("width sizes a new figure; with ax=, size your own figure")
+    if by is None:
+        names = _bar_names(tab, labels)
+        _stacked_bars(ax, tab, names)
+    else:
+        raters = list(dict.fromkeys(tab["expert"]))
+        if len(raters) > 1:
+            raise InputError(
+                f"by={by!r} draws one panel per rater and the points have {len(raters)}: "
+                "draw one rater's points on ax (points[points['expert'] == ...]), or let "
+                "plot_proportions make the figure (width=)"
+            )
+        names = [option_label(o, labels, _TICK_LIMIT) for o in tab[by]]
+        _stacked_bars(ax, tab.reset_index(drop=True), names)
+        n = int(tab["n"].sum())
+        ax.set_title(f"{option_label(raters[0], labels, _TICK_LIMIT)} (n = {n})")
+    ax.set_xlabel("share of points (%)")
+    handles = quality_handles() if legend else []
+    attach(ax, None, handles, "quality", "", min_height=0.22 * len(names) + 0.1)
+    _label_shares([ax])
+    return ax
 
 
 def _proportion_panels(
@@ -258,7 +333,7 @@ def _proportion_panels(
     """One panel per rater (wrapping to rows), one bar per option; y labels on the first
     column only."""
     options = list(dict.fromkeys(tab[by]))
-    size = float(mpl.rcParams["ytick.labelsize"])
+    size = rc_points("ytick.labelsize")
     names = [option_label(o, labels, _TICK_LIMIT) for o in options]
     label_w = max(text_width_pt(name, size) for name in names) / 72 + 0.15
     ncols = max(1, min(len(raters), int((width - label_w) // 1.6)))
@@ -293,9 +368,11 @@ def _pair_matrix(table: pd.DataFrame, a: str, b: str) -> np.ndarray:
 def plot_agreement(
     points: pd.DataFrame,
     *,
+    ax: Axes | None = None,
+    fig: Any = None,
     width: float | str | None = None,
     labels: Mapping[str, str] | None = None,
-) -> Figure:
+) -> Any:
     """Pointwise agreement across raters: where they agree, and on which zones they differ.
 
     Top: for every comparison (the same categories, rated by every rater),
@@ -309,14 +386,21 @@ def plot_agreement(
     ----------
     points : DataFrame
         Output of :func:`rrmap.points` with at least two raters.
+    ax : Axes, optional
+        Draw only the bars (where the raters agree) on this Axes of your own figure, and
+        return it.
+    fig : Figure or SubFigure, optional
+        Draw the bars and the matrices into this (part of your own) figure, as it is
+        sized and laid out, and return it.
     width : float or str, optional
-        Printed width, default 7 in.
+        Printed width of a new figure, default 7 in. Not with *ax* or *fig*.
     labels : mapping, optional
         Display names of raters.
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib.figure.Figure, SubFigure or Axes
+        The new figure, *fig*, or *ax*.
 
     Examples
     --------
@@ -326,13 +410,18 @@ def plot_agreement(
     >>> [ax.get_title() for ax in fig.axes[1:4]]
     ['E1 × E2: 24 % same zone', 'E1 × E3: 38 % same zone', 'E2 × E3: 16 % same zone']
     >>> import matplotlib.pyplot as plt
-    >>> plt.close(fig)
+    >>> fig, ax = plt.subplots(figsize=(3.5, 2.5), layout="constrained")
+    >>> plot_agreement(rrmap.points(rrmap.datasets.load_example_ratings()), ax=ax) is ax
+    True
+    >>> plt.close("all")
     """
     if points["expert"].nunique() < 2:
         raise InputError("agreement needs at least two raters; the points have one")
     table = agreement(points)
     raters = [c for c in table.columns if c in set(map(str, points["expert"].unique()))]
     pairs = list(combinations(raters, 2))
+    if ax is not None or fig is not None:
+        return _agreement_on(ax, fig, width, table, pairs, labels)
     w = parse_width(width, 7.0)
     typ = typography(w)
     n_mat = len(pairs) if len(pairs) <= 6 else 1
@@ -350,6 +439,37 @@ def plot_agreement(
         _pair_matrices(mats, table, pairs, labels, side, (w - 0.3) / ncols - 0.1)
         freeze_ticks(fig, typ["xtick.labelsize"])
         _fit_stack(fig, [top, bottom], heights, bars, _BAR * n_bars)
+    return fig
+
+
+def _agreement_on(
+    ax: Axes | None,
+    fig: Any,
+    width: Any,
+    table: pd.DataFrame,
+    pairs: list[tuple[str, str]],
+    labels: Mapping[str, str] | None,
+) -> Any:
+    """:func:`plot_agreement` on a user's *ax* (the bars) or into a user's *fig* (the bars
+    over the matrices, in the room *fig* has)."""
+    if width is not None or (ax is not None and fig is not None):
+        raise InputError(
+            "give one of ax= (the bars on your Axes), fig= (the whole figure in your Figure "
+            "or SubFigure) and width= (a new figure)"
+        )
+    if ax is not None:
+        _agreement_bars(ax, table, pairs, labels)
+        attach(ax, None, [], None, "")  # its labels inside the room it has
+        return ax
+    with drawing_into(fig) as w:
+        n_mat = len(pairs) if len(pairs) <= 6 else 1
+        ncols = max(1, min(n_mat, int((w - 0.3) // 1.3)))
+        mat_rows = math.ceil(n_mat / ncols)
+        side = min(1.5, (w - 0.3) / ncols - 0.45)
+        top, bottom = fig.subfigures(2, 1, height_ratios=[1.0, 1.2 * mat_rows])
+        _agreement_bars(top.add_subplot(), table, pairs, labels)
+        mats = bottom.subplots(mat_rows, ncols, squeeze=False)
+        _pair_matrices(mats, table, pairs, labels, side, (w - 0.3) / ncols - 0.1)
     return fig
 
 
@@ -398,7 +518,7 @@ def _agreement_bars(
     y = np.arange(len(rows))[::-1]
     counts = np.array([r[1] for r in rows], dtype=float)
     ax.barh(y, counts, color=[r[2] for r in rows], edgecolor="black", linewidth=0.4, height=0.75)
-    size = float(mpl.rcParams["xtick.labelsize"])
+    size = rc_points("xtick.labelsize")
     for yi, c in zip(y, counts, strict=True):
         ax.text(c, yi, f" {int(c)} ({100 * c / max(total, 1):.0f} %)", va="center", fontsize=size)
     ax.set_yticks(y, [r[0] for r in rows])
@@ -419,8 +539,8 @@ def _pair_matrices(
 ) -> None:
     """Zone × zone counts per rater pair (or pooled), the diagonal outlined; titles fit the
     *cell* width of a column of matrices, axis labels the *side* of a matrix (inches)."""
-    size = float(mpl.rcParams["xtick.labelsize"])
-    label_size = float(mpl.rcParams["axes.labelsize"])
+    size = rc_points("xtick.labelsize")
+    label_size = rc_points("axes.labelsize")
     short = ["exc.", "fair", "ster.", "bad"]
     if len(pairs) <= 6:
         blocks = [(a, b, _pair_matrix(table, a, b)) for a, b in pairs]
@@ -461,7 +581,7 @@ def _pair_title(a: str, b: str, same: float, width: float) -> str:
     """``E1 × E2: 31 % same zone``, or the pair over the share when that is wider than
     *width* inches; names are cut with "…" (each to half the width) only when the pair
     itself does not fit."""
-    size = float(mpl.rcParams["axes.titlesize"])
+    size = rc_points("axes.titlesize")
     share = f"{100 * same:.0f} % same zone"
     pair = f"{option_label(a, None)} × {option_label(b, None)}"
     if text_width_pt(f"{pair}: {share}", size) <= 72.0 * width:
