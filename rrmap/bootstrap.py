@@ -34,6 +34,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from rrmap._util.interval_methods import CI_METHODS, check_ci
 from rrmap.errors import InputError
 
 __all__ = [
@@ -48,7 +49,6 @@ __all__ = [
 ]
 
 #: Interval methods: BCa (the default), percentile.
-CI_METHODS: tuple[str, ...] = ("bca", "percentile")
 
 _NORMAL = NormalDist()
 
@@ -82,23 +82,6 @@ class Interval:
     method: str
     undefined: int
     note: str = ""
-
-
-def check_ci(ci: str) -> str:
-    """*ci* if it is an interval method, else an :class:`~rrmap.errors.InputError`.
-
-    Examples
-    --------
-    >>> check_ci("bca")
-    'bca'
-    >>> check_ci("student")
-    Traceback (most recent call last):
-    ...
-    rrmap.errors.InputError: ci must be one of ['bca', 'percentile'], got 'student'
-    """
-    if ci not in CI_METHODS:
-        raise InputError(f"ci must be one of {list(CI_METHODS)}, got {ci!r}")
-    return ci
 
 
 def resample_weights(

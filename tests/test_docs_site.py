@@ -31,6 +31,14 @@ RAW_ROLE = re.compile(r":(?:py:)?(?:func|class|mod|meth|attr|data|exc|obj|const|
 TOOLCHAIN = ("mkdocs", "mkdocstrings_handlers.python", "material")  # the docs extra
 
 
+def _installed(module: str) -> bool:
+    """Whether *module* can be imported (a submodule of a missing package cannot)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
 def _text(page: str) -> str:
     """What a reader sees of an HTML page: no tags, no entities."""
     return html.unescape(re.sub(r"<[^>]+>", "", page))
@@ -38,7 +46,7 @@ def _text(page: str) -> str:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    missing = [m for m in TOOLCHAIN if importlib.util.find_spec(m) is None]
+    missing = [m for m in TOOLCHAIN if not _installed(m)]
     if missing:
         pytest.skip(
             f"the docs toolchain is not installed ({', '.join(missing)}): pip install -e '.[docs]'"

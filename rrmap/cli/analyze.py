@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from rrmap._util.interval_methods import CI_METHODS
 from rrmap.cli._options import check_jobs, ratings_from_options, ratings_options
 from rrmap.cli.common import CONTEXT_SETTINGS, OutputPath, raw_csv_option
 from rrmap.limits import MAX_BOOTSTRAP, MAX_MONTE_CARLO, MAX_PERMUTATIONS
@@ -89,7 +90,7 @@ if TYPE_CHECKING:  # pragma: no cover
 )
 @click.option(
     "--ci",
-    type=click.Choice(["bca", "percentile"]),
+    type=click.Choice(CI_METHODS),
     default="bca",
     show_default=True,
     help="Bootstrap intervals of the effect sizes: BCa (percentile where BCa is undefined) "

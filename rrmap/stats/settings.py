@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from rrmap.bootstrap import CI_METHODS, check_ci
+from rrmap._util.interval_methods import CI_METHODS, check_ci
 from rrmap.errors import InputError
 from rrmap.limits import MAX_BOOTSTRAP, MAX_MONTE_CARLO, MAX_PERMUTATIONS, check_count
 

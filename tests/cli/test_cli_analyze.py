@@ -301,9 +301,9 @@ def test_figures_at_the_asked_width_and_300_dpi(runner, tmp_path):
     )
     png = (out / "figures" / "rrmap_by_rater.png").read_bytes()
     assert int.from_bytes(png[16:20], "big") == 3.5 * 300
-    # the 12-panel grid is laid across two columns: its panels would be too small in one
+    # the 12-panel grid keeps the width asked for too: its raters wrap to rows
     grid = (out / "figures" / "rrmap_grid.png").read_bytes()
-    assert int.from_bytes(grid[16:20], "big") == 7 * 300
+    assert int.from_bytes(grid[16:20], "big") == 3.5 * 300
     report = (out / "report.md").read_text()
     assert "figures/agreement.png" in report
     res = _run(runner, "--out", str(tmp_path / "x"), "--width", "0.2in")

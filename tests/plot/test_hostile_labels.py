@@ -168,7 +168,15 @@ def test_labels_mapping_and_single_panel_are_plain_text(hostile):
         check_figure(ax.figure)
     assert [str(w.message) for w in caught] == []
     leg = legends(ax.figure)
-    assert leg[r"$\Delta$ {"] == ["$100$", "<b>x</b>", "_", "a|b", "{}", "clipped to the edge (42)"]
+    n = int((~hostile.delta.between(-4, 4) | ~hostile.r.between(0, 2.5)).sum())
+    assert leg[r"$\Delta$ {"] == [
+        "$100$",
+        "<b>x</b>",
+        "_",
+        "a|b",
+        "{}",
+        f"clipped to the edge ({n})",
+    ]
     assert plain(ax.xaxis.label) == "$\\delta$"
 
 

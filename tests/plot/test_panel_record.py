@@ -44,7 +44,10 @@ def test_the_panel_record_is_kept_beside_the_axes_not_on_it():
     with pytest.raises(dataclasses.FrozenInstanceError):
         record.n_points = 0  # type: ignore[misc]
     drawn = panel_artists(ax)
-    assert (drawn.n_points, drawn.n_clipped) == (135, 2)
+    assert (drawn.n_points, drawn.n_clipped) == (
+        135,
+        int((~E1.delta.between(-4, 4) | ~E1.r.between(0, 2.5)).sum()),
+    )
     assert drawn.colorbar is record.colorbar and drawn.colorbar.ax in ax.figure.axes
     assert drawn.legend is record.legend and drawn.legend.get_title().get_text() == "movement"
 
@@ -66,7 +69,19 @@ def test_the_record_neither_loses_the_colorbar_nor_keeps_the_figure_alive():
 def test_the_panels_of_a_layout_are_recorded_without_colorbar_or_legend():
     fig = plot_rrmap_by_rater(PTS, "movement", width="7in", **COARSE)
     panels = [panel_artists(ax) for ax in fig.axes if panel_record(ax) is not None]
-    assert [(p.n_points, p.n_clipped) for p in panels] == [(135, 2), (135, 12), (135, 28)]
+    expected = [
+        (
+            135,
+            int(
+                (
+                    ~PTS[PTS.expert == r].delta.between(-4, 4)
+                    | ~PTS[PTS.expert == r].r.between(0, 2.5)
+                ).sum()
+            ),
+        )
+        for r in ("E1", "E2", "E3")
+    ]
+    assert [(p.n_points, p.n_clipped) for p in panels] == expected
     assert all(p.colorbar is None and p.legend is None for p in panels)
     assert all(_rrmap_attributes(ax) == [] for ax in fig.axes)
 

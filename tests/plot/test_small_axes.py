@@ -97,7 +97,9 @@ def test_panels_side_by_side_share_one_legend_and_one_colorbar(layout):
     assert len(fig.legends) == 1 and legend is fig.legends[0]
     labels = [t.get_text() for t in legend.get_texts()]
     assert labels[:5] == ["abstract art", "cubism", "expressionism", "impressionism", "surrealism"]
-    assert labels[5] == "clipped to the edge (14)"  # E1's 2 and E2's 12
+    two = PTS[PTS.expert.isin(["E1", "E2"])]
+    n = int((~two.delta.between(-4, 4) | ~two.r.between(0, 2.5)).sum())
+    assert n > 0 and labels[5] == f"clipped to the edge ({n})"  # E1's and E2's together
     bars = [ax for ax in fig.axes if ax.get_xlabel() == "Bhattacharyya coefficient"]
     assert len(bars) == 1
     seen = printed(fig)

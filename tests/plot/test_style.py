@@ -90,9 +90,11 @@ def test_any_number_of_options_stays_distinct(n):
 
 def test_nine_criteria_combine_colour_and_marker():
     styles = style_map([f"c{i}" for i in range(9)], None, None, "criterion")
-    # seven colours, nine markers: the eighth and ninth repeat a colour, never a pair
-    assert styles["c7"] == (OKABE_ITO[0], MARKERS[7])
-    assert styles["c8"] == (OKABE_ITO[1], MARKERS[8])
+    # seven colours, nine markers: the eighth and ninth repeat a colour, each with a shape
+    # that colour has not had (and not "d" beside "D": they look alike)
+    assert styles["c7"] == (OKABE_ITO[0], "D")
+    assert styles["c8"] == (OKABE_ITO[1], "P")
+    assert len(set(styles.values())) == 9
     assert styles["c0"] == (OKABE_ITO[0], MARKERS[0])
     assert "*" not in {m for _, m in styles.values()}  # the star marks the reference points
 
