@@ -11,6 +11,9 @@ import nbclient
 import nbformat
 import pytest
 
+# each notebook runs a whole study end to end (20-30 s): run by .ci/run (pytest -m slow)
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9]*.py"))
 
 

@@ -125,7 +125,7 @@ def _rgb(path):
         return im.mode, np.asarray(im.convert("RGB")).astype(int), im.info.get("dpi")
 
 
-@pytest.mark.parametrize("width", ["85mm", "7in"])
+@pytest.mark.parametrize("width", [pytest.param("85mm", marks=pytest.mark.slow), "7in"])
 def test_a_png_beside_its_pdf_is_the_pdfs_page(tmp_path, width):
     """With PDF and PNG, the figure is drawn once: its PNG is the PDF's page rasterized by
     PDFium, at matplotlib's size and dpi, and looks as matplotlib's own PNG."""

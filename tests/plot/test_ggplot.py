@@ -27,6 +27,9 @@ from rrmap.errors import InputError
 from rrmap.plot.ggplot import ggrrmap, rrmap_layers_data
 from rrmap.plot.styles import theme_rrmap
 
+#: Further sizes and themes of a layout check: run by .ci/run (pytest -m slow).
+SLOW = pytest.mark.slow
+
 
 def test_layers_data_match_formulas():
     d = rrmap_layers_data(xlim=(-3, 3), ylim=(0.1, 2.0), resolution=31)
@@ -151,10 +154,19 @@ MOVEMENTS = ["abstract art", "cubism", "expressionism", "impressionism", "surrea
     ("extra", "size"),
     [
         (lambda: [facet_wrap("expert"), theme_rrmap()], (3.5, 3.2)),
-        (lambda: [facet_grid("modality ~ expert"), theme_classic()], (7.0, 5.0)),
-        (lambda: [facet_grid("modality ~ expert"), theme_minimal()], (7.0, 5.0)),
-        (lambda: [facet_wrap("expert"), theme_bw(), theme(legend_position="right")], (3.5, 3.0)),
-        (lambda: [facet_wrap("expert")], (3.5, 3.2)),
+        # the other themes and layouts: run by .ci/run (pytest -m slow)
+        pytest.param(
+            lambda: [facet_grid("modality ~ expert"), theme_classic()], (7.0, 5.0), marks=SLOW
+        ),
+        pytest.param(
+            lambda: [facet_grid("modality ~ expert"), theme_minimal()], (7.0, 5.0), marks=SLOW
+        ),
+        pytest.param(
+            lambda: [facet_wrap("expert"), theme_bw(), theme(legend_position="right")],
+            (3.5, 3.0),
+            marks=SLOW,
+        ),
+        pytest.param(lambda: [facet_wrap("expert")], (3.5, 3.2), marks=SLOW),
     ],
 )
 def test_legends_are_never_cropped(pts, extra, size):
@@ -311,7 +323,11 @@ def test_theme_rrmap_keeps_its_legend_below_in_one_row_with_a_thin_colorbar(pts)
     assert bar[0].get_window_extent().height / fig.dpi * 72 <= 8.0  # points: thin
 
 
-@pytest.mark.parametrize("size", [(7, 3), (7, 4), (3.5, 3.5), (12, 4)], ids=str)
+@pytest.mark.parametrize(
+    "size",
+    [(7, 3), *(pytest.param(s, marks=SLOW) for s in [(7, 4), (3.5, 3.5), (12, 4)])],
+    ids=str,
+)
 @pytest.mark.parametrize("facets", [True, False], ids=["faceted", "single"])
 def test_nothing_is_cut_or_overlaps_at_any_size(pts, size, facets):
     """Legends, titles, the caption and the names beside the Δ band inside the figure (the

@@ -188,6 +188,7 @@ def test_random_tables_follow_the_exact_fixed_margin_distribution():
         assert stats.chisquare(f_obs, f_exp).pvalue > 1e-3
 
 
+@pytest.mark.slow  # a statistical simulation: run by .ci/run (pytest -m slow)
 def test_monte_carlo_null_calibration():
     g = np.random.default_rng(5)
     ps = []

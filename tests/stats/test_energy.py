@@ -147,6 +147,7 @@ def test_pvalue_bounds_for_separated_samples():
     assert res.pvalue >= 1 / 1000
 
 
+@pytest.mark.slow  # a statistical simulation: run by .ci/run (pytest -m slow)
 def test_null_calibration():
     # under H0 the permutation p-values are (discretely) uniform
     g = np.random.default_rng(2024)
@@ -159,6 +160,7 @@ def test_null_calibration():
     assert abs(np.mean(ps < 0.05) - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 200) + 0.01
 
 
+@pytest.mark.slow  # a statistical simulation: run by .ci/run (pytest -m slow)
 def test_power_against_a_shift():
     g = np.random.default_rng(7)
     res = energy_test(g.normal(size=(40, 2)), g.normal(1.0, size=(40, 2)), n_perm=199, rng=0)

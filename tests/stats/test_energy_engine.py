@@ -62,6 +62,7 @@ def test_full_run_counts_every_hit_of_the_stream():
     assert res.pvalue == (1 + np.count_nonzero(perm >= obs - tau)) / 251
 
 
+@pytest.mark.slow  # a statistical simulation: run by .ci/run (pytest -m slow)
 def test_sequential_null_calibration():
     """Under H0, P(p ≤ α) ≤ α, with equality at the attainable values h / L (Besag & Clifford)."""
     g = np.random.default_rng(2026)

@@ -265,6 +265,7 @@ def test_within_and_design_are_checked_not_silently_pooled():
     assert set(ind["design"]) == {"independent"} and set(ind["test"]) == {"energy", "chi2"}
 
 
+@pytest.mark.slow  # a statistical simulation: run by .ci/run (pytest -m slow)
 def test_generator_effect_is_calibrated_under_the_null():
     """Exchangeable generators (each key's two intervals drawn alike): the energy p-value
     is uniform, the zone test never rejects more often than its level."""
@@ -361,6 +362,7 @@ def test_incomplete_zone_test_is_the_enumeration_among_the_raters_present():
     assert row.pvalue == pytest.approx(np.mean(np.array(sims) >= obs - 1e-9), abs=1e-12)
 
 
+@pytest.mark.slow  # a statistical simulation: run by .ci/run (pytest -m slow)
 def test_incomplete_design_keeps_its_power_where_the_independent_one_has_none():
     """The issue's case: raters with a consistent shift, keys that differ far more; 9 of 120
     ratings missing. Within keys the shift shows; permuted over all points it drowns."""
@@ -381,6 +383,7 @@ def test_incomplete_design_keeps_its_power_where_the_independent_one_has_none():
     assert ind.pvalue > 0.5 and auto.statistic == ind.statistic
 
 
+@pytest.mark.slow  # a statistical simulation: run by .ci/run (pytest -m slow)
 def test_incomplete_design_is_calibrated_under_the_null():
     g = np.random.default_rng(12)
     pvalues = []
