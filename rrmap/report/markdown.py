@@ -54,9 +54,11 @@ def summary_lines(result: Result, text: Callable[[Any], str] = str) -> list[str]
     sig = result.significance()
     raters = s["raters"]
     ran = f"{sig['tests']} tests ran" + (f" ({sig['skipped']} skipped)" if sig["skipped"] else "")
+    # with mid_p the marks follow the mid-p values (adjusted from them, when adjusted)
+    of_mid = " of the mid-p values" if s.get("mid_p") else ""
     passing = (
-        f"{sig['significant']} pass p < 0.05 after {_ADJUST[sig['adjustment']]} adjustment "
-        f"within families ({sig['significant_raw']} on raw p-values)"
+        f"{sig['significant']} pass p < 0.05 after {_ADJUST[sig['adjustment']]} adjustment"
+        f"{of_mid} within families ({sig['significant_raw']} on raw p-values)"
         if sig["adjustment"] != "none"
         else f"{sig['significant']} have p < 0.05 (not adjusted for multiplicity)"
     )

@@ -133,3 +133,15 @@ def test_cli_stars_mid_p_and_ci_reach_the_tests_table(tmp_path):
     assert tests.loc[energy, "effect_low"].notna().all()
     bad = CliRunner().invoke(main, [*args[:2], "--stars", "mid"])
     assert bad.exit_code == 2 and "'mid' is not one of 'p', 'mid-p'" in bad.output
+
+
+def test_the_summary_says_when_the_marks_follow_the_mid_p_values():
+    import rrmap
+    from rrmap.report.markdown import summary_lines
+    from rrmap.stats import Settings
+
+    ratings = rrmap.datasets.load_example_ratings()
+    mid = rrmap.analyze(ratings, by=[], n_boot=0, settings=Settings(n_perm=99, seed=0, mid_p=True))
+    plain = rrmap.analyze(ratings, by=[], n_boot=0, settings=Settings(n_perm=99, seed=0))
+    assert "after Holm adjustment of the mid-p values within families" in summary_lines(mid)[0]
+    assert "after Holm adjustment within families" in summary_lines(plain)[0]
