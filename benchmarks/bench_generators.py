@@ -29,28 +29,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_figures import _adopt_orphans, _reap_orphans
+
 ROOT = Path(__file__).resolve().parents[1]
 ONE = ROOT / "data" / "example_ratings.csv"
 TWO = ROOT / "data" / "example_two_generators.csv"
-
-
-def _adopt_orphans() -> None:
-    """Become the parent of what a run leaves behind (Linux), so that the figure workers'
-    CPU counts once this process has waited for them."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        pass
-
-
-def _reap_orphans() -> None:
-    while True:
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            return
 
 
 def _run(data: Path, figures: bool, jobs: str) -> tuple[float, float]:
