@@ -22,7 +22,7 @@ from rrmap._util.lazy import attach_stub
 # every name is imported from its module on first use (the command line asks for the
 # output folder's file list before pandas is imported); the names are listed once, in
 # __init__.pyi
-__getattr__, _stub_dir, __all__ = attach_stub(__name__, __file__)
+__getattr__, _, __all__ = attach_stub(__name__, __file__)
 
 
 def __dir__() -> list[str]:
