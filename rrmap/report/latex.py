@@ -448,7 +448,11 @@ def _stacked_rows(
             cells = [*lead[i], name, _stat(t["stat"]), _count(t["dof"]), t["p"], _stat(t["effect"])]
             heading = f"{label}: {latex_text(blocks[i])}" if cat is not None else ""
             rows.append(Row(cells, block=blocks[i], item=i, heading=heading))
-    effect = "effect: between-group share of the energy dispersion ($E$), Cram\\'er's $V$ (zones)"
+    effect = (
+        "effect: between-group share of the energy dispersion ($E$; within keys when matched); "
+        "zones: Cram\\'er's $V$ ($\\chi^2$) or the share of the within-key zone variation "
+        "(SM, MH)"
+    )
     return columns, rows, _notes(info, effect, lead_notes)
 
 
@@ -471,7 +475,7 @@ def _side_rows(
             Column("stat.", "num", "zones"),
             Column("dof", "right", "zones"),
             Column("$p$", "num", "zones"),
-            Column("$V$", "num", "zones"),
+            Column("effect", "num", "zones"),
         ]
     rows = []
     for i, rec in enumerate(info):
@@ -483,7 +487,11 @@ def _side_rows(
             test = _ZONE_TESTS.get(z["test"], latex_text(z["test"])) if z["ran"] else ""
             cells += [test, _stat(z["stat"]), _count(z["dof"]), z["p"], _stat(z["effect"])]
         rows.append(Row(cells, block=blocks[i], item=i))
-    effect = "share: between-group share of the energy dispersion; $V$: Cram\\'er's $V$"
+    effect = (
+        "share: between-group share of the energy dispersion (within keys when matched); "
+        "effect: Cram\\'er's $V$ ($\\chi^2$) or the share of the within-key zone variation "
+        "(SM, MH)"
+    )
     return columns, rows, _notes(info, effect, lead_notes)
 
 
