@@ -37,6 +37,15 @@ def group_processes(pgid: int) -> dict[int, int]:
     return found
 
 
+def as_a_terminal_starts_it() -> None:
+    """Run in the child before its program: the stop signals back to their defaults, as a
+    shell with job control starts a command. A test suite started in the background
+    (``nohup pytest &``) ignores SIGHUP and SIGINT, and its children would inherit that:
+    the command would never see the signal the test sends."""
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def rrmap_command(*args: str) -> list[str]:
     """The ``rrmap`` command line with *args*."""
     return [sys.executable, "-m", "rrmap.cli", *args]
@@ -66,6 +75,7 @@ class GroupRun:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=as_a_terminal_starts_it,
         )
         self.pgid = self.proc.pid
         self.output: dict[str, bytes] = {}

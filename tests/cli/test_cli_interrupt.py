@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 from click.testing import CliRunner
-from process_group import GroupRun, rrmap_command
+from process_group import GroupRun, as_a_terminal_starts_it, rrmap_command
 
 from rrmap.cli import main
 from rrmap.cli._signals import STOP_LINES
@@ -111,7 +111,7 @@ def _slow(tmp_path, *args: str, **kw) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        **kw,
+        **{"preexec_fn": as_a_terminal_starts_it, **kw},
     )
 
 
@@ -183,6 +183,7 @@ def test_a_signal_the_caller_ignores_stays_ignored(tmp_path):
     """``nohup rrmap ...``: a closed terminal does not stop the run; kill still does."""
 
     def ignore_hangups() -> None:
+        as_a_terminal_starts_it()
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     proc = _slow(tmp_path, preexec_fn=ignore_hangups)
