@@ -261,3 +261,17 @@ def test_no_variation_left_is_undefined_not_rounding(ci, note):
     assert (row.ci_method, row.note) == ("percentile", note)
     w = resample_weights(8, 200, Streams(1).generator("reliability"))
     assert row.ci_undefined == int((w[:, 0] == 0).sum())
+
+
+def test_report_names_the_interval_methods(pts):
+    """The report's reliability section says which interval each row has, not 'percentile'."""
+    from types import SimpleNamespace
+
+    from rrmap.report.sections import reliability_section
+
+    rel = rrmap.reliability(pts, n_boot=50, rng=0)
+    text = reliability_section(SimpleNamespace(reliability=rel, settings={"bootstrap": 50}))
+    assert (
+        "Intervals: bootstrap over keys (50 resamples), studentized for α on Δ, log R and R, "
+        "BCa for the zones and κ (`ci_method` in `reliability.csv`)." in text
+    )
