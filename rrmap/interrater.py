@@ -13,9 +13,12 @@ that for chance, the first figure asked of a rating study:
 
 Each value has a bootstrap interval over the keys (the units of the study): keys
 are drawn with replacement, ``n_boot`` times, from the seeded stream
-``reliability``; BCa by default (:mod:`rrmap.bootstrap`), the percentile interval
-on request. A value that is undefined (no variation at all) is NaN with the reason
-in ``note``.
+``reliability``. By default (``ci="auto"``) each measure gets the interval that
+reaches its level from 50 keys on (docs/tests.md, "Intervals"): the studentized
+(bootstrap-t) interval for the interval α on Δ, log R and R, BCa for the zone α
+and the κ (:mod:`rrmap.bootstrap`); ``ci_method`` says which. BCa, percentile or
+studentized intervals for every row on request. A value that is undefined (no
+variation at all) is NaN with the reason in ``note``.
 
 The formulas are the textbook ones (Krippendorff 2011, "Computing
 Krippendorff's Alpha-Reliability"; Fleiss 1971; Cohen 1960), written for
@@ -36,12 +39,19 @@ denominator over all ordered pairs of pairable values; interval
 ``δ² = (x_i − x_j)²``, nominal ``δ² = [x_i ≠ x_j]``, ordinal
 ``δ²(c, k) = (Σ_{g=c}^{k} n_g − (n_c + n_k) / 2)²`` with ``n_g`` the pairable values
 in level g (Krippendorff 2011, p. 6).
+
+Every measure is thus a function of weighted sums ``T = w @ A`` of per-key statistics
+``A`` (keys × k: values, disagreement inside, Σx and Σx² or the values per level; for
+κ the keys, agreements and values per level). Leaving key u out subtracts ``A[u]``
+from ``T``: the jackknife of the data (for BCa) costs O(n · k), and that of every
+resample (the standard errors of the studentized interval) O(B · n · k), instead of
+n and B · n evaluations on whole weight vectors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -61,7 +71,7 @@ from rrmap.limits import MAX_BOOTSTRAP, check_count
 from rrmap.points import key_columns
 from rrmap.zones import QUALITY_LEVELS
 
-__all__ = ["MAX_STUDENTIZED_UNITS", "RELIABILITY_CI", "RELIABILITY_COLUMNS", "reliability"]
+__all__ = ["AUTO_CI", "RELIABILITY_CI", "RELIABILITY_COLUMNS", "reliability"]
 
 #: Columns of :func:`reliability`'s table.
 RELIABILITY_COLUMNS: tuple[str, ...] = (
@@ -80,29 +90,89 @@ RELIABILITY_COLUMNS: tuple[str, ...] = (
 
 _N_Q = len(QUALITY_LEVELS)
 
+#: Relative size below which the disagreement between all values of the interval α is
+#: rounding, not variation (each value the same up to the last digits).
+_TINY = 1e-12
+
 #: How a note names each variable.
 _NAMES = {"delta": "Δ", "r": "R", "log_r": "log R"}
 
-#: A measure's values on each weight row, and the units (keys) it uses.
-Measure = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+@dataclass(frozen=True)
+class _Linear:
+    """A measure as a function of weighted sums over units: its value on weights ``w``
+    (resamples × units) is ``of_sums(w @ stats)``, *stats* holding per-unit statistics
+    (units × k; zero rows for the units it does not use). Leaving unit u out of a resample
+    subtracts ``stats[u]`` from the resample's sums, so the jackknife of every resample
+    costs O(B · n · k) instead of B · n evaluations on full weight vectors."""
+
+    stats: np.ndarray
+    used: np.ndarray
+    of_sums: Callable[[np.ndarray], np.ndarray]
+
+    def __call__(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The measure on each weight row of *w*, and the units it uses."""
+        if not self.used.any():
+            return np.full(len(w), np.nan), self.used
+        return self._of(np.asarray(w, dtype=float) @ self.stats), self.used
+
+    def _of(self, sums: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.of_sums(sums)
+
+    def jackknife(self) -> np.ndarray:
+        """The measure on the data with each used unit left out in turn."""
+        a = self.stats[self.used]
+        return self._of(self.stats.sum(axis=0) - a)
+
+    def resample_se(self, resamples: np.ndarray) -> np.ndarray:
+        """The jackknife standard error on each resample: one draw of a used unit left out
+        in turn (its sums less the unit's statistics), each such value counted as often as
+        the unit was drawn. In chunks of resamples: memory beyond *resamples* bounded."""
+        a = self.stats[self.used]
+        m, k = a.shape
+        step = max(1, _JACK_CELLS // max(1, m * k))
+        out = np.empty(len(resamples))
+        for start in range(0, len(resamples), step):
+            c = np.asarray(resamples[start : start + step], dtype=float)[:, self.used]
+            vals = self._of(((c @ a)[:, None, :] - a[None]).reshape(-1, k))
+            vals = np.where(c > 0, vals.reshape(len(c), m), 0.0)  # a unit not drawn: none
+            size = c.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = (c * vals).sum(axis=1) / size
+                var = (size - 1) / size * (c * (vals - mean[:, None]) ** 2).sum(axis=1)
+            out[start : start + step] = np.sqrt(var)
+        return out
 
 
-def _alpha_interval(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Krippendorff's interval α of *x* (units × raters, NaN missing) for each weight row of
-    *w* (resamples × units); and the pairable units (rated by at least two raters)."""
+def _interval(x: np.ndarray) -> _Linear:
+    """Krippendorff's interval α of *x* (units × raters, NaN missing); the units used are
+    those rated by at least two raters. Sums: values, disagreement inside, Σx, Σx²."""
     present = ~np.isnan(x)
     m = present.sum(axis=1)
     keep = m >= 2
-    if keep.sum() == 0:
-        return np.full(len(w), np.nan), keep
-    x, present, m, w = x[keep], present[keep], m[keep], w[:, keep]
-    centre = x[present].mean()  # α does not change with a shift; centring keeps sums exact-ish
-    xc = np.where(present, x - centre, 0.0)
-    s1, s2 = xc.sum(axis=1), (xc * xc).sum(axis=1)
-    inside = (2.0 * m * s2 - 2.0 * s1 * s1) / (m - 1)
-    n = w @ m
-    between = 2.0 * n * (w @ s2) - 2.0 * (w @ s1) ** 2
-    return _alpha(n, w @ inside, between), keep
+    stats = np.zeros((len(x), 4))
+    if keep.any():
+        centre = x[present & keep[:, None]].mean()  # α does not change with a shift
+        xc = np.where(present & keep[:, None], x - centre, 0.0)
+        s1, s2 = xc.sum(axis=1), (xc * xc).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            inside = np.where(keep, (2.0 * m * s2 - 2.0 * s1 * s1) / (m - 1), 0.0)
+        stats = np.column_stack([np.where(keep, m, 0), inside, s1, s2]).astype(float)
+
+    def of_sums(t: np.ndarray) -> np.ndarray:
+        scale = 2.0 * t[:, 0] * t[:, 3]
+        between = scale - 2.0 * t[:, 2] ** 2
+        # no variation left (one varying key left out): zero, not the rounding of a difference
+        between = np.where(between > _TINY * scale, between, 0.0)
+        return _alpha(t[:, 0], t[:, 1], between)
+
+    return _Linear(stats, keep, of_sums)
+
+
+def _alpha_interval(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Krippendorff's interval α of *x* per weight row of *w*, and the units used."""
+    return _interval(x)(w)
 
 
 def _level_counts(z: np.ndarray, levels: int) -> np.ndarray:
@@ -110,48 +180,57 @@ def _level_counts(z: np.ndarray, levels: int) -> np.ndarray:
     return np.stack([(z == c).sum(axis=1) for c in range(levels)], axis=1)
 
 
+def _nominal(z: np.ndarray, levels: int = _N_Q) -> _Linear:
+    """Krippendorff's nominal α of codes *z* (units × raters, −1 missing). Sums: values,
+    disagreement inside, values per level."""
+    counts = _level_counts(z, levels)
+    m = counts.sum(axis=1)
+    keep = m >= 2
+    counts = np.where(keep[:, None], counts, 0).astype(float)
+    m = counts.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        inside = np.where(keep, (m * m - (counts * counts).sum(axis=1)) / (m - 1), 0.0)
+
+    def of_sums(t: np.ndarray) -> np.ndarray:
+        totals = t[:, 2:]
+        between = t[:, 0] * t[:, 0] - (totals * totals).sum(axis=1)
+        return _alpha(t[:, 0], t[:, 1], between)
+
+    return _Linear(np.column_stack([m, inside, counts]), keep, of_sums)
+
+
 def _alpha_nominal(
     z: np.ndarray, w: np.ndarray, levels: int = _N_Q
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Krippendorff's nominal α of codes *z* (units × raters, −1 missing) per weight row."""
+    """Krippendorff's nominal α of codes *z* per weight row of *w*, and the units used."""
+    return _nominal(z, levels)(w)
+
+
+def _ordinal(z: np.ndarray, levels: int = _N_Q) -> _Linear:
+    """Krippendorff's ordinal α of codes *z* (levels in their order; −1 missing): the nominal
+    coincidences weighted by ``δ²(c, k) = (Σ_{g=c}^{k} n_g − (n_c + n_k)/2)²``, the level
+    counts ``n_g`` of the pairable values. Sums: values per level, coincidences inside."""
     counts = _level_counts(z, levels)
     m = counts.sum(axis=1)
     keep = m >= 2
-    if keep.sum() == 0:
-        return np.full(len(w), np.nan), keep
-    counts, m, w = counts[keep], m[keep], w[:, keep]
-    inside = (m * m - (counts * counts).sum(axis=1)) / (m - 1)
-    n = w @ m
-    totals = w @ counts  # resamples × levels
-    between = n * n - (totals * totals).sum(axis=1)
-    return _alpha(n, w @ inside, between), keep
-
-
-def _alpha_ordinal(
-    z: np.ndarray, w: np.ndarray, levels: int = _N_Q
-) -> tuple[np.ndarray, np.ndarray]:
-    """Krippendorff's ordinal α of codes *z* (levels in their order; −1 missing) per weight
-    row: the nominal coincidences weighted by ``δ²(c, k) = (Σ_{g=c}^{k} n_g − (n_c + n_k)/2)²``,
-    the level counts ``n_g`` of the resample's pairable values."""
-    counts = _level_counts(z, levels)
-    m = counts.sum(axis=1)
-    keep = m >= 2
-    if keep.sum() == 0:
-        return np.full(len(w), np.nan), keep
-    counts, m, w = counts[keep].astype(float), m[keep], w[:, keep]
+    counts = np.where(keep[:, None], counts, 0).astype(float)
     # coincidences inside each unit: ordered pairs of values in levels (c, k), c ≠ k
     pairs = counts[:, :, None] * counts[:, None, :]
     pairs[:, np.arange(levels), np.arange(levels)] = 0.0
-    inside = (w @ (pairs / (m - 1)[:, None, None]).reshape(len(m), -1)).reshape(-1, levels, levels)
-    totals = w @ counts  # resamples × levels: n_g
-    cum = np.concatenate([np.zeros((len(w), 1)), np.cumsum(totals, axis=1)], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pairs = np.where(keep[:, None, None], pairs / (m - 1)[:, None, None], 0.0)
     lo = np.minimum.outer(np.arange(levels), np.arange(levels))
     hi = np.maximum.outer(np.arange(levels), np.arange(levels))
-    span = cum[:, hi + 1] - cum[:, lo]  # Σ_{g=c}^{k} n_g
-    delta2 = (span - (totals[:, :, None] + totals[:, None, :]) / 2.0) ** 2
-    n = totals.sum(axis=1)
-    between = (totals[:, :, None] * totals[:, None, :] * delta2).sum(axis=(1, 2))
-    return _alpha(n, (inside * delta2).sum(axis=(1, 2)), between), keep
+
+    def of_sums(t: np.ndarray) -> np.ndarray:
+        totals, inside = t[:, :levels], t[:, levels:].reshape(-1, levels, levels)
+        cum = np.concatenate([np.zeros((len(t), 1)), np.cumsum(totals, axis=1)], axis=1)
+        span = cum[:, hi + 1] - cum[:, lo]  # Σ_{g=c}^{k} n_g
+        delta2 = (span - (totals[:, :, None] + totals[:, None, :]) / 2.0) ** 2
+        between = (totals[:, :, None] * totals[:, None, :] * delta2).sum(axis=(1, 2))
+        return _alpha(totals.sum(axis=1), (inside * delta2).sum(axis=(1, 2)), between)
+
+    return _Linear(np.column_stack([counts, pairs.reshape(len(z), -1)]), keep, of_sums)
 
 
 def _alpha(n: np.ndarray, inside: np.ndarray, between: np.ndarray) -> np.ndarray:
@@ -160,38 +239,39 @@ def _alpha(n: np.ndarray, inside: np.ndarray, between: np.ndarray) -> np.ndarray
     return np.where(between > 0, out, np.nan)
 
 
-def _fleiss(z: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Fleiss' κ of the units every rater rated, per weight row."""
+def _fleiss(z: np.ndarray) -> _Linear:
+    """Fleiss' κ of the units every rater rated. Sums: units, their mean agreement, values
+    per level."""
     complete = (z >= 0).all(axis=1)
     k = z.shape[1]
-    if complete.sum() == 0:
-        return np.full(len(w), np.nan), complete
-    counts = _level_counts(z[complete], _N_Q)
-    w = w[:, complete]
-    total = w.sum(axis=1)
-    agree = ((counts * counts).sum(axis=1) - k) / (k * (k - 1.0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p_bar = (w @ agree) / total
-        shares = (w @ counts) / (k * total)[:, None]
+    counts = np.where(complete[:, None], _level_counts(z, _N_Q), 0).astype(float)
+    agree = np.where(complete, ((counts * counts).sum(axis=1) - k) / (k * (k - 1.0)), 0.0)
+
+    def of_sums(t: np.ndarray) -> np.ndarray:
+        total = t[:, 0]
+        p_bar = t[:, 1] / total
+        shares = t[:, 2:] / (k * total)[:, None]
         p_e = (shares * shares).sum(axis=1)
-        kappa = (p_bar - p_e) / (1.0 - p_e)
-    return np.where((total > 0) & (p_e < 1), kappa, np.nan), complete
+        return np.where((total > 0) & (p_e < 1), (p_bar - p_e) / (1.0 - p_e), np.nan)
+
+    return _Linear(np.column_stack([complete, agree, counts]).astype(float), complete, of_sums)
 
 
-def _cohen(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cohen's κ of two raters' codes on the units both rated, per weight row."""
+def _cohen(a: np.ndarray, b: np.ndarray) -> _Linear:
+    """Cohen's κ of two raters' codes on the units both rated. Sums: units, agreements, each
+    rater's values per level."""
     both = (a >= 0) & (b >= 0)
-    if both.sum() == 0:
-        return np.full(len(w), np.nan), both
-    a, b, w = a[both], b[both], w[:, both]
-    total = w.sum(axis=1)
-    ind_a = np.stack([a == c for c in range(_N_Q)], axis=1).astype(float)
-    ind_b = np.stack([b == c for c in range(_N_Q)], axis=1).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p_o = (w @ (a == b).astype(float)) / total
-        p_e = ((w @ ind_a) * (w @ ind_b)).sum(axis=1) / (total * total)
-        kappa = (p_o - p_e) / (1.0 - p_e)
-    return np.where((total > 0) & (p_e < 1), kappa, np.nan), both
+    ind_a = np.stack([both & (a == c) for c in range(_N_Q)], axis=1)
+    ind_b = np.stack([both & (b == c) for c in range(_N_Q)], axis=1)
+    stats = np.column_stack([both, both & (a == b), ind_a, ind_b]).astype(float)
+
+    def of_sums(t: np.ndarray) -> np.ndarray:
+        total = t[:, 0]
+        p_o = t[:, 1] / total
+        p_e = (t[:, 2 : 2 + _N_Q] * t[:, 2 + _N_Q :]).sum(axis=1) / (total * total)
+        return np.where((total > 0) & (p_e < 1), (p_o - p_e) / (1.0 - p_e), np.nan)
+
+    return _Linear(stats, both, of_sums)
 
 
 def _wide(points: pd.DataFrame, raters: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -219,14 +299,16 @@ def _wide(points: pd.DataFrame, raters: list[str]) -> tuple[np.ndarray, np.ndarr
     return zone, delta, r
 
 
-#: Interval methods of :func:`reliability`: those of the effect sizes, and the bootstrap-t.
-RELIABILITY_CI: tuple[str, ...] = (*CI_METHODS, "studentized")
+#: Interval methods of :func:`reliability`: ``auto`` (each measure the one that covers),
+#: those of the effect sizes, and the bootstrap-t.
+RELIABILITY_CI: tuple[str, ...] = ("auto", *CI_METHODS, "studentized")
 
-#: Largest number of keys a studentized interval is computed for (its cost grows as
-#: B · n²); above it, BCa.
-MAX_STUDENTIZED_UNITS = 1000
+#: The method ``ci="auto"`` gives each metric: the studentized interval for the interval
+#: α (Δ, log R, R), BCa for the zone α and κ (docs/tests.md, "Intervals": those reach
+#: their level from 50 keys on, the others over- or under-cover there).
+AUTO_CI: dict[str, str] = {"interval": "studentized", "nominal": "bca", "ordinal": "bca"}
 
-#: Weight cells evaluated at once by the jackknife of the resamples.
+#: Cells (resamples × used units × sums) the jackknife of the resamples holds at once.
 _JACK_CELLS = 4_000_000
 
 
@@ -236,7 +318,7 @@ def reliability(
     n_boot: int = 1000,
     rng: int | np.random.Generator | None = None,
     level: float = 0.95,
-    ci: str = "bca",
+    ci: str = "auto",
     pairs: bool = True,
 ) -> pd.DataFrame:
     """Chance-corrected reliability of the raters: Krippendorff's α, Fleiss' and Cohen's κ.
@@ -253,13 +335,15 @@ def reliability(
         :func:`rrmap.analyze` with the same seed gives the same intervals.
     level : float, default 0.95
         Coverage of the intervals.
-    ci : {"bca", "percentile", "studentized"}, default "bca"
-        Interval method (:func:`rrmap.bootstrap.bootstrap_interval`): BCa where it is
-        defined (else the percentile interval, and ``note`` says why), the percentile
-        interval everywhere, or the studentized (bootstrap-t) interval
-        (:func:`rrmap.bootstrap.studentized_interval`, jackknife standard errors; closest
-        to its level with few keys, docs/tests.md; BCa above
-        :data:`MAX_STUDENTIZED_UNITS` keys).
+    ci : {"auto", "bca", "percentile", "studentized"}, default "auto"
+        Interval method. ``"auto"``: per measure the one that covers (:data:`AUTO_CI`):
+        the studentized interval for the interval α (Δ, log R, R), BCa for the zone α
+        and the κ. ``"bca"``: BCa where it is defined, else the percentile interval
+        (:func:`rrmap.bootstrap.bootstrap_interval`; ``note`` says why).
+        ``"percentile"``: the percentile interval. ``"studentized"``: the bootstrap-t
+        (:func:`rrmap.bootstrap.studentized_interval`, jackknife standard errors of the
+        data and of each resample; where no standard error is defined, the percentile
+        interval and ``note`` says why). Coverage by number of keys: docs/tests.md.
     pairs : bool, default True
         Every pair of raters besides all raters together (False: all raters only).
 
@@ -274,10 +358,11 @@ def reliability(
         ``raters`` (joined with ``|``), ``value``, ``ci_low``, ``ci_high``, ``n_units``
         (keys used: rated by at least two of the raters for α, by all of them for κ),
         ``metric`` (``nominal``, ``ordinal``, ``interval``: the distance between two
-        values), ``ci_method`` (``bca`` or ``percentile``), ``ci_undefined`` (resamples
-        on which the value was undefined, left out of the interval) and ``note`` (why a
-        value is undefined, or why BCa fell back). All raters first, then every pair.
-        1 is perfect agreement, 0 what chance gives; NaN when undefined.
+        values), ``ci_method`` (``studentized``, ``bca`` or ``percentile``: the method
+        used), ``ci_undefined`` (resamples on which the value was undefined, left out of
+        the interval) and ``note`` (why a value is undefined, or why the interval fell
+        back). All raters first, then every pair. 1 is perfect agreement, 0 what chance
+        gives; NaN when undefined.
 
     Examples
     --------
@@ -287,6 +372,12 @@ def reliability(
     (['krippendorff_alpha', 'zone', 'E1|E2|E3'], 135)
     >>> rel.measure.value_counts().to_dict()
     {'krippendorff_alpha': 16, 'krippendorff_alpha_ordinal': 4, 'cohens_kappa': 3, ...}
+
+    By default the interval α on Δ, log R and R has the studentized interval, the zone
+    α and the κ BCa:
+
+    >>> rel.groupby("metric").ci_method.unique().map(list).to_dict()
+    {'interval': ['studentized'], 'nominal': ['bca'], 'ordinal': ['bca']}
     """
     for col in ("expert", "delta", "r", "quality"):
         if col not in points.columns:
@@ -318,26 +409,20 @@ def reliability(
 
 def _measures(
     cols: list[int], n_raters: int, zone: np.ndarray, data: dict[str, np.ndarray]
-) -> list[tuple[str, str, str, Measure]]:
-    """(measure, variable, metric, function of the weights) of one rater set, in order."""
+) -> list[tuple[str, str, str, _Linear]]:
+    """(measure, variable, metric, the measure's sums) of one rater set, in order."""
     z = zone[:, cols]
-    out: list[tuple[str, str, str, Measure]] = [
-        ("krippendorff_alpha", "zone", "nominal", lambda w: _alpha_nominal(z, w)),
-        ("krippendorff_alpha_ordinal", "zone", "ordinal", lambda w: _alpha_ordinal(z, w)),
+    out = [
+        ("krippendorff_alpha", "zone", "nominal", _nominal(z)),
+        ("krippendorff_alpha_ordinal", "zone", "ordinal", _ordinal(z)),
     ]
     for variable in ("delta", "log_r", "r"):
-        x = data[variable][:, cols]
-        out.append(("krippendorff_alpha", variable, "interval", _bind(_alpha_interval, x)))
+        out.append(("krippendorff_alpha", variable, "interval", _interval(data[variable][:, cols])))
     if len(cols) > 2 or n_raters == 2:
-        out.append(("fleiss_kappa", "zone", "nominal", lambda w: _fleiss(z, w)))
+        out.append(("fleiss_kappa", "zone", "nominal", _fleiss(z)))
     if len(cols) == 2:
-        a, b = z[:, 0], z[:, 1]
-        out.append(("cohens_kappa", "zone", "nominal", lambda w: _cohen(a, b, w)))
+        out.append(("cohens_kappa", "zone", "nominal", _cohen(z[:, 0], z[:, 1])))
     return out
-
-
-def _bind(fn: Callable, x: np.ndarray) -> Measure:
-    return lambda w: fn(x, w)
 
 
 def _reliability(
@@ -363,11 +448,12 @@ def _reliability(
     for s in dict.fromkeys(sets):
         cols = list(s)
         name = join_groups(raters[i] for i in cols)
-        for measure, variable, metric, fn in _measures(cols, len(raters), zone, data):
-            values, used = fn(weights)
+        for measure, variable, metric, lin in _measures(cols, len(raters), zone, data):
+            values, used = lin(weights)
             row = {"measure": measure, "variable": variable, "raters": name}
             row.update(value=float(values[0]), n_units=int(used.sum()), metric=metric)
-            row.update(_interval_of(fn, values, used, weights, level, ci))
+            method = AUTO_CI[metric] if ci == "auto" else ci
+            row.update(_interval_of(lin, values, weights, level, method))
             if np.isnan(row["value"]):
                 row["note"] = _undefined(measure, variable, row["n_units"], len(cols))
             rows.append(row)
@@ -377,27 +463,27 @@ def _reliability(
 
 
 def _interval_of(
-    fn: Measure, values: np.ndarray, used: np.ndarray, weights: np.ndarray, level: float, ci: str
+    lin: _Linear, values: np.ndarray, weights: np.ndarray, level: float, method: str
 ) -> dict:
     """The interval columns of a measure whose values on the data and on its resamples
-    (the rows of *weights*) are *values*."""
-    n_units = weights.shape[1]
+    (the rows of *weights*) are *values*, by *method* (``bca``, ``percentile`` or
+    ``studentized``; where the studentized interval is undefined, the percentile one)."""
     empty = {"ci_low": np.nan, "ci_high": np.nan, "ci_method": "", "ci_undefined": 0, "note": ""}
     if len(values) < 2 or np.isnan(values[0]):
         return empty
-    if ci == "studentized" and used.sum() <= MAX_STUDENTIZED_UNITS:
-        jack = _jackknife(fn, n_units)[used]
-        m = len(jack)
-        se = float(np.sqrt((m - 1) / m * ((jack - jack.mean()) ** 2).sum()))
-        draw_se = _resample_se(fn, weights[1:], used)
-        iv = studentized_interval(float(values[0]), se, values[1:], draw_se, level=level)
+    jack = None if method == "percentile" else lin.jackknife()
+    if method == "studentized":
+        iv = studentized_interval(
+            float(values[0]), _jack_se(jack), values[1:], lin.resample_se(weights[1:]), level=level
+        )
+        if not iv.method:  # no standard error: the percentile interval, and why
+            iv = bootstrap_interval(float(values[0]), values[1:], level=level, method="percentile")
+            why = "a leave-one-out value is undefined" if np.isnan(jack).any() else (
+                "no resample has a standard error")  # fmt: skip
+            if iv.method:
+                iv = replace(iv, note=f"studentized undefined ({why}): percentile interval")
     else:
-        method = "bca" if ci == "studentized" else ci
-        jack = _jackknife(fn, n_units)[used] if method == "bca" else None
         iv = bootstrap_interval(float(values[0]), values[1:], jack, level=level, method=method)
-        if ci == "studentized":
-            iv = replace(iv, note=_join(f"studentized needs B·n² evaluations: BCa above "
-                                        f"{MAX_STUDENTIZED_UNITS:,} keys", iv.note))  # fmt: skip
     return {
         "ci_low": iv.low,
         "ci_high": iv.high,
@@ -407,45 +493,14 @@ def _interval_of(
     }
 
 
-def _resample_se(fn: Measure, resamples: np.ndarray, used: np.ndarray) -> np.ndarray:
-    """The jackknife standard error of the measure on each resample: one draw of a used
-    unit left out in turn (weight less one), each such value counted as often as the unit
-    was drawn. Evaluated in chunks of resamples (memory linear in B, quadratic in units)."""
-    units = np.flatnonzero(used)
-    n, m = resamples.shape[1], len(units)
-    step = max(1, _JACK_CELLS // max(1, n * m))
-    drop = np.zeros((m, n))
-    drop[np.arange(m), units] = 1.0
-    out = np.empty(len(resamples))
-    for start in range(0, len(resamples), step):
-        w = resamples[start : start + step]
-        less = np.maximum(w[:, None, :] - drop[None], 0.0)  # a unit not drawn: masked below
-        vals = fn(less.reshape(-1, n))[0].reshape(len(w), m)
-        count = w[:, units]
-        vals = np.where(count > 0, vals, 0.0)
-        size = count.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = (count * vals).sum(axis=1) / size
-            var = (size - 1) / size * (count * (vals - mean[:, None]) ** 2).sum(axis=1)
-        out[start : start + step] = np.sqrt(var)
-    return out
+def _jack_se(jack: np.ndarray) -> float:
+    """The jackknife standard error from the leave-one-out values."""
+    m = len(jack)
+    return float(np.sqrt((m - 1) / m * ((jack - jack.mean()) ** 2).sum()))
 
 
 def _join(*notes: str) -> str:
     return "; ".join(n for n in notes if n)
-
-
-def _jackknife(fn: Measure, n_units: int, chunk: int = 512) -> np.ndarray:
-    """The measure with each unit left out in turn (weights 1 but 0 at the unit), evaluated
-    in chunks of rows so that memory stays linear in the number of units."""
-    return np.concatenate([fn(w)[0] for w in _leave_one_out(n_units, chunk)])
-
-
-def _leave_one_out(n_units: int, chunk: int) -> Iterator[np.ndarray]:
-    for start in range(0, n_units, chunk):
-        w = np.ones((min(chunk, n_units - start), n_units))
-        w[np.arange(len(w)), start + np.arange(len(w))] = 0.0
-        yield w
 
 
 def _undefined(measure: str, variable: str, used: int, n_raters: int) -> str:

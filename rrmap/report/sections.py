@@ -77,8 +77,9 @@ def reliability_section(result: Result) -> str:
         "Agreement beyond chance between the raters on the same comparison keys: "
         "Krippendorff's α on the zones (nominal) and on Δ and R (interval), Fleiss' κ "
         "(all raters) and Cohen's κ (pairs) on the zones; 1 is perfect agreement, 0 what "
-        "chance alone gives, below 0 systematic disagreement. Intervals: percentile "
-        f"bootstrap over keys ({boot} resamples). Per rater set: `reliability.csv`.\n\n"
+        "chance alone gives, below 0 systematic disagreement. Intervals: bootstrap over "
+        f"keys ({boot} resamples), studentized for α on Δ, log R and R, BCa for the zones "
+        "and κ (`ci_method` in `reliability.csv`). Per rater set: `reliability.csv`.\n\n"
         + markdown_table(table)
     )
 
