@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from statsmodels.stats.multitest import multipletests
+from multitest_reference import multipletests
 
 import rrmap
 from rrmap.cli import main
