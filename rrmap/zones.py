@@ -222,8 +222,10 @@ def classify_bounds(
 
     Δ, R and BC are computed in doubles (:func:`rrmap.compare_bounds`) and
     compared with the thresholds without tolerance. A point whose Δ, R or BC
-    lies within a relative 10⁻⁹ of a threshold, or whose bounds are not
-    decimals of up to 15 places, is decided again in exact arithmetic: each
+    lies within a relative 10⁻⁹ of a threshold — or, for bounds that are not
+    decimals of up to 15 places (computed intervals), within what their
+    rounding can move it (a bound from the magnitudes and the widths) — is
+    decided again in exact arithmetic: each
     bound is the decimal it was written as (the shortest one that reads back
     as the same double), Δ and R exact rationals, BC to 60 digits, z and the
     thresholds the values they stand for (1.96 is 49/25, 2/3 is 2/3: the
@@ -261,6 +263,46 @@ def classify_bounds(
     return _classify_compared(bounds, z, thresholds, _compare_scaled(*bounds, z))
 
 
+#: Margin over the first-order rounding bounds of :func:`_rounding_bounds`.
+_SAFETY = 16.0
+
+
+def _rounding_bounds(
+    bounds: list[np.ndarray],
+    d: np.ndarray,
+    rr: np.ndarray,
+    b: np.ndarray,
+    scaled: np.ndarray,
+    z: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How far the doubles Δ, R and BC of comparisons whose bounds are not decimals
+    (``scaled`` False) can lie from the values of the decimals the bounds were written as
+    (the shortest that read back as the same doubles): each bound within u·M of its
+    decimal (u = 2⁻⁵³, M the largest magnitude of the four), so each width within 3u·M and
+    the difference of the sums within 16u·M; with e = u·M / min(w₁, w₂),
+    |δΔ| ≤ (16z + 3|Δ|)·e + 3u|Δ|, |δR| ≤ R·(6e + u) and, through ln BC,
+    |δBC| ≤ BC·((1 + Δ²)·|δR|/R + |Δ|·|δΔ| + 16u); each times a margin of 16. A
+    comparison farther than that (and than :data:`NEAR`) from every threshold is decided
+    in doubles as in exact arithmetic; zero for scaled comparisons, whose own checks
+    follow in :func:`_classify_compared`."""
+    zero = np.zeros(d.shape)
+    if scaled.all():
+        return zero, zero, zero
+    a1, b1, a2, b2 = (np.ravel(x) for x in bounds)
+    u = 2.0**-53
+    m = np.maximum.reduce([np.abs(a1), np.abs(b1), np.abs(a2), np.abs(b2)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = u * m / np.minimum(b1 - a1, b2 - a2)
+        err_d = (16 * abs(z) + 3 * np.abs(d)) * e + 3 * u * np.abs(d)
+        err_r = rr * (6 * e + u)
+        err_b = b * ((1 + d * d) * (6 * e + u) + np.abs(d) * err_d + 16 * u)
+    out = []
+    for err in (err_d, err_r, err_b):
+        err = np.where(np.isfinite(err), _SAFETY * err, np.inf)
+        out.append(np.where(scaled, 0.0, err))
+    return out[0], out[1], out[2]
+
+
 def _classify_compared(
     bounds: list[np.ndarray], z: float, thresholds: Thresholds | None, compared: tuple
 ) -> pd.Categorical:
@@ -273,8 +315,11 @@ def _classify_compared(
     below = rr < th.stereotype_r
     within = ~below & (rr <= th.fair_r)
     excellent = b > th.excellent_bc
-    slow = ~scaled | (np.abs(np.abs(d) - th.delta_bound) <= NEAR * th.delta_bound)
-    slow |= np.abs(b - th.excellent_bc) <= NEAR * th.excellent_bc
+    err_d, err_r, err_b = _rounding_bounds(bounds, d, rr, b, scaled, z)
+    slow = np.abs(np.abs(d) - th.delta_bound) <= np.maximum(NEAR * th.delta_bound, err_d)
+    slow |= np.abs(b - th.excellent_bc) <= np.maximum(NEAR * th.excellent_bc, err_b)
+    for t in (th.stereotype_r, th.fair_r):  # bounds that are not decimals: no exact R below
+        slow |= ~scaled & (np.abs(rr - t) <= np.maximum(NEAR * t, err_r))
     exact = {k: _intended(v) for k, v in th.to_dict().items()}
     for name in ("stereotype_r", "fair_r"):  # R on its own threshold: common, so vectorised
         t, f = getattr(th, name), exact[name]

@@ -184,6 +184,65 @@ def test_many_decimals_and_not_decimals_are_decided_exactly():
             check_pairs(pairs, zname, bname, tolerant=False)
 
 
+def _computed_intervals_near_every_threshold(rng, n: int, placed: bool = True) -> np.ndarray:
+    """Rows (a1, b1, a2, b2) of doubles that are no short decimals (as ``mean ± 1.96·sd``
+    gives them), at magnitudes from 10⁻³ to 10⁶ and widths from 10⁻¹² to 1 of the
+    magnitude: a third anywhere, two thirds placed on Δ = ±2, R = 2/3 or 3/2 or
+    BC = 0.98, off by a relative 10⁻¹⁶ to 10⁻² (unless not *placed*).
+
+    Examples: (1.96, 0.6666…, 0.98) are hit within rounding, so both sides occur."""
+    z = 1.96
+    scale = 10.0 ** rng.uniform(-3, 6, n)
+    w1 = scale * 10.0 ** rng.uniform(-12, 0, n)
+    a1 = scale * rng.uniform(-1, 1, n)
+    target = rng.integers(0, 6 if placed else 1, n)
+    off = np.where(rng.random(n) < 0.5, -1, 1) * 10.0 ** rng.uniform(-16, -2, n)
+    delta = rng.uniform(-4, 4, n)
+    r = np.exp(rng.uniform(-1.5, 1.5, n))
+    delta = np.where(target == 1, 2 * (1 + off), np.where(target == 2, -2 * (1 + off), delta))
+    r = np.where(target == 3, 2 / 3 * (1 + off), np.where(target == 4, 1.5 * (1 + off), r))
+    # BC = 0.98 at R = 1 when Δ² = −8 ln 0.98
+    on_bc = target == 5
+    r[on_bc] = 1.0 + off[on_bc] * 1e-3
+    delta[on_bc] = np.sqrt(-8 * np.log(0.98)) * (1 + off[on_bc])
+    w2 = r * w1
+    mid2 = a1 + w1 / 2 + delta * w1 / (2 * z)
+    return np.column_stack([a1, a1 + w1, mid2 - w2 / 2, mid2 + w2 / 2])
+
+
+def test_bounds_that_are_not_decimals_are_decided_as_in_exact_arithmetic(monkeypatch):
+    """Doubles that are no decimal of up to 15 places are decided in doubles where their
+    rounding cannot reach a threshold (a bound on it from the magnitudes and widths), and
+    exactly elsewhere: every zone equals the exact one of the decimals they read back as."""
+    import rrmap.zones as zones
+
+    rows = _computed_intervals_near_every_threshold(np.random.default_rng(11), 4000)
+    keep = (rows[:, 1] > rows[:, 0]) & (rows[:, 3] > rows[:, 2])
+    rows = rows[keep]
+    exact_calls = []
+    real = zones._exact_zone
+    monkeypatch.setattr(
+        zones, "_exact_zone", lambda *a: exact_calls.append(1) or real(*a), raising=True
+    )
+    for zname, (zf, zq) in Z_SETTINGS.items():
+        got = list(classify_bounds(*rows.T, z=zf))
+        want = [exact_zone(*(F(repr(float(v))) for v in row), zq, F(2)) for row in rows]
+        mismatch = [i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w]
+        assert not mismatch, (zname, rows[mismatch[:5]].tolist())
+        assert len(set(want)) == 4, zname  # every zone occurs
+    # rows far from every threshold need no exact arithmetic
+    far = _computed_intervals_near_every_threshold(np.random.default_rng(12), 2000, placed=False)
+    d, r, bc = compare_bounds(*far.T, z=1.96)
+    clear = (
+        ((np.abs(np.abs(d) - 2) > 1e-3) & (np.abs(r - 2 / 3) > 1e-3) & (np.abs(r - 1.5) > 1e-3))
+        & (np.abs(bc - 0.98) > 1e-3)
+        & (far[:, 1] - far[:, 0] > 1e-6 * np.abs(far).max(axis=1))
+    )
+    exact_calls.clear()
+    classify_bounds(*far[clear].T, z=1.96)
+    assert clear.sum() > 500 and exact_calls == []
+
+
 def test_the_reported_cases_through_points():
     """The three cases of the report, through load_ratings and points as a user runs them."""
     pairs = {
