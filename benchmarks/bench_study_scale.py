@@ -39,7 +39,6 @@ from pathlib import Path
 from unittest import mock
 
 import pandas as pd
-
 from bench_speed import _r_energy
 
 ROOT = Path(__file__).resolve().parents[1]
