@@ -70,3 +70,39 @@ def test_sequential_families_are_limited_by_their_own_size(monkeypatch, big_poin
     # families of 1,200 (the raters within a movement, the movements of a rater) run on one
     seen = _threads_seen(monkeypatch, big_points, n_jobs=1)
     assert seen == [{2}, {1}, {1}, {1}, {1}]
+
+
+def test_squared_pair_sums_match_the_distance_sums():
+    # the zone effects of matched tests (exponent 2) are had from each unit's count, sum of
+    # squared norms and sum of points, without the points × points matrix; the sums and
+    # every resample's dispersions are those of the squared distances
+    from scipy.spatial.distance import cdist
+
+    from rrmap.stats import effects
+
+    g = np.random.default_rng(3)
+    x = np.eye(4)[g.integers(0, 4, 90)] + g.normal(0, 0.1, (90, 4))
+    groups, units = np.repeat([0, 1, 2], 30), np.tile(np.arange(30), 3)
+    fast = effects._squared_pair_sums(x, groups, units, 3)
+    full = effects._pair_sums(cdist(x, x, "sqeuclidean"), groups, units, 3)
+    for (s1, sums1, c1), (s2, sums2, c2) in zip(fast.blocks, full.blocks, strict=True):
+        assert s1.tolist() == s2.tolist() and c1.tolist() == c2.tolist()
+        np.testing.assert_allclose(sums1, sums2, rtol=1e-12, atol=1e-12)
+    w = g.integers(0, 3, (50, 30)).astype(float)
+    np.testing.assert_allclose(effects._dispersions(fast, w), effects._dispersions(full, w),
+                               rtol=1e-12)  # fmt: skip
+
+
+def test_pair_sums_add_up_each_units_points():
+    # several points per unit: each unit's rows and columns added up (not a product with
+    # the indicator matrix, which cost points² × units)
+    from rrmap.stats import effects
+
+    dist = np.arange(36, dtype=float).reshape(6, 6)
+    dist = dist + dist.T
+    ps = effects._pair_sums(dist, np.array([0, 1, 0, 1, 0, 1]), np.array([2, 2, 0, 0, 1, 1]), 2)
+    span, sums, count = ps.blocks[0]
+    ind = np.eye(3)[[2, 2, 0, 0, 1, 1]]
+    assert span.tolist() == [0, 1, 2] and count.tolist() == [2.0, 2.0, 2.0]
+    assert sums.tolist() == (ind.T @ dist @ ind).tolist()
+    assert sums.tolist() == [[140.0, 196.0, 84.0], [196.0, 252.0, 140.0], [84.0, 140.0, 28.0]]
