@@ -592,11 +592,17 @@ def _run(
     keys = _keys(points) if keys is None else keys
     cols = columns(points, groups, keys)
     streams = Streams.of(rng)
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed, effective_n_jobs
 
+    # BLAS threads: with families in parallel, one each (the families fill the cores;
+    # more would contend for them, and a loaded machine's spinning BLAS threads made the
+    # many small products of a large study several times slower); one after another,
+    # each family is limited by its own size (its largest test), not the whole run's
+    parallel_families = effective_n_jobs(n_jobs) > 1
     jobs = (
         delayed(_numbered)(
             i,
+            0 if parallel_families else len(points) if f.index is None else len(f.index),
             run_family,
             cols.take(f.index, f.group),
             f.group,
@@ -611,7 +617,8 @@ def _run(
     # (a backend set with joblib.parallel_config, e.g. Dask, takes precedence); families
     # are counted as they finish, then put back in plan order
     parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
-    with _progress_bar(len(plan), progress) as bar, blas_threads(len(points)):
+    whole_run = blas_threads(0) if parallel_families else contextlib.nullcontext()
+    with _progress_bar(len(plan), progress) as bar, whole_run:
         for i, family_rows in parallel(jobs):
             for row in family_rows:
                 row["query"] = plan[i].query or ""
@@ -621,8 +628,16 @@ def _run(
     return as_tests_table(rows, _several(points), settings.mid_p)
 
 
-def _numbered(i: int, fn: Callable[..., list[dict]], *args: object) -> tuple[int, list[dict]]:
-    return i, fn(*args)
+def _numbered(
+    i: int, size: int, fn: Callable[..., list[dict]], *args: object
+) -> tuple[int, list[dict]]:
+    """Job *i*: *fn* on one BLAS thread when its tests have at most
+    :data:`~rrmap.stats._permutation.SINGLE_THREAD_MAX_N` points (*size*; 0 when the whole
+    run holds that limit already, which is then left alone)."""
+    if not size:
+        return i, fn(*args)
+    with blas_threads(size):
+        return i, fn(*args)
 
 
 @contextlib.contextmanager

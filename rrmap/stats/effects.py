@@ -138,27 +138,57 @@ class _PairSums:
 
     ``blocks[0]`` holds every point (the total dispersion), ``blocks[1 + g]`` the points of
     group g: each as (the units it spans, the unit × unit sums of distances, the number of
-    its points in each of those units).
+    its points in each of those units). With squared distances (exponent 2) ``factors``
+    holds, per block, each unit's sum of squared norms and sum of points: the sums are
+    ``c_u Q_v + c_v Q_u − 2 X_u · X_v``, and a resample's total is had from them in
+    O(units · d) rather than O(units²).
     """
 
     n_units: int
     blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+    factors: list[tuple[np.ndarray, np.ndarray]] | None = None
+
+
+def _unit_order(units: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The points sorted by unit, the units spanned, and where each unit's run starts."""
+    order = np.argsort(units, kind="stable")
+    span, starts, count = np.unique(units[order], return_index=True, return_counts=True)
+    return order, span, starts, count
 
 
 def _pair_sums(dist: np.ndarray, groups: np.ndarray, units: np.ndarray, k: int) -> _PairSums:
+    """Unit × unit sums of *dist* per block: the points sorted by unit and each unit's run
+    of rows and columns added up (O(points²), not a product with the indicators)."""
     n_units = int(units.max(initial=-1)) + 1
     blocks = []
     for members in [np.ones(len(units), dtype=bool), *(groups == g for g in range(k))]:
-        span, local = np.unique(units[members], return_inverse=True)
-        sub = dist[np.ix_(members, members)]
-        if len(span) == len(local):  # one point per unit: the distances themselves
-            order = np.argsort(local)
-            blocks.append((span, sub[np.ix_(order, order)], np.ones(len(span))))
-            continue
-        ind = np.zeros((len(local), len(span)))
-        ind[np.arange(len(local)), local] = 1.0
-        blocks.append((span, ind.T @ sub @ ind, ind.sum(axis=0)))
+        idx = np.flatnonzero(members)
+        order, span, starts, count = _unit_order(units[idx])
+        sub = dist[np.ix_(idx[order], idx[order])]
+        if len(span) < len(idx):  # several points per unit: add up each unit's run
+            sub = np.add.reduceat(np.add.reduceat(sub, starts, axis=0), starts, axis=1)
+        blocks.append((span, sub, count.astype(float)))
     return _PairSums(n_units, blocks)
+
+
+def _squared_pair_sums(x: np.ndarray, groups: np.ndarray, units: np.ndarray, k: int) -> _PairSums:
+    """:func:`_pair_sums` of the squared distances of *x*, from each unit's count, sum of
+    squared norms and sum of points (no points × points matrix)."""
+    n_units = int(units.max(initial=-1)) + 1
+    x = x - x.mean(axis=0)  # distances do not change; the sums below cancel less
+    norms = (x * x).sum(axis=1)
+    blocks, factors = [], []
+    for members in [np.ones(len(units), dtype=bool), *(groups == g for g in range(k))]:
+        span, local, count = np.unique(units[members], return_inverse=True, return_counts=True)
+        q = np.bincount(local, weights=norms[members], minlength=len(span))
+        xs = np.stack(
+            [np.bincount(local, weights=col, minlength=len(span)) for col in x[members].T], axis=1
+        )
+        c = count.astype(float)
+        sums = c[:, None] * q[None, :] + q[:, None] * c[None, :] - 2.0 * (xs @ xs.T)
+        blocks.append((span, sums, c))
+        factors.append((q, xs))
+    return _PairSums(n_units, blocks, factors)
 
 
 def _dispersions(ps: _PairSums, w: np.ndarray) -> np.ndarray:
@@ -168,8 +198,14 @@ def _dispersions(ps: _PairSums, w: np.ndarray) -> np.ndarray:
     for b, (span, sums, count) in enumerate(ps.blocks):
         ws = w[:, span]
         extra = ws * ws - ws  # copies of one unit are not paired with each other
-        pair_sum = ((ws @ sums) * ws).sum(axis=1) - extra @ np.diag(sums)
         size = ws @ count
+        if ps.factors is None:
+            pair_sum = ((ws @ sums) * ws).sum(axis=1)
+        else:  # Σ w_u w_v (c_u Q_v + c_v Q_u − 2 X_u · X_v)
+            q, xs = ps.factors[b]
+            wx = ws @ xs
+            pair_sum = 2.0 * size * (ws @ q) - 2.0 * (wx * wx).sum(axis=1)
+        pair_sum = pair_sum - extra @ np.diag(sums)
         pairs = size * size - extra @ (count * count)
         with np.errstate(invalid="ignore", divide="ignore"):
             out[:, b] = np.where(pairs > 0, size / 2.0 * pair_sum / pairs, np.nan)
@@ -285,7 +321,10 @@ def dispersion_effect(
         return EffectSize(
             math.nan, note=f"no interval: {len(units):,} units, above {MAX_EFFECT_UNITS:,}"
         )
-    ps = _pair_sums(_distances(x, exponent), groups, units, k)
+    if exponent == 2:
+        ps = _squared_pair_sums(x, groups, units, k)
+    else:
+        ps = _pair_sums(_distances(x, exponent), groups, units, k)
     estimate = float(_shares(ps, np.ones((1, ps.n_units)))[0])
     if not n_boot or not math.isfinite(estimate) or rng is None:
         return EffectSize(estimate)
