@@ -30,6 +30,11 @@ from rrmap.plot.styles import theme_rrmap
 #: Further sizes and themes of a layout check: run by .ci/run (pytest -m slow).
 SLOW = pytest.mark.slow
 
+#: Background cells along each side in the checks of text, legends and panels: where they
+#: lie does not depend on the cells (the colour bar's scale is fixed at 0 to 1), and a
+#: 12-panel plot draws in two thirds of the time at 40 as at the default 200.
+CELLS = 40
+
 
 def test_layers_data_match_formulas():
     d = rrmap_layers_data(xlim=(-3, 3), ylim=(0.1, 2.0), resolution=31)
@@ -71,9 +76,29 @@ def test_builder_renders_and_accepts_theme_bw(pts, tmp_path):
     assert out.read_bytes()[:4] == b"\x89PNG"
 
 
-def test_builder_facets_repeat_background(pts):
-    p = ggrrmap(pts, "movement") + facet_wrap("expert") + theme_rrmap()
-    fig = p.draw()
+#: Further layers of the plots the legend checks draw, by name.
+EXTRAS = {
+    "wrap, theme_rrmap": lambda: [facet_wrap("expert"), theme_rrmap()],
+    "grid, theme_classic": lambda: [facet_grid("modality ~ expert"), theme_classic()],
+    "grid, theme_minimal": lambda: [facet_grid("modality ~ expert"), theme_minimal()],
+    "wrap, theme_bw, right": lambda: [
+        facet_wrap("expert"),
+        theme_bw(),
+        theme(legend_position="right"),
+    ],
+    "wrap": lambda: [facet_wrap("expert")],
+}
+
+
+def _gg_drawn(points, color, extra, size):
+    """``ggrrmap(points, color) + EXTRAS[extra] + theme(figure_size=size)``, drawn (for
+    the session's ``drawn`` fixture: tests that only look at it share one drawing)."""
+    return (ggrrmap(points, color) + EXTRAS[extra]() + theme(figure_size=size)).draw()
+
+
+def test_builder_facets_repeat_background(drawn):
+    # the figure of test_legends_are_never_cropped's first case: one drawing, looked at twice
+    fig = drawn(_gg_drawn, "movement", "wrap, theme_rrmap", (3.5, 3.2))
     panels = fig.axes[:3]
     # each facet repeats the background raster and the three outlines
     assert [len(ax.get_images()) for ax in panels] == [1, 1, 1]
@@ -153,28 +178,19 @@ MOVEMENTS = ["abstract art", "cubism", "expressionism", "impressionism", "surrea
 @pytest.mark.parametrize(
     ("extra", "size"),
     [
-        (lambda: [facet_wrap("expert"), theme_rrmap()], (3.5, 3.2)),
+        ("wrap, theme_rrmap", (3.5, 3.2)),
         # the other themes and layouts: run by .ci/run (pytest -m slow)
-        pytest.param(
-            lambda: [facet_grid("modality ~ expert"), theme_classic()], (7.0, 5.0), marks=SLOW
-        ),
-        pytest.param(
-            lambda: [facet_grid("modality ~ expert"), theme_minimal()], (7.0, 5.0), marks=SLOW
-        ),
-        pytest.param(
-            lambda: [facet_wrap("expert"), theme_bw(), theme(legend_position="right")],
-            (3.5, 3.0),
-            marks=SLOW,
-        ),
-        pytest.param(lambda: [facet_wrap("expert")], (3.5, 3.2), marks=SLOW),
+        pytest.param("grid, theme_classic", (7.0, 5.0), marks=SLOW),
+        pytest.param("grid, theme_minimal", (7.0, 5.0), marks=SLOW),
+        pytest.param("wrap, theme_bw, right", (3.5, 3.0), marks=SLOW),
+        pytest.param("wrap", (3.5, 3.2), marks=SLOW),
     ],
 )
-def test_legends_are_never_cropped(pts, extra, size):
+def test_legends_are_never_cropped(drawn, extra, size):
     """At 3.5 in, theme_rrmap used to drop 2 of 5 movements and the colorbar."""
     from plot_helpers import drawn_texts, outside_page
 
-    p = ggrrmap(pts, "movement") + extra() + theme(figure_size=size)
-    fig = p.draw()
+    fig = drawn(_gg_drawn, "movement", extra, size)
     shown = drawn_texts(fig)
     texts, _ = _drawn_legend_texts(fig, shown)
     for name in [*MOVEMENTS, "movement", "Bhattacharyya coefficient", "0.00", "1.00"]:
@@ -205,7 +221,8 @@ def test_labs_and_manual_scales_work_as_in_any_ggplot(pts):
 def test_facet_ticks_do_not_collide_and_the_colorbar_title_is_shared(pts):
     from plot_helpers import overlapping_texts
 
-    p = ggrrmap(pts, "movement", zone_labels=False) + facet_grid("modality ~ expert")
+    p = ggrrmap(pts, "movement", zone_labels=False, resolution=CELLS)
+    p = p + facet_grid("modality ~ expert")
     fig = (p + theme_bw() + theme(figure_size=(7, 5))).draw()
     assert overlapping_texts(fig) == []
     ticks = {t.get_text() for ax in fig.axes for t in ax.get_xticklabels() if t.get_visible()}
@@ -225,7 +242,7 @@ def test_the_users_legend_position_is_kept_when_the_panels_have_room(pts):
     """Every 3-facet plot used to move its legend below (one facet < 0.35 of the width)."""
     from plot_helpers import drawn_texts
 
-    p = ggrrmap(pts, "movement") + facet_wrap("expert") + theme_bw()
+    p = ggrrmap(pts, "movement", resolution=CELLS) + facet_wrap("expert") + theme_bw()
     fig = (p + theme(legend_position="right", figure_size=(12, 4))).draw()
     legend = {t: b for t, b, _ in drawn_texts(fig) if t in [*MOVEMENTS, "movement"]}
     right = max(ax.get_position().x1 for ax in fig.axes)  # the panels, as drawn
@@ -268,9 +285,11 @@ def test_zone_labels_are_at_least_6_pt_and_inside_the_panel(pts):
 # -- the legends placed for the figure's size ------------------------------------------
 
 
-def _panels(fig):
-    """The panels together as drawn: (left, bottom, right, top) in inches."""
-    fig.draw_without_rendering()  # plotnine lays the figure out when it is drawn
+def _panels(fig, drawn=False):
+    """The panels together as drawn: (left, bottom, right, top) in inches; *drawn*: the
+    figure was drawn since it was last changed (by :func:`_legend_boxes`)."""
+    if not drawn:
+        fig.draw_without_rendering()  # plotnine lays the figure out when it is drawn
     w, h = fig.get_size_inches()
     boxes = [ax.get_position() for ax in fig.axes]
     return (
@@ -295,12 +314,13 @@ def test_three_facets_at_7_by_3_in_keep_the_height_for_the_panels(pts):
     """The legend and colour bar below the panels took half the height: the panels were
     0.21 of it. Beside the panels (level with their top, a shorter colour bar) they leave
     the panels most of the height and over 1.5 in of width each."""
-    p = ggrrmap(pts, "movement") + facet_wrap("expert") + theme(figure_size=(7, 3))
+    p = ggrrmap(pts, "movement", resolution=CELLS) + facet_wrap("expert")
+    p = p + theme(figure_size=(7, 3))
     fig = p.draw()
-    _left, bottom, right, top = _panels(fig)
+    legend = _legend_boxes(fig)  # drawn once: the panels as laid out for it
+    _left, bottom, right, top = _panels(fig, drawn=True)
     assert (top - bottom) / 3 >= 0.6
     assert fig.axes[0].get_window_extent().width / fig.dpi >= 1.5
-    legend = _legend_boxes(fig)
     assert len(legend) == 9 and all(b.x0 > right for b in legend.values())
 
 
@@ -309,12 +329,12 @@ def test_theme_rrmap_keeps_its_legend_below_in_one_row_with_a_thin_colorbar(pts)
     colour bar, and the panels keep half the height (they had 0.28 of it)."""
     from matplotlib.collections import QuadMesh
 
-    p = ggrrmap(pts, "movement") + facet_wrap("expert") + theme_rrmap()
+    p = ggrrmap(pts, "movement", resolution=CELLS) + facet_wrap("expert") + theme_rrmap()
     p = p + labs(title="Generated vs historical, per expert")
     fig = (p + theme(figure_size=(7, 3))).draw()
-    _left, bottom, _right, top = _panels(fig)
-    assert (top - bottom) / 3 >= 0.45
     legend = _legend_boxes(fig)
+    _left, bottom, _right, top = _panels(fig, drawn=True)
+    assert (top - bottom) / 3 >= 0.45
     assert len(legend) == 9 and all(b.y1 < bottom for b in legend.values())
     rows = {round(legend[m].y0, 2) for m in MOVEMENTS}
     assert len(rows) == 1  # one row of keys
@@ -336,7 +356,8 @@ def test_nothing_is_cut_or_overlaps_at_any_size(pts, size, facets):
     from plot_helpers import printed
 
     data = pts if facets else pts[pts.expert == "E1"]
-    p = ggrrmap(data, "movement") + labs(title="Relative ratings of the three raters, by movement")
+    p = ggrrmap(data, "movement", resolution=CELLS)
+    p = p + labs(title="Relative ratings of the three raters, by movement")
     p = p + (facet_wrap("expert") if facets else theme()) + theme(figure_size=size)
     fig = p.draw()
     page = printed(fig)  # drawn once, looked at five ways
@@ -358,10 +379,10 @@ def test_nothing_is_cut_or_overlaps_at_any_size(pts, size, facets):
     ("position", "size"), [("bottom", (12, 4)), ("left", (7, 4)), ("top", (7, 3))]
 )
 def test_the_users_legend_position_is_kept(pts, position, size):
-    p = ggrrmap(pts, "movement") + facet_wrap("expert") + theme_bw()
+    p = ggrrmap(pts, "movement", resolution=CELLS) + facet_wrap("expert") + theme_bw()
     fig = (p + theme(legend_position=position, figure_size=size)).draw()
-    left, bottom, _right, top = _panels(fig)
     legend = _legend_boxes(fig).values()
+    left, bottom, _right, top = _panels(fig, drawn=True)
     side = {
         "bottom": lambda b: b.y1 < bottom,
         "left": lambda b: b.x1 < left,

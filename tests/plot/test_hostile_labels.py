@@ -245,7 +245,9 @@ def test_ggrrmap_strips_and_legend_are_plain_text(hostile):
 
     from rrmap.plot import ggrrmap
 
-    p = ggrrmap(hostile, "movement", labels={"<b>x</b>": "$bold$"}) + facet_wrap("expert")
+    # 40 background cells a side (200 by default): the labels do not depend on them
+    labels = {"<b>x</b>": "$bold$"}
+    p = ggrrmap(hostile, "movement", labels=labels, resolution=40) + facet_wrap("expert")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fig = (p + theme(figure_size=(7, 3.5))).draw()

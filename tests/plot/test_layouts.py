@@ -76,7 +76,7 @@ def test_by_rater_legend_fills_the_empty_slot(drawn):
 
 
 def test_grid_layout_rows_categories_columns_raters(pts, drawn):
-    fig = drawn(plot_rrmap_grid)
+    fig = drawn(plot_rrmap_grid, width="7in")  # also the 7 in of the width checks below
     panels = _panels(fig)
     assert len(panels) == 4 * 3  # modality_name (15 options) left out by default
     titles = [ax.get_legend().get_title().get_text() for ax in fig.axes if ax.get_legend()]
@@ -186,10 +186,19 @@ def test_grid_panels_keep_the_minimum_width_wherever_drawn(width, drawn):
     assert min(ax.get_position().width * w for ax in _panels(fig)) >= 1.35
 
 
-def test_analysis_grid_at_one_column_keeps_its_width(pts, tmp_path):
+@pytest.fixture(scope="module")
+def saved(pts, tmp_path_factory):
+    """The analysis figures at 85 mm, PDF and PNG at 60 dpi, written once for the tests
+    that look at the files: (files, pyplot's open figures right after)."""
+    folder = tmp_path_factory.mktemp("analysis") / "figs"
+    files = save_analysis_figures(pts, folder, formats=("pdf", "png"), dpi=60, width="85mm")
+    return files, plt.get_fignums()
+
+
+def test_analysis_grid_at_one_column_keeps_its_width(saved):
     """Once widened to 7 in: analyze never writes a figure wider than its width."""
-    files = save_analysis_figures(pts, tmp_path, formats=("pdf",), width="85mm")
-    sizes = {f.stem: _pdf_width_in(f) for f in files}
+    files, _ = saved
+    sizes = {f.stem: _pdf_width_in(f) for f in files if f.suffix == ".pdf"}
     assert sizes["rrmap_grid"] == pytest.approx(85 / 25.4)
     assert sizes["rrmap_by_rater"] == pytest.approx(85 / 25.4)
 
@@ -200,8 +209,8 @@ def _pdf_width_in(path):
     return float(PdfReader(path).pages[0].mediabox.width) / 72
 
 
-def test_save_analysis_figures(pts, tmp_path):
-    files = save_analysis_figures(pts, tmp_path / "figs", formats=("pdf", "png"), dpi=60)
+def test_save_analysis_figures(saved):
+    files, open_after = saved
     assert [f.name for f in files] == [
         f"{stem}.{fmt}"
         for stem in ("rrmap_by_rater", "rrmap_grid", "proportions", "agreement")
@@ -209,7 +218,7 @@ def test_save_analysis_figures(pts, tmp_path):
     ]
     assert all(f.stat().st_size > 1000 for f in files)
     assert files[1].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert plt.get_fignums() == []  # closed after saving
+    assert open_after == []  # closed after saving
 
 
 def test_single_rater_layouts(pts):

@@ -9,6 +9,7 @@ each panel had its own legend and colorbar and the zone names covered points.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import matplotlib
@@ -31,16 +32,17 @@ CASES = [(layout, color) for layout in (None, "constrained") for color in ("move
 
 @pytest.fixture(scope="module")
 def small():
-    """The 3.5 × 3 in figures, drawn once: (figure, Axes, what was seen)."""
+    """The 3.5 × 3 in figures, drawn once: (figure, Axes, what was seen, the warnings
+    drawing it gave)."""
     out = {}
     for layout, color in CASES:
         fig, ax = plt.subplots(figsize=(3.5, 3), layout=layout)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the colorbar left out is said; tested below
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # the colorbar left out is said; tested below
             plot_rrmap(PTS, color, ax=ax)
-        out[layout, color] = fig, ax, printed(fig)
+        out[layout, color] = fig, ax, printed(fig), caught
     yield out
-    for fig, _, _ in out.values():
+    for fig, *_ in out.values():
         plt.close(fig)
 
 
@@ -50,7 +52,7 @@ def inches(fig, box):
 
 @pytest.mark.parametrize(("layout", "color"), CASES)
 def test_a_small_figure_keeps_the_panel_and_its_text_inside(small, layout, color):
-    fig, ax, seen = small[layout, color]
+    fig, ax, seen, _ = small[layout, color]
     assert seen.outside == []
     assert seen.overlapping == []
     panel = inches(fig, ax.get_window_extent())
@@ -61,7 +63,7 @@ def test_a_small_figure_keeps_the_panel_and_its_text_inside(small, layout, color
 
 @pytest.mark.parametrize(("layout", "color"), CASES)
 def test_zone_names_cover_no_point_and_no_other_name(small, layout, color):
-    fig, ax, _ = small[layout, color]
+    fig, ax, _, _ = small[layout, color]
     renderer = renderer_of(fig)
     names = panel_artists(ax).labels
     boxes = [Text.get_window_extent(t, renderer) for t in names.values()]  # not the leader
@@ -78,10 +80,10 @@ def test_zone_names_cover_no_point_and_no_other_name(small, layout, color):
     assert 1 <= len(names) < 6  # those over points here are left out, the others kept
 
 
-def test_what_is_left_out_for_room_is_said():
-    _, ax = plt.subplots(figsize=(3.5, 3))
-    with pytest.warns(UserWarning, match=r"too small for the colorbar \(3\.44 × 2\.94 in"):
-        plot_rrmap(PTS, "movement", ax=ax)
+def test_what_is_left_out_for_room_is_said(small):
+    _, ax, _, caught = small[None, "movement"]  # plt.subplots(figsize=(3.5, 3)), drawn once
+    said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert any(re.search(r"too small for the colorbar \(3\.44 × 2\.94 in", m) for m in said)
     assert panel_artists(ax).colorbar is None and panel_artists(ax).legend is not None
 
 

@@ -78,12 +78,28 @@ def test_map_on_own_axes_with_paper_style(width, layout):
     assert fig.get_figwidth() == width
 
 
+@pytest.fixture(scope="module")
+def own_axes():
+    """``own_axes(size, layout)``: E1's map by movement on ``plt.subplots(figsize=size,
+    layout=layout)`` with matplotlib's defaults, drawn once for the tests that look at it
+    (measure or save it, never change it): (figure, Axes)."""
+    made = {}
+
+    def get(size, layout):
+        if (size, layout) not in made:
+            fig, ax = plt.subplots(figsize=size, layout=layout)
+            plot_rrmap(E1, "movement", ax=ax)
+            made[size, layout] = fig, ax
+        return made[size, layout]
+
+    return get
+
+
 @pytest.mark.parametrize("layout", [None, "constrained"])
 @pytest.mark.parametrize("size", [(3.5, 3.6), (7.0, 5.25)])
-def test_map_on_own_axes_with_matplotlib_defaults(size, layout):
+def test_map_on_own_axes_with_matplotlib_defaults(own_axes, size, layout):
     """10 pt type, as a notebook draws it: at 3.5 in the legend goes under the colorbar."""
-    fig, ax = plt.subplots(figsize=size, layout=layout)
-    plot_rrmap(E1, "movement", ax=ax)
+    fig, ax = own_axes(size, layout)
     _colorbar_and_legend_clear(fig, ax)
     legend = (
         panel_artists(ax).legend.get_window_extent().transformed(fig.dpi_scale_trans.inverted())
@@ -119,9 +135,8 @@ def test_two_maps_side_by_side_keep_to_their_cells():
     assert left_legend.x1 <= right.get_tightbbox().transformed(to_in).x0 + 0.01
 
 
-def test_plain_savefig_of_own_figure_keeps_text_as_text(tmp_path):
-    fig, ax = plt.subplots(figsize=(7, 5))
-    plot_rrmap(E1, "movement", ax=ax)
+def test_plain_savefig_of_own_figure_keeps_text_as_text(own_axes, tmp_path):
+    fig, _ = own_axes((7.0, 5.25), None)  # plt.subplots(figsize=(7, 5.25)): drawn once
     assert plt.rcParams["pdf.fonttype"] == 3  # the user's setting is left alone
     fig.savefig(tmp_path / "map.pdf")
     data = (tmp_path / "map.pdf").read_bytes()
