@@ -31,6 +31,9 @@ from rrmap.plot import (
 from rrmap.plot.base._style import dense_alpha
 
 PTS = rrmap.points(rrmap.datasets.load_example_ratings())
+#: Where a test compares two ways of writing the same figures, not the example's figures:
+#: two raters (the four figures, agreement included), the grid of one category row
+TWO = {"raters": ["E1", "E2"], "categories": ["modality"]}
 
 
 def test_zones_and_references_are_drawn_above_the_points_on_a_halo():
@@ -88,8 +91,9 @@ def test_png_is_opaque_rgb_at_the_dpi(tmp_path):
 
 
 def test_parallel_figures_are_the_files_one_process_writes(tmp_path, tmp_path_factory):
-    one = saved_analysis_figures(tmp_path_factory, formats=("png",), dpi=40, jobs=1).files
-    two = save_analysis_figures(PTS, tmp_path / "two", formats=("png",), dpi=40, jobs=2)
+    one = saved_analysis_figures(tmp_path_factory, formats=("png",), dpi=40, jobs=1, **TWO).files
+    two = _save_two(tmp_path / "two", formats=("png",), dpi=40, jobs=2)
+    assert len(one) == 4
     assert [p.name for p in one] == [p.name for p in two]
     for a, b in zip(one, two, strict=True):
         with Image.open(a) as ia, Image.open(b) as ib:
@@ -117,6 +121,12 @@ def test_every_format_reuses_one_layout(tmp_path_factory):
     # by rater alone lays out a few times; the four figures saved twice each must not add
     # a layout per file on top of their own fitting
     assert saved.layouts <= 4 * len(calls) + 2
+
+
+def _save_two(folder, **kwargs):
+    """save_analysis_figures of the points of :data:`TWO`."""
+    points = PTS[PTS.expert.isin(TWO["raters"])]
+    return save_analysis_figures(points, folder, categories=TWO["categories"], **kwargs)
 
 
 def _rgb(path):
@@ -152,8 +162,8 @@ def test_without_pdfium_the_png_is_matplotlibs(tmp_path, tmp_path_factory, monke
     import sys
 
     monkeypatch.setitem(sys.modules, "pypdfium2", None)  # as if not installed
-    both = save_analysis_figures(PTS, tmp_path / "both", formats=("pdf", "png"), dpi=40)
-    alone = saved_analysis_figures(tmp_path_factory, formats=("png",), dpi=40, jobs=1).files
+    both = _save_two(tmp_path / "both", formats=("pdf", "png"), dpi=40)
+    alone = saved_analysis_figures(tmp_path_factory, formats=("png",), dpi=40, jobs=1, **TWO).files
     assert [p.name for p in both[1::2]] == [p.name for p in alone]
     for png, agg in zip(both[1::2], alone, strict=True):
         assert np.array_equal(_rgb(png)[1], _rgb(agg)[1]), png.name
@@ -161,10 +171,8 @@ def test_without_pdfium_the_png_is_matplotlibs(tmp_path, tmp_path_factory, monke
 
 def test_a_transparent_png_is_matplotlibs_with_its_alpha(tmp_path):
     with plt.rc_context({"savefig.transparent": True}):
-        files = save_analysis_figures(
-            PTS, tmp_path, formats=("pdf", "png"), dpi=60, categories=["modality"]
-        )
-    assert files[1].name == "rrmap_by_rater.png"
+        files = _save_two(tmp_path, formats=("pdf", "png"), dpi=60)
+    assert len(files) == 8 and files[1].name == "rrmap_by_rater.png"
     for png in files[1::2]:
         with Image.open(png) as im:
             assert im.mode == "RGBA" and im.getpixel((0, 0))[3] == 0, png.name

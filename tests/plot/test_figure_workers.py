@@ -33,6 +33,8 @@ from rrmap.plot.base._raster import BackgroundImage
 PTS = rrmap.points(rrmap.datasets.load_example_ratings())
 #: The grid's rows where a test is not about the grid: 3 panels instead of 12
 ROWS = ["modality"]
+#: Two raters: the four figures (agreement included) of a test about processes and state
+SMALL = PTS[PTS.expert != "E3"]
 FORKSERVER = "forkserver" in __import__("multiprocessing").get_all_start_methods()
 
 
@@ -86,8 +88,9 @@ def test_other_colours_are_another_image(monkeypatch):
 def test_workers_write_the_files_this_process_writes(tmp_path):
     formats = ("pdf", "png", "svg")
     with mpl.rc_context({"svg.hashsalt": "rrmap"}):  # the SVG's ids, here and in the workers
-        one = save_analysis_figures(PTS, tmp_path / "one", formats=formats, dpi=50, jobs=1)
-        two = save_analysis_figures(PTS, tmp_path / "two", formats=formats, dpi=50, jobs=2)
+        kw = {"formats": formats, "dpi": 50, "categories": ROWS}
+        one = save_analysis_figures(PTS, tmp_path / "one", jobs=1, **kw)
+        two = save_analysis_figures(PTS, tmp_path / "two", jobs=2, **kw)
     assert [p.name for p in one] == [p.name for p in two]
     for a, b in zip(one, two, strict=True):
         if a.suffix == ".png":
@@ -100,7 +103,7 @@ def test_workers_write_the_files_this_process_writes(tmp_path):
 def test_workers_draw_with_the_callers_rcparams(tmp_path):
     with mpl.rc_context({"figure.facecolor": "#ffe0e0", "savefig.facecolor": "auto"}):
         files = save_analysis_figures(
-            PTS, tmp_path, formats=("png",), dpi=30, jobs=2, categories=ROWS
+            SMALL, tmp_path, formats=("png",), dpi=30, jobs=2, categories=ROWS
         )
     assert len(files) == 4
     for path in files:
@@ -128,7 +131,7 @@ def test_analyze_hands_the_points_to_the_workers_and_write_saves_their_figures(t
 @pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
 def test_figures_of_a_dead_worker_are_drawn_here(tmp_path):
     with AnalysisFigures(formats=("png",), dpi=30, jobs=2) as figures:
-        figures.draw(PTS, categories=ROWS)
+        figures.draw(SMALL, categories=ROWS)
         figures._submitter.join()
         for process in list(figures._pool._processes.values()):
             os.kill(process.pid, signal.SIGKILL)
@@ -171,7 +174,9 @@ def test_one_job_draws_here_and_leaves_pyplot_alone(tmp_path):
 
     before = plt.get_fignums()
     backend = mpl.get_backend()
-    files = save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=30, jobs=1, categories=ROWS)
+    files = save_analysis_figures(
+        SMALL, tmp_path, formats=("png",), dpi=30, jobs=1, categories=ROWS
+    )
     assert len(files) == 4
     assert plt.get_fignums() == before and mpl.get_backend() == backend
 
@@ -264,11 +269,11 @@ def test_the_garbage_collector_is_back_after_a_figure(tmp_path):
     import gc
 
     assert gc.isenabled()
-    save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=20, jobs=1, categories=ROWS)
+    save_analysis_figures(SMALL, tmp_path, formats=("png",), dpi=20, jobs=1, categories=ROWS)
     assert gc.isenabled()
     gc.disable()
     try:  # a caller's choice is kept
-        save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=20, jobs=1, categories=ROWS)
+        save_analysis_figures(SMALL, tmp_path, formats=("png",), dpi=20, jobs=1, categories=ROWS)
         assert not gc.isenabled()
     finally:
         gc.enable()
@@ -312,7 +317,7 @@ def test_the_file_names_are_known_before_the_figures_are_drawn(tmp_path):
     """``rrmap analyze`` writes results.json and report.md, which list the figures,
     while the workers draw them."""
     with AnalysisFigures(formats=("png", "pdf"), dpi=30, jobs=1) as figures:
-        names = figures.draw(PTS, categories=ROWS).file_names()
+        names = figures.draw(SMALL, categories=ROWS).file_names()
         files = figures.save(tmp_path)
     assert names == [p.name for p in files]
     assert names[:2] == ["rrmap_by_rater.png", "rrmap_by_rater.pdf"] and len(names) == 8
@@ -353,6 +358,6 @@ def test_without_a_process_pool_the_figures_are_drawn_here(tmp_path, monkeypatch
     monkeypatch.setattr(_workers, "start_pool", no_pool)
     monkeypatch.setattr(_workers, "start_server", lambda: object())
     with AnalysisFigures(formats=("png",), dpi=30, jobs=2) as figures:
-        files = figures.draw(PTS, categories=ROWS).save(tmp_path)
+        files = figures.draw(SMALL, categories=ROWS).save(tmp_path)
         assert figures.workers == 0
     assert [f.name for f in files] == figures.file_names() and len(files) == 4
