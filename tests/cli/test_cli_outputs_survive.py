@@ -24,7 +24,9 @@ import pytest
 import rrmap
 
 EXAMPLE = rrmap.datasets.example_ratings_path()
-FAST = ["--permutations", "99", "--p-adjust", "none", "--bootstrap", "0", "-q"]
+#: A whole run with its figures, in a few seconds: the outputs, not their statistics, are
+#: checked (one category tested, so the figures' grid has one row of 3 panels)
+FAST = ["--permutations", "99", "--p-adjust", "none", "--bootstrap", "0", "--by", "modality", "-q"]
 
 
 def _cmd(*args: object) -> list[str]:

@@ -154,3 +154,50 @@ def pdf_report(path):
 
     page.extract_text(visitor_text=visit)
     return {"width": float(box.width), "height": float(box.height), "fonts": fonts, "runs": runs}
+
+
+# -- analysis figure sets written once --------------------------------------------------
+
+
+class Saved(NamedTuple):
+    """A set of analysis figures written once: the files, and how many times matplotlib's
+    constrained layout ran while they were drawn and saved."""
+
+    files: list
+    layouts: int
+
+
+_SAVED: dict[str, Saved] = {}
+
+
+def saved_analysis_figures(tmp_path_factory, raters=None, **kwargs) -> Saved:
+    """``save_analysis_figures(points, folder, **kwargs)`` of the example points (of the
+    *raters* only, if given), written once in the session into a folder of its own and
+    shared by the tests that ask for the same call: they only read the files.
+
+    The constrained layout runs are counted meanwhile (a figure is laid out once, whatever
+    its formats)."""
+    from unittest import mock
+
+    from matplotlib import _constrained_layout
+
+    import rrmap
+    from rrmap.plot import save_analysis_figures
+
+    key = repr((raters, sorted(kwargs.items())))
+    if key not in _SAVED:
+        points = rrmap.points(rrmap.datasets.load_example_ratings())
+        if raters is not None:
+            points = points[points["expert"].isin(raters)]
+        calls = []
+        original = _constrained_layout.do_constrained_layout
+
+        def counted(*args, **kw):
+            calls.append(1)
+            return original(*args, **kw)
+
+        folder = tmp_path_factory.mktemp("analysis_figures")
+        with mock.patch.object(_constrained_layout, "do_constrained_layout", counted):
+            files = save_analysis_figures(points, folder, **kwargs)
+        _SAVED[key] = Saved(files, len(calls))
+    return _SAVED[key]

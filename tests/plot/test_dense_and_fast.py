@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from PIL import Image
+from plot_helpers import saved_analysis_figures
 
 import rrmap
 from rrmap.plot import (
@@ -30,6 +31,9 @@ from rrmap.plot import (
 from rrmap.plot.base._style import dense_alpha
 
 PTS = rrmap.points(rrmap.datasets.load_example_ratings())
+#: Where a test compares two ways of writing the same figures, not the example's figures:
+#: two raters (the four figures, agreement included), the grid of one category row
+TWO = {"raters": ["E1", "E2"], "categories": ["modality"]}
 
 
 def test_zones_and_references_are_drawn_above_the_points_on_a_halo():
@@ -54,11 +58,11 @@ def test_crowded_panels_are_translucent():
     assert {c.get_alpha() for c in panel_artists(ax).points.values()} == {0.9}
 
 
-def test_zone_key_names_every_zone_and_keeps_outlines_off_their_names():
+def test_zone_key_names_every_zone_and_keeps_outlines_off_their_names(drawn):
     key = zone_key()
     labels = [h.get_label() for h in key["handles"]]
     assert labels[:4] == ["excellent: BC > 0.98", "fair", "stereotype", "bad: outside these"]
-    fig = plot_rrmap_by_rater(PTS, "movement", width="7in")
+    fig = drawn(plot_rrmap_by_rater, "movement", width="7in")
     fig.draw_without_rendering()
     legend = next(leg for leg in fig.legends if leg.get_title().get_text() == "zones")
     gaps = []
@@ -86,9 +90,10 @@ def test_png_is_opaque_rgb_at_the_dpi(tmp_path):
         assert im.getpixel((0, 0)) == (255, 255, 255)
 
 
-def test_parallel_figures_are_the_files_one_process_writes(tmp_path):
-    one = save_analysis_figures(PTS, tmp_path / "one", formats=("png",), dpi=40, jobs=1)
-    two = save_analysis_figures(PTS, tmp_path / "two", formats=("png",), dpi=40, jobs=2)
+def test_parallel_figures_are_the_files_one_process_writes(tmp_path, tmp_path_factory):
+    one = saved_analysis_figures(tmp_path_factory, formats=("png",), dpi=40, jobs=1, **TWO).files
+    two = _save_two(tmp_path / "two", formats=("png",), dpi=40, jobs=2)
+    assert len(one) == 4
     assert [p.name for p in one] == [p.name for p in two]
     for a, b in zip(one, two, strict=True):
         with Image.open(a) as ia, Image.open(b) as ib:
@@ -97,10 +102,11 @@ def test_parallel_figures_are_the_files_one_process_writes(tmp_path):
     assert plt.get_fignums() == []
 
 
-def test_every_format_reuses_one_layout(tmp_path, monkeypatch):
+def test_every_format_reuses_one_layout(tmp_path_factory):
     """The figure is laid out once: saving PDF then PNG runs no layout engine."""
     from matplotlib import _constrained_layout
 
+    saved = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), width="7in")
     calls = []
     original = _constrained_layout.do_constrained_layout
 
@@ -108,16 +114,19 @@ def test_every_format_reuses_one_layout(tmp_path, monkeypatch):
         calls.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(_constrained_layout, "do_constrained_layout", counted)
-    files = save_analysis_figures(PTS, tmp_path, formats=("pdf", "png"), dpi=40, jobs=1)
-    layouts_with_saving = len(calls)
-    calls.clear()
-    for make in (lambda: plot_rrmap_by_rater(PTS, "movement"),):
-        plt.close(make())
-    assert len(files) == 8
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_constrained_layout, "do_constrained_layout", counted)
+        plt.close(plot_rrmap_by_rater(PTS, "movement"))
+    assert len(saved.files) == 8
     # by rater alone lays out a few times; the four figures saved twice each must not add
     # a layout per file on top of their own fitting
-    assert layouts_with_saving <= 4 * len(calls) + 2
+    assert saved.layouts <= 4 * len(calls) + 2
+
+
+def _save_two(folder, **kwargs):
+    """save_analysis_figures of the points of :data:`TWO`."""
+    points = PTS[PTS.expert.isin(TWO["raters"])]
+    return save_analysis_figures(points, folder, categories=TWO["categories"], **kwargs)
 
 
 def _rgb(path):
@@ -126,14 +135,14 @@ def _rgb(path):
 
 
 @pytest.mark.parametrize("width", [pytest.param("85mm", marks=pytest.mark.slow), "7in"])
-def test_a_png_beside_its_pdf_is_the_pdfs_page(tmp_path, width):
+def test_a_png_beside_its_pdf_is_the_pdfs_page(tmp_path_factory, width):
     """With PDF and PNG, the figure is drawn once: its PNG is the PDF's page rasterized by
     PDFium, at matplotlib's size and dpi, and looks as matplotlib's own PNG."""
     pytest.importorskip("pypdfium2")
     from rrmap.plot._pdf_pixels import page_pixels
 
-    both = save_analysis_figures(PTS, tmp_path / "both", formats=("png", "pdf"), width=width)
-    alone = save_analysis_figures(PTS, tmp_path / "alone", formats=("png",), width=width)
+    both = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), width=width).files
+    alone = saved_analysis_figures(tmp_path_factory, formats=("png",), width=width).files
     assert [p.name for p in both[::2]] == [p.name for p in alone]  # the order asked for
     for png, agg in zip(both[::2], alone, strict=True):
         mode, got, dpi = _rgb(png)
@@ -149,21 +158,24 @@ def test_a_png_beside_its_pdf_is_the_pdfs_page(tmp_path, width):
         assert np.abs(got - np.roll(drawn, 6, axis=0)).mean() > 1.3 * np.abs(got - drawn).mean()
 
 
-def test_without_pdfium_the_png_is_matplotlibs(tmp_path, monkeypatch):
+def test_without_pdfium_the_png_is_matplotlibs(tmp_path, tmp_path_factory, monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "pypdfium2", None)  # as if not installed
-    both = save_analysis_figures(PTS, tmp_path / "both", formats=("pdf", "png"), dpi=60)
-    alone = save_analysis_figures(PTS, tmp_path / "alone", formats=("png",), dpi=60)
+    both = _save_two(tmp_path / "both", formats=("pdf", "png"), dpi=40)
+    alone = saved_analysis_figures(tmp_path_factory, formats=("png",), dpi=40, jobs=1, **TWO).files
+    assert [p.name for p in both[1::2]] == [p.name for p in alone]
     for png, agg in zip(both[1::2], alone, strict=True):
         assert np.array_equal(_rgb(png)[1], _rgb(agg)[1]), png.name
 
 
 def test_a_transparent_png_is_matplotlibs_with_its_alpha(tmp_path):
     with plt.rc_context({"savefig.transparent": True}):
-        files = save_analysis_figures(PTS, tmp_path, formats=("pdf", "png"), dpi=60)
-    with Image.open(files[1]) as im:
-        assert im.mode == "RGBA" and im.getpixel((0, 0))[3] == 0
+        files = _save_two(tmp_path, formats=("pdf", "png"), dpi=60)
+    assert len(files) == 8 and files[1].name == "rrmap_by_rater.png"
+    for png in files[1::2]:
+        with Image.open(png) as im:
+            assert im.mode == "RGBA" and im.getpixel((0, 0))[3] == 0, png.name
 
 
 def test_pdfium_refusing_a_page_leaves_it_to_matplotlib():

@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import pytest
-from plot_helpers import pdf_report
+from plot_helpers import pdf_report, saved_analysis_figures
 
 import rrmap
 from rrmap.errors import InputError
@@ -16,28 +16,28 @@ from rrmap.plot import ggrrmap, plot_rrmap, plot_rrmap_by_rater, save, save_anal
 
 
 @pytest.mark.parametrize("rc", [{}, {"pdf.fonttype": 3, "savefig.bbox": "tight"}])
-def test_save_writes_truetype_at_the_laid_out_size(pts, tmp_path, rc):
+def test_save_writes_truetype_at_the_laid_out_size(drawn, tmp_path, rc):
     """Whatever the user's rcParams (Type 3 fonts, tight bounding box), the page is the
     figure's width and the fonts TrueType."""
+    fig = drawn(plot_rrmap_by_rater, "movement", width="85mm")  # rcParams of saving
     with plt.rc_context(rc):
-        fig = plot_rrmap_by_rater(pts, "movement", width="85mm")
         out = save(fig, tmp_path / "fig.pdf")
     report = pdf_report(out)
     assert report["width"] == pytest.approx(85 / 25.4 * 72, abs=0.01)
     assert "/Type3" not in report["fonts"] and "/CIDFontType2" in report["fonts"]
 
 
-def test_figures_made_here_keep_text_as_text_through_savefig(pts, tmp_path):
+def test_figures_made_here_keep_text_as_text_through_savefig(drawn, tmp_path):
+    fig = drawn(plot_rrmap, "movement")
     with plt.rc_context({"pdf.fonttype": 3}):
-        fig = plot_rrmap(pts, "movement").figure
         fig.savefig(tmp_path / "direct.pdf")
     assert b"/Subtype /Type3" not in (tmp_path / "direct.pdf").read_bytes()
 
 
-def test_eps_with_a_raster_background_is_refused_with_the_reason(pts, tmp_path):
-    ax = plot_rrmap(pts, "movement")
+def test_eps_with_a_raster_background_is_refused_with_the_reason(drawn, pts, tmp_path):
+    fig = drawn(plot_rrmap, "movement")
     with pytest.raises(InputError, match=r"EPS/PS stores the BC background as an uncompressed"):
-        save(ax, tmp_path / "map.eps")
+        save(fig, tmp_path / "map.eps")
     assert not (tmp_path / "map.eps").exists()
     ax = plot_rrmap(pts, "movement", background="contour", alpha=1.0)
     out = save(ax, tmp_path / "map.eps")
@@ -87,7 +87,12 @@ def test_the_figures_bar_advances_per_figure_on_a_terminal_only(
     for stream, shown in ((io.StringIO(), False), (Terminal(), True)):
         monkeypatch.setattr("sys.stderr", stream)
         files = save_analysis_figures(
-            example_points, tmp_path / str(shown), formats=("png",), dpi=30, progress=True
+            example_points[example_points.expert != "E3"],  # two raters: the four figures
+            tmp_path / str(shown),
+            formats=("png",),
+            dpi=30,
+            categories=["modality"],  # a grid of 3 panels: the bar counts figures
+            progress=True,
         )
         assert len(files) == 4
         text = stream.getvalue()
@@ -96,7 +101,7 @@ def test_the_figures_bar_advances_per_figure_on_a_terminal_only(
             assert [f"{i}/4" in text for i in range(5)] == [True] * 5
 
 
-def test_each_analysis_pdf_embeds_its_font_once(pts, tmp_path):
+def test_each_analysis_pdf_embeds_its_font_once(drawn, tmp_path, tmp_path_factory):
     """Without ligatures ("coefficient", "all different"), a PDF holds one subset of its
     font: matplotlib 3.11 put the "ff" and "ffi" glyphs in a second one, a second full
     read of the font file."""
@@ -104,14 +109,21 @@ def test_each_analysis_pdf_embeds_its_font_once(pts, tmp_path):
 
     from matplotlib.text import Text
 
-    files = save_analysis_figures(pts, tmp_path, formats=("pdf",), jobs=1)
+    files = _analysis_pdfs(tmp_path_factory)
+    assert len(files) == 4
     for path in files:
         names = re.findall(rb"/BaseFont /([A-Z]{6}\+[\w-]+)", path.read_bytes())
         assert len(set(names)) == 1, (path.name, set(names))
-    fig = plot_rrmap_by_rater(pts, "movement")
+    fig = drawn(plot_rrmap_by_rater, "movement")
     fig.savefig(tmp_path / "again.pdf")
     if hasattr(Text, "set_fontfeatures"):  # matplotlib 3.11: text features
         assert {t.get_fontfeatures() for t in fig.findobj(Text)} == {("-liga",)}
+
+
+def _analysis_pdfs(tmp_path_factory):
+    """The PDFs of the analysis figures at 7 in (written once, with their PNGs)."""
+    saved = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), width="7in")
+    return [f for f in saved.files if f.suffix == ".pdf"]
 
 
 def _embedded_fonts(path):
@@ -137,10 +149,11 @@ LEAN = tuple(int(p) for p in matplotlib.__version__.split(".")[:2]) >= (3, 11)
 
 
 @pytest.mark.skipif(not LEAN, reason="matplotlib before 3.11 subsets fonts its own way")
-def test_analysis_pdfs_embed_their_fonts_without_the_layout_tables(pts, tmp_path):
+def test_analysis_pdfs_embed_their_fonts_without_the_layout_tables(pts, tmp_path, tmp_path_factory):
     """No viewer shapes the text of a PDF: the subset keeps the outlines, metrics and
     names, not GSUB/GPOS/GDEF (subsetting those was 0.09 s of 0.13 s per PDF)."""
-    files = save_analysis_figures(pts, tmp_path, formats=("pdf",), jobs=1)
+    files = _analysis_pdfs(tmp_path_factory)
+    assert len(files) == 4
     fig = plot_rrmap(pts[pts.expert == "E1"], "movement").figure
     fig.savefig(tmp_path / "own.pdf")  # the figure's savefig
     save(fig, tmp_path / "saved.pdf")

@@ -31,6 +31,10 @@ from rrmap.plot import AnalysisFigures, plot_rrmap_grid, save, save_analysis_fig
 from rrmap.plot.base._raster import BackgroundImage
 
 PTS = rrmap.points(rrmap.datasets.load_example_ratings())
+#: The grid's rows where a test is not about the grid: 3 panels instead of 12
+ROWS = ["modality"]
+#: Two raters: the four figures (agreement included) of a test about processes and state
+SMALL = PTS[PTS.expert != "E3"]
 FORKSERVER = "forkserver" in __import__("multiprocessing").get_all_start_methods()
 
 
@@ -60,8 +64,8 @@ def drawn_images(fig, monkeypatch) -> list[np.ndarray]:
     return seen
 
 
-def test_the_panels_of_a_vector_file_share_one_background(monkeypatch):
-    fig = plot_rrmap_grid(PTS)
+def test_the_panels_of_a_vector_file_share_one_background(drawn, monkeypatch):
+    fig = drawn(plot_rrmap_grid)
     shared = [im for im in drawn_images(fig, monkeypatch) if im.shape[:2] == (400, 400)]
     assert len(shared) == 12 and all(im is shared[0] for im in shared)
     # the colours of each panel as a plain image would give them
@@ -84,8 +88,9 @@ def test_other_colours_are_another_image(monkeypatch):
 def test_workers_write_the_files_this_process_writes(tmp_path):
     formats = ("pdf", "png", "svg")
     with mpl.rc_context({"svg.hashsalt": "rrmap"}):  # the SVG's ids, here and in the workers
-        one = save_analysis_figures(PTS, tmp_path / "one", formats=formats, dpi=50, jobs=1)
-        two = save_analysis_figures(PTS, tmp_path / "two", formats=formats, dpi=50, jobs=2)
+        kw = {"formats": formats, "dpi": 50, "categories": ROWS}
+        one = save_analysis_figures(PTS, tmp_path / "one", jobs=1, **kw)
+        two = save_analysis_figures(PTS, tmp_path / "two", jobs=2, **kw)
     assert [p.name for p in one] == [p.name for p in two]
     for a, b in zip(one, two, strict=True):
         if a.suffix == ".png":
@@ -97,7 +102,10 @@ def test_workers_write_the_files_this_process_writes(tmp_path):
 @pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
 def test_workers_draw_with_the_callers_rcparams(tmp_path):
     with mpl.rc_context({"figure.facecolor": "#ffe0e0", "savefig.facecolor": "auto"}):
-        files = save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=30, jobs=2)
+        files = save_analysis_figures(
+            SMALL, tmp_path, formats=("png",), dpi=30, jobs=2, categories=ROWS
+        )
+    assert len(files) == 4
     for path in files:
         assert tuple(pixels(path)[0, 0]) == (255, 224, 224), path.name
 
@@ -123,7 +131,7 @@ def test_analyze_hands_the_points_to_the_workers_and_write_saves_their_figures(t
 @pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
 def test_figures_of_a_dead_worker_are_drawn_here(tmp_path):
     with AnalysisFigures(formats=("png",), dpi=30, jobs=2) as figures:
-        figures.draw(PTS)
+        figures.draw(SMALL, categories=ROWS)
         figures._submitter.join()
         for process in list(figures._pool._processes.values()):
             os.kill(process.pid, signal.SIGKILL)
@@ -147,7 +155,7 @@ def test_a_process_handing_the_figures_over_never_imports_matplotlib(tmp_path):
         "def main():\n"
         "    pts = rrmap.points(rrmap.datasets.load_example_ratings())\n"
         "    with AnalysisFigures(formats=['png'], dpi=30, jobs=2) as figures:\n"
-        "        files = figures.draw(pts).save(sys.argv[1])\n"
+        "        files = figures.draw(pts, categories=['modality']).save(sys.argv[1])\n"
         "    print(len(files), 'matplotlib' in sys.modules)\n"
         "if __name__ == '__main__':\n"
         "    main()\n"
@@ -166,7 +174,9 @@ def test_one_job_draws_here_and_leaves_pyplot_alone(tmp_path):
 
     before = plt.get_fignums()
     backend = mpl.get_backend()
-    files = save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=30, jobs=1)
+    files = save_analysis_figures(
+        SMALL, tmp_path, formats=("png",), dpi=30, jobs=1, categories=ROWS
+    )
     assert len(files) == 4
     assert plt.get_fignums() == before and mpl.get_backend() == backend
 
@@ -209,7 +219,7 @@ def test_fixed_ticks_draw_what_the_locators_drew(tmp_path):
 
 
 @pytest.mark.parametrize("draw", ["grid", "by_rater"])
-def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, tmp_path):
+def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, drawn, tmp_path):
     """The analysis figures skip locating ticks at every layout pass; the files are the
     pixels of the same figure drawn with live locators, and a user's figure keeps them."""
     from matplotlib.ticker import FixedLocator, MaxNLocator
@@ -218,14 +228,14 @@ def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, t
     from rrmap.plot.base._sizing import off_screen
     from rrmap.plot.figures.panel import panel_record
 
-    def make():
+    def make(how):
         if draw == "grid":
-            return plot_rrmap_grid(PTS, categories=["modality"])
-        return plot_rrmap_by_rater(PTS, "movement")
+            return how(plot_rrmap_grid, categories=["modality"])
+        return how(plot_rrmap_by_rater, "movement")
 
     with off_screen():
-        fixed = make()
-    live = make()
+        fixed = make(lambda plot, *args, **kwargs: plot(PTS, *args, **kwargs))
+    live = make(drawn)  # as a user draws it (shared with other tests: only saved here)
     panels = [ax for ax in live.axes if panel_record(ax) is not None]
     assert panels and all(
         isinstance(ax.xaxis.get_major_locator(), MaxNLocator) for ax in panels
@@ -259,11 +269,11 @@ def test_the_garbage_collector_is_back_after_a_figure(tmp_path):
     import gc
 
     assert gc.isenabled()
-    save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=20, jobs=1)
+    save_analysis_figures(SMALL, tmp_path, formats=("png",), dpi=20, jobs=1, categories=ROWS)
     assert gc.isenabled()
     gc.disable()
     try:  # a caller's choice is kept
-        save_analysis_figures(PTS, tmp_path, formats=("png",), dpi=20, jobs=1)
+        save_analysis_figures(SMALL, tmp_path, formats=("png",), dpi=20, jobs=1, categories=ROWS)
         assert not gc.isenabled()
     finally:
         gc.enable()
@@ -307,7 +317,7 @@ def test_the_file_names_are_known_before_the_figures_are_drawn(tmp_path):
     """``rrmap analyze`` writes results.json and report.md, which list the figures,
     while the workers draw them."""
     with AnalysisFigures(formats=("png", "pdf"), dpi=30, jobs=1) as figures:
-        names = figures.draw(PTS).file_names()
+        names = figures.draw(SMALL, categories=ROWS).file_names()
         files = figures.save(tmp_path)
     assert names == [p.name for p in files]
     assert names[:2] == ["rrmap_by_rater.png", "rrmap_by_rater.pdf"] and len(names) == 8
@@ -348,6 +358,6 @@ def test_without_a_process_pool_the_figures_are_drawn_here(tmp_path, monkeypatch
     monkeypatch.setattr(_workers, "start_pool", no_pool)
     monkeypatch.setattr(_workers, "start_server", lambda: object())
     with AnalysisFigures(formats=("png",), dpi=30, jobs=2) as figures:
-        files = figures.draw(PTS).save(tmp_path)
+        files = figures.draw(SMALL, categories=ROWS).save(tmp_path)
         assert figures.workers == 0
     assert [f.name for f in files] == figures.file_names() and len(files) == 4

@@ -87,8 +87,14 @@ def test_a_run_that_fails_leaves_no_process(run_in, tmp_path):
 
 
 def test_a_finished_run_leaves_no_process(run_in, tmp_path):
-    fast = ["--permutations", "999", "--bootstrap", "0", "--chi2-monte-carlo", "0"]
-    run = run_in("analyze", EXAMPLE, "--out", str(tmp_path / "out"), "--dpi", "30", *fast)
+    import pandas as pd
+
+    two = tmp_path / "two_raters.csv"  # a whole run, figures and all, in a few seconds
+    ratings = pd.read_csv(EXAMPLE)
+    ratings[ratings["expert"] != "E3"].to_csv(two, index=False)
+    fast = ["--permutations", "99", "--bootstrap", "0", "--chi2-monte-carlo", "0"]
+    out = str(tmp_path / "out")
+    run = run_in("analyze", str(two), "--by", "modality", "--out", out, "--dpi", "30", *fast)
     assert run.end(within=2.0) == (0, {}, [])
     assert (tmp_path / "out" / "figures" / "rrmap_grid.png").exists()
 
@@ -100,6 +106,7 @@ from rrmap.plot import AnalysisFigures
 
 def main():
     pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    pts = pts[pts["expert"] != "E3"]  # two raters: the four figures
     holder = {}
     def start():  # the server started from a thread that ends at once
         holder["figures"] = AnalysisFigures(formats=["png"], dpi=%(dpi)d, jobs=2)
@@ -107,7 +114,7 @@ def main():
     if thread:
         thread.start(); thread.join()
     figures = holder.get("figures") or AnalysisFigures(formats=["png"], dpi=%(dpi)d, jobs=2)
-    figures.draw(pts)
+    figures.draw(pts, categories=["modality"])  # a grid of 3 panels
     if %(wait)s:
         files = figures.save(sys.argv[1])
         print(len(files), figures.workers, flush=True)
