@@ -166,7 +166,6 @@ def _write_figure(pts, color, facet, rows, output, inches, dpi, fmt, no_style, k
     import matplotlib.pyplot as plt
 
     from rrmap.plot import plot_rrmap, plot_rrmap_by_rater, plot_rrmap_grid, save
-    from rrmap.plot._render import freeze_layout
     from rrmap.plot.styles import PAPER_STYLE
 
     if fmt in ("eps", "ps"):  # no compressed images and no transparency in PostScript
@@ -178,7 +177,6 @@ def _write_figure(pts, color, facet, rows, output, inches, dpi, fmt, no_style, k
             fig = plot_rrmap_grid(pts, list(rows) or None, width=inches, **kw)
         else:
             fig = plot_rrmap(pts, color, width=inches, **kw).figure
-        freeze_layout(fig)  # laid out while drawn: saving must not lay it out again
         try:
             save(fig, output, dpi=dpi)
         finally:
