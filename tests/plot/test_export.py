@@ -16,10 +16,12 @@ from rrmap.plot import ggrrmap, plot_rrmap, plot_rrmap_by_rater, save, save_anal
 
 
 @pytest.mark.parametrize("rc", [{}, {"pdf.fonttype": 3, "savefig.bbox": "tight"}])
-def test_save_writes_truetype_at_the_laid_out_size(drawn, tmp_path, rc):
+def test_save_writes_truetype_at_the_laid_out_size(pts, tmp_path, rc):
     """Whatever the user's rcParams (Type 3 fonts, tight bounding box), the page is the
     figure's width and the fonts TrueType."""
-    fig = drawn(plot_rrmap_by_rater, "movement", width="85mm")  # rcParams of saving
+    # a figure of its own: saving under these settings lays it out again, and the shared
+    # 85 mm figure is measured by the layout tests
+    fig = plot_rrmap_by_rater(pts, "movement", width="85mm")
     with plt.rc_context(rc):
         out = save(fig, tmp_path / "fig.pdf")
     report = pdf_report(out)
