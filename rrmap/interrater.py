@@ -170,11 +170,6 @@ def _interval(x: np.ndarray) -> _Linear:
     return _Linear(stats, keep, of_sums)
 
 
-def _alpha_interval(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Krippendorff's interval α of *x* per weight row of *w*, and the units used."""
-    return _interval(x)(w)
-
-
 def _level_counts(z: np.ndarray, levels: int) -> np.ndarray:
     """How many of each unit's values are in each level, units × levels (−1 counts nowhere)."""
     return np.stack([(z == c).sum(axis=1) for c in range(levels)], axis=1)
@@ -197,13 +192,6 @@ def _nominal(z: np.ndarray, levels: int = _N_Q) -> _Linear:
         return _alpha(t[:, 0], t[:, 1], between)
 
     return _Linear(np.column_stack([m, inside, counts]), keep, of_sums)
-
-
-def _alpha_nominal(
-    z: np.ndarray, w: np.ndarray, levels: int = _N_Q
-) -> tuple[np.ndarray, np.ndarray]:
-    """Krippendorff's nominal α of codes *z* per weight row of *w*, and the units used."""
-    return _nominal(z, levels)(w)
 
 
 def _ordinal(z: np.ndarray, levels: int = _N_Q) -> _Linear:

@@ -10,7 +10,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss
 
 import rrmap
 from rrmap.errors import InputError
-from rrmap.interrater import RELIABILITY_COLUMNS, _alpha_interval, _alpha_nominal, _wide
+from rrmap.interrater import RELIABILITY_COLUMNS, _interval, _nominal, _wide
 
 RATERS = ["E1", "E2", "E3"]
 
@@ -64,7 +64,7 @@ def test_missing_keys_are_missing_values(pts):
     row = out.loc[("krippendorff_alpha", "zone", "E1|E2|E3")]
     assert row.value == pytest.approx(ref, rel=1e-12) and row.n_units == 135
     ref = krippendorff.alpha(reliability_data=delta[:60].T, level_of_measurement="interval")
-    assert _alpha_interval(delta[:60], np.ones((1, 60)))[0][0] == pytest.approx(ref, rel=1e-10)
+    assert _interval(delta[:60])(np.ones((1, 60)))[0][0] == pytest.approx(ref, rel=1e-10)
     # κ use the keys every rater of the set rated
     assert out.loc[("fleiss_kappa", "zone", "E1|E2|E3"), "n_units"] == 130
     assert out.loc[("cohens_kappa", "zone", "E1|E3"), "n_units"] == 131
@@ -84,7 +84,7 @@ def test_krippendorff_textbook_example():
         ]
     )
     codes = np.where(np.isnan(data), -1, data - 1).astype(int).T  # units × observers
-    alpha = _alpha_nominal(codes, np.ones((1, 12)), levels=5)[0][0]
+    alpha = _nominal(codes, levels=5)(np.ones((1, 12)))[0][0]
     assert round(alpha, 3) == 0.743
     assert alpha == pytest.approx(
         krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"), rel=1e-12

@@ -14,7 +14,7 @@ from scipy import stats
 import rrmap
 from rrmap._util.streams import Streams
 from rrmap.bootstrap import bootstrap_interval, resample_weights
-from rrmap.interrater import _alpha_nominal, _wide
+from rrmap.interrater import _nominal, _wide
 
 RATERS = ["E1", "E2", "E3"]
 
@@ -91,11 +91,11 @@ def test_bca_interval_equals_scipy(pts, rel):
     n = len(zone)
     gen = Streams(0).generator("reliability")  # the stream reliability draws from
     w = np.vstack([np.ones(n), resample_weights(n, 400, gen)]).astype(float)
-    values = _alpha_nominal(zone, w)[0]
+    values = _nominal(zone)(w)[0]
 
     def alpha(units, axis=-1):
         weights = np.apply_along_axis(np.bincount, -1, units, minlength=n).astype(float)
-        return _alpha_nominal(zone, np.atleast_2d(weights))[0].reshape(units.shape[:-1])
+        return _nominal(zone)(np.atleast_2d(weights))[0].reshape(units.shape[:-1])
 
     prev = SimpleNamespace(bootstrap_distribution=values[1:])
     ref = stats.bootstrap((np.arange(n),), alpha, n_resamples=0, bootstrap_result=prev,
@@ -133,7 +133,7 @@ def test_percentile_on_request_is_the_quantiles_of_the_resamples(pts):
     zone, _, _ = _wide(pts, RATERS)
     n = len(zone)
     w = resample_weights(n, 300, Streams(2).generator("reliability")).astype(float)
-    draws = _alpha_nominal(zone, w)[0]
+    draws = _nominal(zone)(w)[0]
     row = out.iloc[0]
     assert (row.measure, row.variable, row.ci_method) == (
         "krippendorff_alpha",
