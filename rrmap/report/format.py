@@ -8,7 +8,22 @@ import pandas as pd
 
 from rrmap.stats.settings import ALPHA as _ALPHA
 
-__all__ = ["LEGEND", "P_METHODS", "ZONE_TESTS", "format_pvalue", "is_pvalue_column"]
+__all__ = [
+    "LEGEND",
+    "MEASURE_NAMES",
+    "P_METHODS",
+    "ZONE_TESTS",
+    "format_pvalue",
+    "is_pvalue_column",
+]
+
+#: How the reports name the measures of the reliability table (its ``measure`` column).
+MEASURE_NAMES = {
+    "krippendorff_alpha": "Krippendorff's α",
+    "krippendorff_alpha_ordinal": "Krippendorff's α (ordinal)",
+    "fleiss_kappa": "Fleiss' κ",
+    "cohens_kappa": "Cohen's κ",
+}
 
 
 def format_pvalue(p: float, alpha: float = _ALPHA) -> str:

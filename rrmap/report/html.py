@@ -29,7 +29,7 @@ from rrmap._util.escape import html_text
 from rrmap._util.labels import split_within
 from rrmap._version import __version__
 from rrmap.report.designs import design_frames
-from rrmap.report.format import LEGEND
+from rrmap.report.format import LEGEND, MEASURE_NAMES
 from rrmap.report.markdown import summary_lines
 from rrmap.report.page import figure_caption, figure_entries, page_table
 from rrmap.stats.settings import ALPHA as _ALPHA
@@ -38,12 +38,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from rrmap.report.protocol import Result
 
 __all__ = ["MAP_LIMIT", "key_findings", "render_html"]
-
-_MEASURES = {
-    "krippendorff_alpha": "Krippendorff's α",
-    "fleiss_kappa": "Fleiss' κ",
-    "cohens_kappa": "Cohen's κ",
-}
 
 
 def _pcol(tests: pd.DataFrame, method: str) -> str:
@@ -294,7 +288,7 @@ def _reliability_table(result: Result) -> dict[str, Any] | None:
         {
             **({"query corpus": rel["query"].astype(str)} if "query" in rel.columns else {}),
             "raters": rel["raters"].astype(str),
-            "measure": [_MEASURES.get(m, m) for m in rel["measure"]],
+            "measure": [MEASURE_NAMES.get(m, m) for m in rel["measure"]],
             "variable": rel["variable"],
             "value": rel["value"].round(3),
             "95 % interval": [

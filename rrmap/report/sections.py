@@ -11,6 +11,7 @@ import pandas as pd
 
 from rrmap._util.escape import markdown_text
 from rrmap._util.markdown import markdown_table
+from rrmap.report.format import MEASURE_NAMES
 from rrmap.zones import QUALITY_LEVELS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,16 +54,11 @@ def reliability_section(result: Result) -> str:
     head = "## Reliability\n\n"
     if rel is None or rel.empty:
         return head + "Not computed: reliability needs at least two raters."
-    names = {
-        "krippendorff_alpha": "Krippendorff's α",
-        "fleiss_kappa": "Fleiss' κ",
-        "cohens_kappa": "Cohen's κ",
-    }
     table = pd.DataFrame(
         {
             **({"query corpus": rel["query"].to_numpy()} if "query" in rel.columns else {}),
             "raters": rel["raters"].to_numpy(),
-            "measure": [names.get(m, m) for m in rel["measure"]],
+            "measure": [MEASURE_NAMES.get(m, m) for m in rel["measure"]],
             "variable": rel["variable"].to_numpy(),
             "value": [_num(v) for v in rel["value"]],
             "95 % interval": [
