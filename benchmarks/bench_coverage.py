@@ -4,8 +4,10 @@ A simulation study behind ``rrmap.reliability`` (whose default, ``ci="auto"``, i
 the studentized interval for the interval α and BCa for the zone α and κ):
 rating studies of three raters are drawn from a model with known agreement, and
 the BCa, percentile, studentized and default ("auto") intervals of Krippendorff's
-α (zones nominal and ordinal, Δ, log R, R) and Fleiss' κ are checked against the
-true values, for 20, 50 and 135 comparison keys (the study has 135).
+α (zones nominal and ordinal, Δ, log R) and Fleiss' κ — the rows of the default
+table — are checked against the true values, for 20, 50 and 135 comparison keys
+(the study has 135). α on R, a row only on request (``reliability(with_r=True)``),
+is printed after them, under its own heading.
 
 The model: key j has a true place on the map, Δ_j ~ N(0, 1.2²) and
 log R_j ~ N(0, 0.3²); rater i sees it shifted (Δ by 0, +0.2, −0.2; log R by 0,
@@ -40,6 +42,7 @@ SHIFT_DELTA = np.array([0.0, 0.2, -0.2])
 SHIFT_LOG_R = np.array([0.0, 0.05, -0.05])
 LEVELS = {q: i for i, q in enumerate(QUALITY_LEVELS)}
 METHODS = ("auto", "bca", "percentile", "studentized")
+ON_REQUEST = "alpha r"
 HEADS = {"auto": "default (auto)", "bca": "BCa", "percentile": "percentile",
          "studentized": "studentized"}  # fmt: skip
 
@@ -61,8 +64,8 @@ def measures(study: dict[str, np.ndarray]) -> dict[str, tuple[str, object]]:
         "alpha zone (ordinal)": ("ordinal", _ordinal(z)),
         "alpha delta": ("interval", _interval(study["delta"])),
         "alpha log_r": ("interval", _interval(study["log_r"])),
-        "alpha r": ("interval", _interval(study["r"])),
         "fleiss kappa": ("nominal", _fleiss(z)),
+        ON_REQUEST: ("interval", _interval(study["r"])),
     }
 
 
@@ -96,6 +99,8 @@ def run(n_keys: int, datasets: int, n_boot: int, true: dict[str, float], seed: i
     heads = "".join(f"  {HEADS[m]:>21s}" for m in METHODS)
     print(f"{'measure':22s} {'true':>7s}{heads}  undefined fallback (bca, stud)")
     for name in names:
+        if name == ON_REQUEST:
+            print("on request only (reliability(with_r=True)), not in the default table:")
         cells = []
         for method in METHODS:
             k = hits[method, name]

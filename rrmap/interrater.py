@@ -5,8 +5,8 @@ raters put a comparison key in the same zone; :func:`reliability` corrects
 that for chance, the first figure asked of a rating study:
 
 - **Krippendorff's α** for the zone (nominal, and ordinal in the order excellent,
-  fair, stereotype, bad), for Δ and for log R (interval; R itself is kept beside),
-  all raters together and every pair. Keys a rater lacks are missing values; a key
+  fair, stereotype, bad), for Δ and for log R (interval; on R itself on request:
+  ``with_r=True``), all raters together and every pair. Keys a rater lacks are missing values; a key
   rated by fewer than two of the raters carries no information.
 - **Fleiss' κ** on the zones of the keys every rater rated, **Cohen's κ** on
   the zones of each pair.
@@ -15,7 +15,7 @@ Each value has a bootstrap interval over the keys (the units of the study): keys
 are drawn with replacement, ``n_boot`` times, from the seeded stream
 ``reliability``. By default (``ci="auto"``) each measure gets the interval that
 reaches its level from 50 keys on (docs/tests.md, "Intervals"): the studentized
-(bootstrap-t) interval for the interval α on Δ, log R and R, BCa for the zone α
+(bootstrap-t) interval for the interval α on Δ and log R (and R), BCa for the zone α
 and the κ (:mod:`rrmap.bootstrap`); ``ci_method`` says which. BCa, percentile or
 studentized intervals for every row on request. A value that is undefined (no
 variation at all) is NaN with the reason in ``note``.
@@ -292,7 +292,7 @@ def _wide(points: pd.DataFrame, raters: list[str]) -> tuple[np.ndarray, np.ndarr
 RELIABILITY_CI: tuple[str, ...] = ("auto", *CI_METHODS, "studentized")
 
 #: The method ``ci="auto"`` gives each metric: the studentized interval for the interval
-#: α (Δ, log R, R), BCa for the zone α and κ (docs/tests.md, "Intervals": those reach
+#: α (Δ, log R; R on request), BCa for the zone α and κ (docs/tests.md, "Intervals": those reach
 #: their level from 50 keys on, the others over- or under-cover there).
 AUTO_CI: dict[str, str] = {"interval": "studentized", "nominal": "bca", "ordinal": "bca"}
 
@@ -308,6 +308,7 @@ def reliability(
     level: float = 0.95,
     ci: str = "auto",
     pairs: bool = True,
+    with_r: bool = False,
 ) -> pd.DataFrame:
     """Chance-corrected reliability of the raters: Krippendorff's α, Fleiss' and Cohen's κ.
 
@@ -334,6 +335,11 @@ def reliability(
         interval and ``note`` says why). Coverage by number of keys: docs/tests.md.
     pairs : bool, default True
         Every pair of raters besides all raters together (False: all raters only).
+    with_r : bool, default False
+        Also the interval α on R itself (variable ``r``), for comparison with analyses on
+        R. Off by default: R is a ratio, and log R (always given) weighs a halving and a
+        doubling alike; the intervals of α on R also cover less than their level with few
+        keys (0.937–0.944 for 95 % at 50 keys; docs/tests.md, "Intervals").
 
     Returns
     -------
@@ -342,7 +348,8 @@ def reliability(
         ``query`` first, when the points hold several; each corpus's keys are its
         units, resampled from its own stream): ``measure``
         (``krippendorff_alpha``, ``krippendorff_alpha_ordinal``, ``fleiss_kappa``,
-        ``cohens_kappa``), ``variable`` (``zone``, ``delta``, ``log_r``, ``r``),
+        ``cohens_kappa``), ``variable`` (``zone``, ``delta``, ``log_r``; ``r`` with
+        *with_r*),
         ``raters`` (joined with ``|``), ``value``, ``ci_low``, ``ci_high``, ``n_units``
         (keys used: rated by at least two of the raters for α, by all of them for κ),
         ``metric`` (``nominal``, ``ordinal``, ``interval``: the distance between two
@@ -359,9 +366,11 @@ def reliability(
     >>> rel.iloc[0][["measure", "variable", "raters"]].tolist(), int(rel.n_units.iloc[0])
     (['krippendorff_alpha', 'zone', 'E1|E2|E3'], 135)
     >>> rel.measure.value_counts().to_dict()
-    {'krippendorff_alpha': 16, 'krippendorff_alpha_ordinal': 4, 'cohens_kappa': 3, ...}
+    {'krippendorff_alpha': 12, 'krippendorff_alpha_ordinal': 4, 'cohens_kappa': 3, ...}
+    >>> sorted(rel.variable.unique())
+    ['delta', 'log_r', 'zone']
 
-    By default the interval α on Δ, log R and R has the studentized interval, the zone
+    By default the interval α on Δ and log R has the studentized interval, the zone
     α and the κ BCa:
 
     >>> rel.groupby("metric").ci_method.unique().map(list).to_dict()
@@ -381,7 +390,7 @@ def reliability(
     streams = Streams.of(rng)
     if "query" not in points.columns:
         gen = streams.generator("reliability")
-        return _reliability(points, raters, n_boot, gen, level, ci, pairs)
+        return _reliability(points, raters, n_boot, gen, level, ci, pairs, with_r)
     from rrmap.points import query_corpora
 
     parts = []
@@ -389,7 +398,7 @@ def reliability(
     for q in query_corpora(points):
         part = points.loc[(corpus == q).to_numpy()]
         gen = streams.within("query", q).generator("reliability")
-        rows = _reliability(part, raters, n_boot, gen, level, ci, pairs)
+        rows = _reliability(part, raters, n_boot, gen, level, ci, pairs, with_r)
         rows.insert(0, "query", q)
         parts.append(rows)
     return pd.concat(parts, ignore_index=True)
@@ -398,13 +407,14 @@ def reliability(
 def _measures(
     cols: list[int], n_raters: int, zone: np.ndarray, data: dict[str, np.ndarray]
 ) -> list[tuple[str, str, str, _Linear]]:
-    """(measure, variable, metric, the measure's sums) of one rater set, in order."""
+    """(measure, variable, metric, the measure's sums) of one rater set, in order; the
+    interval α on each variable of *data*."""
     z = zone[:, cols]
     out = [
         ("krippendorff_alpha", "zone", "nominal", _nominal(z)),
         ("krippendorff_alpha_ordinal", "zone", "ordinal", _ordinal(z)),
     ]
-    for variable in ("delta", "log_r", "r"):
+    for variable in data:
         out.append(("krippendorff_alpha", variable, "interval", _interval(data[variable][:, cols])))
     if len(cols) > 2 or n_raters == 2:
         out.append(("fleiss_kappa", "zone", "nominal", _fleiss(z)))
@@ -421,11 +431,14 @@ def _reliability(
     level: float,
     ci: str,
     pairs: bool = True,
+    with_r: bool = False,
 ) -> pd.DataFrame:
     """The rows of :func:`reliability` for one set of comparisons (one query corpus)."""
     zone, delta, r = _wide(points, raters)
     with np.errstate(divide="ignore", invalid="ignore"):
-        data = {"delta": delta, "r": r, "log_r": np.log(r)}
+        data = {"delta": delta, "log_r": np.log(r)}
+    if with_r:
+        data["r"] = r
     n_units = len(zone)
     weights = np.ones((1, n_units))
     if n_boot:

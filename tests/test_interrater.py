@@ -29,8 +29,21 @@ def test_columns_and_rows(pts):
     out = rrmap.reliability(pts, n_boot=50, rng=0)
     assert list(out.columns) == list(RELIABILITY_COLUMNS)
     assert out.raters.tolist()[:4] == ["E1|E2|E3"] * 4
-    assert len(out) == 6 + 3 * 6  # α: zone nominal and ordinal, Δ, log R, R; a κ
+    assert len(out) == 5 + 3 * 5  # α: zone nominal and ordinal, Δ, log R; a κ
     assert ((out.ci_low <= out.value) & (out.value <= out.ci_high)).all()
+    assert out.variable.unique().tolist() == ["zone", "delta", "log_r"]
+
+
+def test_alpha_on_r_on_request(pts):
+    """``with_r=True`` adds α on R after log R in every rater set and changes no other row."""
+    out = rrmap.reliability(pts, n_boot=50, rng=0, with_r=True)
+    assert len(out) == 6 + 3 * 6
+    alpha = out[out.measure == "krippendorff_alpha"]
+    assert alpha.variable.tolist()[:4] == ["zone", "delta", "log_r", "r"]
+    pd.testing.assert_frame_equal(
+        out[out.variable != "r"].reset_index(drop=True), rrmap.reliability(pts, n_boot=50, rng=0)
+    )
+    assert (out[out.variable == "r"].ci_method == "studentized").all()
 
 
 def test_krippendorff_alpha_equals_the_package(pts, rel):
@@ -51,7 +64,11 @@ def test_krippendorff_alpha_equals_the_package(pts, rel):
         ref, rel=1e-10
     )
     ref = krippendorff.alpha(reliability_data=r[:, :2].T, level_of_measurement="interval")
-    assert rel.loc[("krippendorff_alpha", "r", "E1|E2"), "value"] == pytest.approx(ref, rel=1e-10)
+    with_r = rrmap.reliability(pts, n_boot=0, with_r=True)
+    with_r = with_r.set_index(["measure", "variable", "raters"])
+    assert with_r.loc[("krippendorff_alpha", "r", "E1|E2"), "value"] == pytest.approx(
+        ref, rel=1e-10
+    )
 
 
 def test_missing_keys_are_missing_values(pts):

@@ -272,6 +272,7 @@ def test_report_names_the_interval_methods(pts):
     rel = rrmap.reliability(pts, n_boot=50, rng=0)
     text = reliability_section(SimpleNamespace(reliability=rel, settings={"bootstrap": 50}))
     assert (
-        "Intervals: bootstrap over keys (50 resamples), studentized for α on Δ, log R and R, "
+        "Intervals: bootstrap over keys (50 resamples), studentized for α on Δ and log R, "
         "BCa for the zones and κ (`ci_method` in `reliability.csv`)." in text
     )
+    assert "on Δ and log R (interval; R is a ratio, so α is on its log)" in text

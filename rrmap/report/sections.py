@@ -71,11 +71,11 @@ def reliability_section(result: Result) -> str:
     boot = result.settings.get("bootstrap")
     return head + (
         "Agreement beyond chance between the raters on the same comparison keys: "
-        "Krippendorff's α on the zones (nominal and ordinal) and on Δ, log R and R "
-        "(interval), Fleiss' κ (all raters) and Cohen's κ (pairs) on the zones; 1 is "
-        "perfect agreement, 0 what "
-        "chance alone gives, below 0 systematic disagreement. Intervals: bootstrap over "
-        f"keys ({boot} resamples), studentized for α on Δ, log R and R, BCa for the zones "
+        "Krippendorff's α on the zones (nominal and ordinal) and on Δ and log R "
+        "(interval; R is a ratio, so α is on its log), Fleiss' κ (all raters) and "
+        "Cohen's κ (pairs) on the zones; 1 is perfect agreement, 0 what chance alone "
+        "gives, below 0 systematic disagreement. Intervals: bootstrap over "
+        f"keys ({boot} resamples), studentized for α on Δ and log R, BCa for the zones "
         "and κ (`ci_method` in `reliability.csv`). Per rater set: `reliability.csv`.\n\n"
         + markdown_table(table)
     )
