@@ -26,20 +26,18 @@ def _cell(value: object, floatfmt: str, escape: bool) -> str:
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g", *, escape: bool = True) -> str:
     """Return *df* as a markdown table (numbers right-aligned).
 
-        With ``escape=False`` the cells are already Markdown (their labels escaped
-        by the caller, ``|`` included; markup such as ``**bold**`` kept); only line
-        breaks are replaced. Column names are always escaped.
+    With ``escape=False`` the cells are already Markdown (their labels escaped
+    by the caller, ``|`` included; markup such as ``**bold**`` kept); only line
+    breaks are replaced. Column names are always escaped.
 
-        Examples
-        --------
-        >>> import pandas as pd
-
-    from rrmap._util.escape import markdown_text
-        >>> print(markdown_table(pd.DataFrame({"rater": ["**x**", "a|b"], "n": [1, 2]})))
-        | rater | n |
-        |---|---:|
-        | \\*\\*x\\*\\* | 1 |
-        | a\\|b | 2 |
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(markdown_table(pd.DataFrame({"rater": ["**x**", "a|b"], "n": [1, 2]})))
+    | rater | n |
+    |---|---:|
+    | \\*\\*x\\*\\* | 1 |
+    | a\\|b | 2 |
     """
     cols = [markdown_text(c) for c in df.columns]
     numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]

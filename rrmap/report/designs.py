@@ -173,7 +173,9 @@ def _design_frame_of(wide: pd.DataFrame, first: str) -> pd.DataFrame:
 
 
 def design_table(frame: pd.DataFrame, first: str) -> str:
-    """A markdown table of one design's :func:`design_frame` (:func:`display_frame`).
+    """A markdown table of one design's :func:`design_frame` (:func:`display_frame`); the
+    ``pairs_energy`` / ``pairs_zones`` counts of a family summary
+    (:func:`rrmap.report.page.summarise_families`) as columns after ``n``.
 
     Examples
     --------
@@ -187,9 +189,13 @@ def design_table(frame: pd.DataFrame, first: str) -> str:
     """
     if frame.empty:
         return "_No tests._"
-    shown = display_frame(frame, first, lambda t: f"**{t}**", markdown_text)
-    shown.columns = [markdown_text(c) for c in shown.columns]
-    return markdown_table(shown, escape=False)
+    pairs = [c for c in frame.columns if c.startswith("pairs_")]
+    shown = display_frame(frame.drop(columns=pairs), first, lambda t: f"**{t}**", markdown_text)
+    at = list(shown.columns).index("n") + 1 if "n" in shown.columns else len(shown.columns)
+    for i, col in enumerate(pairs):  # a summary's counts, after what is compared
+        head = f"pairs p < 0.05 ({col.removeprefix('pairs_')})"
+        shown.insert(at + i, head, frame[col].to_numpy())
+    return markdown_table(shown, escape=False)  # which escapes the column names
 
 
 def display_frame(

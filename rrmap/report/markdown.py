@@ -12,6 +12,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from rrmap._util.escape import markdown_text
 from rrmap.report.format import (
     LEGEND,
@@ -116,6 +118,24 @@ def summary_lines(result: Result, text: Callable[[Any], str] = str) -> list[str]
     return out
 
 
+def _design_part(frame: pd.DataFrame, first: str) -> list[str]:
+    """One design's table; past :data:`~rrmap.report.page.ROW_LIMIT` rows, one row per family
+    (its k-sample test and how many of its pairs pass), as report.html shows it, under a line
+    that says so: the report stays readable at any size, every test is in tests.csv."""
+    from rrmap.report.page import ROW_LIMIT, summarise_families
+
+    if len(frame) <= ROW_LIMIT:
+        return [design_table(frame, first)]
+    summary = summarise_families(frame, first)
+    return [
+        f"{len(frame)} comparisons in {len(summary)} families, past {ROW_LIMIT} rows: each "
+        "family's test of all its groups at once, and how many of its pairs pass p < 0.05. "
+        "Every test, pairs included: `tests.csv`.",
+        "",
+        design_table(summary, first),
+    ]
+
+
 _ADJUST = {"holm": "Holm", "fdr_bh": "Benjamini–Hochberg", "gatekept": "gatekept"}
 _P_WORDS = {
     "asymptotic": "asymptotic",
@@ -171,7 +191,7 @@ def render_report(result: Result, figures: Sequence[str | os.PathLike[str]] = ()
     ]
     for head, intro, frame, first in design_frames(result):
         parts += [f"## {markdown_text(head)}", "", markdown_text(intro), ""]
-        parts += [design_table(frame, first), ""]
+        parts += [*_design_part(frame, first), ""]
     parts.pop()
     parts += ["", proportions_section(result), "", agreement_section(result)]
     parts += ["", reliability_section(result)]
