@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rrmap.bootstrap import bootstrap_interval, resample_weights
+from rrmap.stats._permutation import distances
 
 __all__ = [
     "MAX_EFFECT_UNITS",
@@ -234,12 +235,6 @@ def _jackknife_shares(ps: _PairSums) -> np.ndarray:
         return np.where(total > 0, 1.0 - within / total, np.nan)
 
 
-def _distances(x: np.ndarray, exponent: int) -> np.ndarray:
-    from scipy.spatial.distance import cdist
-
-    return cdist(x, x, "sqeuclidean" if exponent == 2 else "euclidean")
-
-
 #: Resampled weights held at once (resamples × units): the draws are made in chunks of
 #: ``_CHUNK // units`` resamples, a size that depends on the units only (same seed, same
 #: interval).
@@ -323,8 +318,8 @@ def dispersion_effect(
         )
     if exponent == 2:
         ps = _squared_pair_sums(x, groups, units, k)
-    else:
-        ps = _pair_sums(_distances(x, exponent), groups, units, k)
+    else:  # the arithmetic of scipy's cdist, without importing scipy.spatial
+        ps = _pair_sums(distances(x, x), groups, units, k)
     estimate = float(_shares(ps, np.ones((1, ps.n_units)))[0])
     if not n_boot or not math.isfinite(estimate) or rng is None:
         return EffectSize(estimate)
