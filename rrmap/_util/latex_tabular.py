@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 __all__ = ["Column", "Num", "Row", "render_floats"]
@@ -97,8 +98,12 @@ class Row:
     heading: str = ""
 
 
+@lru_cache(maxsize=8192)
 def text_em(text: str) -> float:
-    """Estimated printed width of a cell's LaTeX *text*, in em (generous)."""
+    """Estimated printed width of a cell's LaTeX *text*, in em (generous).
+
+    Cached: a table measures the same few texts many times (the example's tables: 17,107
+    measures of 952 texts)."""
     width = 0.0
     pos = 0
     for m in _COMMAND_RE.finditer(text):

@@ -40,7 +40,7 @@ from rrmap.errors import InputError
 from rrmap.points import key_columns
 from rrmap.stats._categories import default_categories
 from rrmap.stats._family import MATCHED_GROUPS, columns, run_family
-from rrmap.stats._permutation import blas_threads
+from rrmap.stats._permutation import SINGLE_THREAD_MAX_N, blas_threads
 from rrmap.stats._plan import Family
 from rrmap.stats._plan import plan as _plan
 from rrmap.stats.adjust import adjust_pvalues
@@ -597,12 +597,14 @@ def _run(
     # BLAS threads: with families in parallel, one each (the families fill the cores;
     # more would contend for them, and a loaded machine's spinning BLAS threads made the
     # many small products of a large study several times slower); one after another,
-    # each family is limited by its own size (its largest test), not the whole run's
-    parallel_families = effective_n_jobs(n_jobs) > 1
+    # each family is limited by its own size (its largest test), not the whole run's —
+    # set once for the run when every family is small enough to get one thread anyway
+    # (each setting reads the process's libraries: 33 families, 0.1 s)
+    one_limit = effective_n_jobs(n_jobs) > 1 or len(points) <= SINGLE_THREAD_MAX_N
     jobs = (
         delayed(_numbered)(
             i,
-            0 if parallel_families else len(points) if f.index is None else len(f.index),
+            0 if one_limit else len(points) if f.index is None else len(f.index),
             run_family,
             cols.take(f.index, f.group),
             f.group,
@@ -617,7 +619,7 @@ def _run(
     # (a backend set with joblib.parallel_config, e.g. Dask, takes precedence); families
     # are counted as they finish, then put back in plan order
     parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
-    whole_run = blas_threads(0) if parallel_families else contextlib.nullcontext()
+    whole_run = blas_threads(0) if one_limit else contextlib.nullcontext()
     with _progress_bar(len(plan), progress) as bar, whole_run:
         for i, family_rows in parallel(jobs):
             for row in family_rows:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rrmap.bootstrap import bootstrap_interval, resample_weights
+from rrmap.stats._permutation import distances
 
 __all__ = [
     "MAX_EFFECT_UNITS",
@@ -193,11 +194,21 @@ def _squared_pair_sums(x: np.ndarray, groups: np.ndarray, units: np.ndarray, k: 
 
 def _dispersions(ps: _PairSums, w: np.ndarray) -> np.ndarray:
     """``size / 2 · mean distance`` of each block under each weight row, shape (R, k + 1);
-    pairs counted by the rule of the module docstring; NaN where a block has no pair."""
+    pairs counted by the rule of the module docstring; NaN where a block has no pair.
+
+    The extra draws ``w² − w`` are made once for every block, a block spanning every unit
+    reads the weights without a copy, and the within-unit term is left out where it is
+    zero (one point per unit). The weights are read in column order, the order a block's
+    columns taken from them have: every product sums in the same order whichever block it
+    is, so the values do not depend on these shortcuts.
+    """
+    w = np.asfortranarray(w)
     out = np.empty((len(w), len(ps.blocks)))
+    extra_all = w * w - w  # copies of one unit are not paired with each other
     for b, (span, sums, count) in enumerate(ps.blocks):
-        ws = w[:, span]
-        extra = ws * ws - ws  # copies of one unit are not paired with each other
+        whole = len(span) == w.shape[1]  # the units spanned are sorted and distinct
+        ws = w if whole else w[:, span]
+        extra = extra_all if whole else extra_all[:, span]
         size = ws @ count
         if ps.factors is None:
             pair_sum = ((ws @ sums) * ws).sum(axis=1)
@@ -205,7 +216,9 @@ def _dispersions(ps: _PairSums, w: np.ndarray) -> np.ndarray:
             q, xs = ps.factors[b]
             wx = ws @ xs
             pair_sum = 2.0 * size * (ws @ q) - 2.0 * (wx * wx).sum(axis=1)
-        pair_sum = pair_sum - extra @ np.diag(sums)
+        within_units = np.diag(sums)
+        if within_units.any():  # subtracting zeros changes nothing
+            pair_sum = pair_sum - extra @ within_units
         pairs = size * size - extra @ (count * count)
         with np.errstate(invalid="ignore", divide="ignore"):
             out[:, b] = np.where(pairs > 0, size / 2.0 * pair_sum / pairs, np.nan)
@@ -234,12 +247,6 @@ def _jackknife_shares(ps: _PairSums) -> np.ndarray:
         return np.where(total > 0, 1.0 - within / total, np.nan)
 
 
-def _distances(x: np.ndarray, exponent: int) -> np.ndarray:
-    from scipy.spatial.distance import cdist
-
-    return cdist(x, x, "sqeuclidean" if exponent == 2 else "euclidean")
-
-
 #: Resampled weights held at once (resamples × units): the draws are made in chunks of
 #: ``_CHUNK // units`` resamples, a size that depends on the units only (same seed, same
 #: interval).
@@ -254,7 +261,7 @@ def _resampled_shares(
     out = []
     for start in range(0, n_boot, step):
         w = resample_weights(ps.n_units, min(step, n_boot - start), rng, strata=strata)
-        out.append(_shares(ps, w.astype(float)))
+        out.append(_shares(ps, np.asfortranarray(w, dtype=float)))
     return np.concatenate(out)
 
 
@@ -323,8 +330,8 @@ def dispersion_effect(
         )
     if exponent == 2:
         ps = _squared_pair_sums(x, groups, units, k)
-    else:
-        ps = _pair_sums(_distances(x, exponent), groups, units, k)
+    else:  # the arithmetic of scipy's cdist, without importing scipy.spatial
+        ps = _pair_sums(distances(x, x), groups, units, k)
     estimate = float(_shares(ps, np.ones((1, ps.n_units)))[0])
     if not n_boot or not math.isfinite(estimate) or rng is None:
         return EffectSize(estimate)
