@@ -15,9 +15,13 @@ evaluates every resample at once.
   (``method="BCa"``), stratified samples included (tested against it).
 - ``"percentile"``: the ``(1 ∓ level) / 2`` quantiles of the resamples.
 - ``"studentized"`` (the bootstrap-t; Efron & Tibshirani, 1993, §12.5; Davison &
-  Hinkley, 1997, §5.2.1): ``[θ̂ − t_hi · se, θ̂ − t_lo · se]`` with ``t_lo, t_hi`` the
-  quantiles of ``(θ*_b − θ̂) / se*_b``, each standard error a jackknife one (of the
-  data, and of each resample with one draw left out in turn): :func:`studentized_interval`.
+  Hinkley, 1997, §5.2.1), symmetric (Hall, 1988, "On symmetric bootstrap confidence
+  intervals", JRSS B 50: 35–45): ``θ̂ ± t · se`` with ``t`` the ``level`` quantile of
+  ``|θ*_b − θ̂| / se*_b``, each standard error a jackknife one (of the data, and of each
+  resample with one draw left out in turn); its two-sided coverage error is of a smaller
+  order than the equal-tailed ``[θ̂ − t_hi · se, θ̂ − t_lo · se]`` (``t_lo, t_hi`` the
+  quantiles of ``(θ*_b − θ̂) / se*_b``), which is kept on request:
+  :func:`studentized_interval`.
 
 A resample on which the statistic is undefined (NaN: a group left out, no variation
 left) is not used, and counted (``undefined``); BCa is undefined when every defined
@@ -244,6 +248,7 @@ def studentized_interval(
     draw_se: np.ndarray,
     *,
     level: float = 0.95,
+    symmetric: bool = True,
 ) -> Interval:
     """The studentized (bootstrap-t) interval of *estimate*.
 
@@ -255,6 +260,11 @@ def studentized_interval(
         The statistic on each resample and its standard error there (NaN or a zero
         standard error: undefined, left out and counted).
     level : float, default 0.95
+    symmetric : bool, default True
+        ``estimate ± t · se``, *t* the *level* quantile of ``|draw − estimate| / draw_se``
+        (Hall, 1988: two-sided coverage error of order n⁻², and in rrmap's coverage
+        benchmark closer to the level, docs/tests.md); False: the equal-tailed
+        ``[estimate − t_hi · se, estimate − t_lo · se]`` from the two tail quantiles.
 
     Returns
     -------
@@ -270,6 +280,12 @@ def studentized_interval(
     >>> iv = studentized_interval(x.mean(), x.std(ddof=1) / np.sqrt(40), means, sds)
     >>> iv.method, bool(iv.low < x.mean() < iv.high)
     ('studentized', True)
+    >>> bool(np.isclose(iv.high - x.mean(), x.mean() - iv.low))  # symmetric by default
+    True
+    >>> tails = studentized_interval(x.mean(), x.std(ddof=1) / np.sqrt(40), means, sds,
+    ...                              symmetric=False)
+    >>> bool(np.isclose(tails.high - x.mean(), x.mean() - tails.low))  # skewed data: no
+    False
     """
     draws, draw_se = np.asarray(draws, dtype=float), np.asarray(draw_se, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -279,8 +295,12 @@ def studentized_interval(
     if not ok.any() or not (math.isfinite(estimate) and math.isfinite(se)):
         why = "no resample defined" if len(draws) else "no resamples"
         return Interval(math.nan, math.nan, "", undefined, "" if not len(draws) else why)
-    tail = (1.0 - level) / 2.0
-    t_lo, t_hi = np.quantile(t[ok], [tail, 1.0 - tail])
+    if symmetric:
+        t_hi = float(np.quantile(np.abs(t[ok]), level))
+        t_lo = -t_hi
+    else:
+        tail = (1.0 - level) / 2.0
+        t_lo, t_hi = np.quantile(t[ok], [tail, 1.0 - tail])
     return Interval(float(estimate - t_hi * se), float(estimate - t_lo * se), "studentized",
                     undefined, "")  # fmt: skip
 

@@ -13,7 +13,7 @@ from scipy import stats
 
 import rrmap
 from rrmap._util.streams import Streams
-from rrmap.bootstrap import bootstrap_interval, resample_weights
+from rrmap.bootstrap import bootstrap_interval, resample_weights, studentized_interval
 from rrmap.interrater import _nominal, _wide
 
 RATERS = ["E1", "E2", "E3"]
@@ -218,9 +218,17 @@ def test_studentized_interval_is_the_bootstrap_t_of_the_package_alpha():
     for counts in w:
         drawn = np.repeat(keys, counts)
         t.append((alpha(drawn) - alpha(keys)) / jack_se(drawn))
-    lo, hi = np.quantile(t, [0.025, 0.975])
+    q = np.quantile(np.abs(t), 0.95)  # symmetric (Hall 1988): the quantile of |t|
     se = jack_se(keys)
     assert row.value == pytest.approx(alpha(keys), rel=1e-10)
     assert row.ci_method == "studentized"
-    assert row.ci_low == pytest.approx(alpha(keys) - hi * se, rel=1e-9)
-    assert row.ci_high == pytest.approx(alpha(keys) - lo * se, rel=1e-9)
+    assert row.ci_low == pytest.approx(alpha(keys) - q * se, rel=1e-9)
+    assert row.ci_high == pytest.approx(alpha(keys) + q * se, rel=1e-9)
+    # the equal-tailed interval from the same draws, on request
+    values = [alpha(np.repeat(keys, counts)) for counts in w]
+    draw_se = [jack_se(np.repeat(keys, counts)) for counts in w]
+    tails = studentized_interval(alpha(keys), se, values, draw_se, symmetric=False)
+    lo, hi = np.quantile(t, [0.025, 0.975])
+    assert [tails.low, tails.high] == pytest.approx(
+        [alpha(keys) - hi * se, alpha(keys) - lo * se], rel=1e-9
+    )
