@@ -219,7 +219,9 @@ def settled(sketch: ggplot, recipe: Recipe, user: frozenset[str]) -> _Draft | No
         draft = arranged(sketch, recipe, user) + fixes
         trial = _trial(without_side_labels(draft) if bare else draft)
         if trial.crowded and not bare:  # a panel too short for the names beside the band
-            bare = True
+            # and the titles that do not fit: the names lie inside the panel, so the titles
+            # measure the same without them (one draft fewer)
+            bare, fixes = True, [*fixes, *trial.fixes]
         elif trial.fixes:
             fixes = [*fixes, *trial.fixes]
         elif recipe.side is None or trial.entry == trial.bar == 0.0:  # no legend drawn
@@ -238,6 +240,14 @@ def settled(sketch: ggplot, recipe: Recipe, user: frozenset[str]) -> _Draft | No
                 return _Draft(recipe, fixes, trial, bare)
             recipe = rearranged
     return _Draft(recipe, fixes, trial, bare) if recipe.side in ("top", "bottom") else None
+
+
+def fills_height(draft: _Draft) -> bool:
+    """Whether legends below the panels cannot leave larger panels than *draft*'s beside
+    them: its panels are as tall as the figure lets them be (their height limits
+    :attr:`_Trial.score`) with the titles as given, and legends below take height."""
+    width, height = draft.trial.panel
+    return not draft.fixes and height / _PANEL_ASPECT <= width
 
 
 def _next_beside(sketch: ggplot, recipe: Recipe, trial: _Trial) -> Recipe | None:
@@ -483,7 +493,9 @@ def _title_fix(plot: ggplot, fig: Any, renderer: Any) -> list | None:
         longest = max(len(line) for line in lines)
         # characters per line in proportion to the room, with a margin for wide letters
         chars = max(8, int(longest * 0.92 * room / max(box.width, 1.0)) - 1)
-        wrapped[name] = "\n".join(textwrap.fill(line, chars) for line in lines)
+        text = "\n".join(textwrap.fill(line, chars) for line in lines)
+        if text != str(value):  # else no wrapping makes it fit: another draft would not either
+            wrapped[name] = text
     return [labs(**wrapped)] if wrapped else None
 
 

@@ -50,6 +50,7 @@ from rrmap.plot._plotnine_theme import (
     FIRST_BOX,
     Recipe,
     arranged,
+    fills_height,
     settled,
     sketch_of,
     without_side_labels,
@@ -205,10 +206,11 @@ class RRMapPlot(ggplot):
         if side is not None and side not in ("right", "left", "top", "bottom"):
             found = [settled(sketch, Recipe(), user)]  # "none", inside the panels: as given
         else:
-            found = [
-                settled(sketch, Recipe(where, FIRST_BOX[where]), user)
-                for where in ([side] if side is not None else ["right", "bottom"])
-            ]
+            found = []
+            for where in [side] if side is not None else ["right", "bottom"]:
+                if found and found[-1] is not None and fills_height(found[-1]):
+                    break  # legends below would leave smaller panels: no drafts of them
+                found.append(settled(sketch, Recipe(where, FIRST_BOX[where]), user))
         found = [d for d in found if d is not None]
         if not found:  # beside the panels they would be cropped or squeeze the panels
             found = [settled(sketch, Recipe("bottom", "horizontal"), user)]

@@ -1,0 +1,62 @@
+"""ggrrmap's layout is measured on drafts (quick renders): as few as give the same figure.
+
+Measured before, with the example's points: a single panel at 7 × 3 in drew 4 drafts (2
+with the legends beside the panels, 2 with them below, which could only leave the panels
+shorter), at 3.5 × 3.5 in 7; at 20 dpi a caption that wrapping left as it was asked for
+another draft until the 8 allowed were spent, and the legends went below the panels
+(at 50 dpi and over: beside them).
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest
+from plotnine import theme
+from test_ggplot import CELLS, _legend_boxes, _panels
+
+from rrmap.plot import _plotnine_theme, ggrrmap
+
+
+@pytest.fixture
+def drafts(monkeypatch):
+    """The drafts drawn while the test runs."""
+    made = []
+    original = _plotnine_theme._trial
+
+    def counted(plot):
+        made.append(plot)
+        return original(plot)
+
+    monkeypatch.setattr(_plotnine_theme, "_trial", counted)
+    return made
+
+
+def _drawn(points, size, dpi=100):
+    fig = (ggrrmap(points, "movement", resolution=CELLS) + theme(figure_size=size, dpi=dpi)).draw()
+    legend = _legend_boxes(fig)
+    return fig, legend, _panels(fig, drawn=True)
+
+
+@pytest.mark.parametrize(("dpi", "panel"), [(100, (5.097, 2.200)), (20, (5.074, 2.167))])
+def test_a_wide_panel_drafts_its_legends_beside_it_only(pts, drafts, dpi, panel):
+    """Legends below leave the panel no taller than beside it, where its height limits it;
+    at 20 dpi they went below (a panel of 6.35 × 1.35 in) after 10 drafts."""
+    _, legend, (left, bottom, right, top) = _drawn(pts, (7, 3), dpi)
+    assert len(legend) == 9 and all(box.x0 > right for box in legend.values())
+    assert (right - left, top - bottom) == pytest.approx(panel, abs=0.001)
+    assert len(drafts) == 2  # the colour bar as long as it may be, then shortened to fit
+
+
+def test_a_square_panel_leaves_out_the_names_and_wraps_the_caption_in_one_draft(pts, drafts):
+    """The names beside the Δ band overlap in a panel this narrow, and the caption runs
+    into the legends: both are settled from the first draft (they took one each)."""
+    fig, legend, (left, bottom, right, top) = _drawn(pts, (3.5, 3.5))
+    assert len(legend) == 9 and all(box.x0 > right for box in legend.values())
+    texts = [t.get_text() for t in fig.texts]
+    assert "37 points beyond the view\nclipped to its edge (triangles)" in texts
+    assert not {"excellent", "perfect\nalignment"} & {t.get_text() for t in fig.axes[0].texts}
+    assert (right - left, top - bottom) == pytest.approx((1.725, 2.661), abs=0.001)
+    assert len(drafts) == 6  # 3 with the legends beside the panel, 3 below it
