@@ -101,7 +101,24 @@ def save(
     check_figure_size(fig.get_figwidth(), dpi)
     with atomic_path(path) as tmp:
         render(fig, fmt, dpi, tmp)
+        _title_as(tmp, path, fmt)
     return path
+
+
+def _title_as(written: Path, path: Path, fmt: str) -> None:
+    """An EPS/PS file written under a temporary name says the name it is saved as in its
+    ``%%Title`` comment (matplotlib writes the name of the file it was given)."""
+    if fmt not in ("eps", "ps"):
+        return
+    data = written.read_bytes()
+    head = data[:4096]
+    start = head.find(b"\n%%Title: ")
+    if start < 0:
+        return
+    start += len(b"\n%%Title: ")
+    end = head.find(b"\n", start)
+    title = path.name.encode("ascii", "replace")
+    written.write_bytes(data[:start] + title + data[end:])
 
 
 def _save_ggplot(p: Any, path: Path, dpi: int, width: Any, height: Any) -> Path:
@@ -111,8 +128,10 @@ def _save_ggplot(p: Any, path: Path, dpi: int, width: Any, height: Any) -> Path:
             raise InputError("give both width and height to save a ggplot at a new size")
         size = {"width": parse_width(width, 7.0), "height": parse_width(height, 5.0), "units": "in"}
     check_figure_size(size.get("width", 7.0), dpi)
+    fmt = path.suffix.lstrip(".").lower()
     with text_as_text(), atomic_path(path) as tmp:
-        p.save(tmp, format=path.suffix.lstrip(".").lower() or None, dpi=dpi, verbose=False, **size)
+        p.save(tmp, format=fmt or None, dpi=dpi, verbose=False, **size)
+        _title_as(tmp, path, fmt)
     return path
 
 
