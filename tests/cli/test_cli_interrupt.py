@@ -58,7 +58,10 @@ def test_rank_waiting_for_its_input_stops_with_one_line(tmp_path, sig, code, lin
 SLOW = """
 import atexit, sys, time, weakref
 import click
+import rrmap.cli._signals
 from rrmap.cli import main
+
+rrmap.cli._signals.GRACE = 2.0  # the watch's deadline, 10 s in the command: sooner here
 
 class Thing:
     pass
@@ -148,8 +151,8 @@ def test_a_signal_while_the_process_ends_ends_it_at_once_and_says_nothing_more(t
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
 def test_a_lost_interrupt_still_ends_the_run(tmp_path, sig):
     """An interrupt some code swallowed (pandas' compiled modules, while they are
-    imported, drop the error of what they call): the run still ends, at the latest 10 s
-    after the signal, with its line."""
+    imported, drop the error of what they call): the run still ends, at the latest
+    ``GRACE`` seconds after the signal (10 s; 2 s in this script), with its line."""
     proc = _slow(tmp_path, "--swallow")
     try:
         assert proc.stdout.readline() == "running\n"
