@@ -119,6 +119,8 @@ def nfc_labels(text: pd.Series) -> tuple[pd.Series, list[tuple[str, list[str]]]]
     (True, [2])
     """
     codes, uniques = pd.factorize(text)
+    if _arrow_all_nfc(uniques):
+        return text, []
     labels = [str(u) for u in uniques]
     if all(u.isascii() or unicodedata.is_normalized("NFC", u) for u in labels):
         return text, []
@@ -129,6 +131,23 @@ def nfc_labels(text: pd.Series) -> tuple[pd.Series, list[tuple[str, list[str]]]]
     merged = [(norm, forms) for norm, forms in spellings.items() if len(forms) > 1]
     values = np.asarray([*normal, None], dtype=object)[codes]  # code -1 (missing) → None
     return pd.Series(values, dtype=text.dtype), merged
+
+
+def _arrow_all_nfc(uniques: object) -> bool:
+    """Whether distinct labels held by Arrow are all NFC, checked in Arrow (a column of a
+    million keys made as many Python strings to check); False when they are not in Arrow,
+    or not all NFC (then looked at one by one)."""
+    if getattr(getattr(uniques, "dtype", None), "storage", None) != "pyarrow":
+        return False
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = pa.array(uniques)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return False
+    if pc.all(pc.string_is_ascii(arr)).as_py() is not False:
+        return True
+    return pc.all(pc.equal(pc.utf8_normalize(arr, "NFC"), arr)).as_py() is not False
 
 
 def merged_labels_text(merged: list[tuple[str, list[str]]]) -> str:

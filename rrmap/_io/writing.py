@@ -39,7 +39,7 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
-from rrmap._util.escape import spreadsheet_cell
+from rrmap._util.escape import LINE_BREAKS, SPREADSHEET_TRIGGERS, spreadsheet_cell
 from rrmap.errors import InputError
 
 #: Rows formatted and written at a time.
@@ -49,21 +49,36 @@ SEPARATORS = (",", ";", "\t", "|")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _field_maker(raw: bool, sep: str) -> Callable[[object], str]:
-    """The CSV field of one text value (see the module)."""
-    special = re.compile(f'[{re.escape(sep)}"\r\n]')
+def _re2_class(chars: str) -> str:
+    """A character class of *chars* for RE2 (Arrow's regular expressions), each as ``\\x{…}``."""
+    return "[" + "".join(f"\\x{{{ord(c):x}}}" for c in chars) + "]"
 
-    def field(value: object) -> str:
+
+class _Field:
+    """The CSV field of one text value (see the module); :attr:`changes` (RE2) matches every
+    text whose field is not the text itself."""
+
+    def __init__(self, raw: bool, sep: str) -> None:
+        self.raw = raw
+        self._special = re.compile(f'[{re.escape(sep)}"\r\n]')
+        quoted = _re2_class(sep + '"\r\n')
+        formula = f"(?:^|{_re2_class(LINE_BREAKS)}){_re2_class(''.join(SPREADSHEET_TRIGGERS))}"
+        self.changes = quoted if raw else f"{quoted}|{formula}"
+
+    def __call__(self, value: object) -> str:
         text = value if isinstance(value, str) else str(value)
-        if not raw:
+        if not self.raw:
             text = spreadsheet_cell(text) if isinstance(value, str) else text
         if _SURROGATE.search(text):
             text = _SURROGATE.sub("\ufffd", text)
-        if special.search(text):
+        if self._special.search(text):
             return '"' + text.replace('"', '""') + '"'
         return text
 
-    return field
+
+def _field_maker(raw: bool, sep: str) -> _Field:
+    """The CSV field of one text value (see the module)."""
+    return _Field(raw, sep)
 
 
 def _number_column(col: pd.Series) -> bool:
@@ -206,8 +221,50 @@ def _arrow_text(col: pd.Series, field: Callable[[object], str]):
         if missing.any():
             text = pc.if_else(pa.array(missing), "", text)
         return text
+    fields = _arrow_fields(col, field)
+    if fields is not None:
+        return fields
     codes, words = _text_words(col, field)
     return pa.array(words, pa.string()).take(pa.array(codes))
+
+
+def _arrow_fields(col: pd.Series, field: Callable[[object], str]):
+    """The fields of an Arrow-backed text column, or None for any other column: its distinct
+    values stay in Arrow, and only those a spreadsheet or CSV quoting would change (found
+    by one vectorised match) go through *field*; the others are their own field, so the
+    text is that of :func:`_text_words`. A column of a million distinct keys took 1M calls
+    of *field* and as many Python strings."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (isinstance(col.dtype, pd.StringDtype | pd.ArrowDtype) and _arrow_strings(col)):
+        return None
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    distinct = pa.array(uniques)
+    if not pa.types.is_string(distinct.type) and not pa.types.is_large_string(distinct.type):
+        return None
+    if not isinstance(field, _Field):
+        return None
+    changed = pc.match_substring_regex(distinct, field.changes).fill_null(False)
+    if pc.any(changed).as_py():
+        picked = distinct.filter(changed).to_pylist()
+        fields = pa.array([field(v) for v in picked], distinct.type)
+        distinct = pc.replace_with_mask(distinct, changed, fields)
+    distinct = pa.concat_arrays([distinct.cast(pa.string()), pa.array([""], pa.string())])
+    return distinct.take(pa.array(np.where(codes < 0, len(distinct) - 1, codes)))
+
+
+def _arrow_strings(col: pd.Series) -> bool:
+    """Whether a text column's values are held by Arrow (pandas' ``str``/``string[pyarrow]``
+    or an ``ArrowDtype`` of strings)."""
+    dtype = col.dtype
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        return pa.types.is_string(dtype.pyarrow_dtype) or pa.types.is_large_string(
+            dtype.pyarrow_dtype
+        )
+    return getattr(dtype, "storage", None) == "pyarrow"
 
 
 def _arrow_chunk(part: pd.DataFrame, field: Callable[[object], str], sep: str) -> str:

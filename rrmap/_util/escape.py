@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 __all__ = [
+    "LINE_BREAKS",
     "MESSAGE_LIMIT",
     "SPREADSHEET_TRIGGERS",
     "display_text",
@@ -218,8 +219,8 @@ SPREADSHEET_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 #: Where a line starts inside a cell: a program that splits the text into lines without
 #: reading CSV quotes (or a spreadsheet given one line) sees a cell start there. The line
 #: boundaries of :meth:`str.splitlines`.
-_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-_FORMULA_START = re.compile(f"(?:^|(?<=[{_LINE_BREAKS}]))(?=[=+\\-@\t\r])")
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_FORMULA_START = re.compile(f"(?:^|(?<=[{LINE_BREAKS}]))(?=[=+\\-@\t\r])")
 
 
 def spreadsheet_cell(value: object) -> object:
