@@ -30,3 +30,15 @@ def test_a_saved_postscript_file_is_titled_with_its_own_name(tmp_path, monkeypat
     # matplotlib's own encoding of the name: ASCII, other characters as "?"
     assert titles == ["%%Title: " + name.encode("ascii", "replace").decode("ascii")]
     assert [p.name for p in (tmp_path / "saved").iterdir()] == [name]  # no temporary file
+
+
+def test_a_ggplot_saved_as_eps_is_titled_with_its_own_name(tmp_path):
+    import pandas as pd
+    from plotnine import aes, geom_point, ggplot
+
+    p = ggplot(pd.DataFrame({"x": [0, 1], "y": [1, 0]}), aes("x", "y")) + geom_point()
+    target = save(p, tmp_path / "gg.eps", width="2in", height="2in")
+    head = target.read_bytes()[:1024].decode("ascii")
+    titles = [line for line in head.splitlines() if line.startswith("%%Title")]
+    assert titles == ["%%Title: gg.eps"]
+    assert [q.name for q in tmp_path.iterdir()] == ["gg.eps"]
