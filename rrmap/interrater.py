@@ -500,10 +500,6 @@ def _jack_se(jack: np.ndarray) -> float:
     return float(np.sqrt((m - 1) / m * ((jack - jack.mean()) ** 2).sum()))
 
 
-def _join(*notes: str) -> str:
-    return "; ".join(n for n in notes if n)
-
-
 def _undefined(measure: str, variable: str, used: int, n_raters: int) -> str:
     """Why a value is undefined: no unit to compare, or no variation at all."""
     if not used:

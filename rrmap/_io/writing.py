@@ -76,11 +76,6 @@ class _Field:
         return text
 
 
-def _field_maker(raw: bool, sep: str) -> _Field:
-    """The CSV field of one text value (see the module)."""
-    return _Field(raw, sep)
-
-
 def _number_column(col: pd.Series) -> bool:
     """A numpy integer or float64 column (other numbers, e.g. float32, as the text of each
     value, as pandas writes them)."""
@@ -171,7 +166,7 @@ def _write(df: pd.DataFrame, fh: TextIO, chunk_rows: int, raw: bool, sep: str) -
     if df.attrs:  # every column taken from a frame deep-copies its attrs: once, not per column
         df = pd.DataFrame(df, copy=False)
         df.attrs = {}
-    field = _field_maker(raw, sep)
+    field = _Field(raw, sep)
     names = [field(str(c)) for c in df.columns]
     fh.write(sep.join(_single(names) if len(names) == 1 else names) + "\n")
     if df.shape[1] == 0:
@@ -237,14 +232,10 @@ def _arrow_fields(col: pd.Series, field: Callable[[object], str]):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not (isinstance(col.dtype, pd.StringDtype | pd.ArrowDtype) and _arrow_strings(col)):
+    if not isinstance(field, _Field) or not _arrow_strings(col):
         return None
     codes, uniques = pd.factorize(col, use_na_sentinel=True)
     distinct = pa.array(uniques)
-    if not pa.types.is_string(distinct.type) and not pa.types.is_large_string(distinct.type):
-        return None
-    if not isinstance(field, _Field):
-        return None
     changed = pc.match_substring_regex(distinct, field.changes).fill_null(False)
     if pc.any(changed).as_py():
         picked = distinct.filter(changed).to_pylist()

@@ -117,6 +117,8 @@ def _title_as(written: Path, path: Path, fmt: str) -> None:
         return
     start += len(b"\n%%Title: ")
     end = head.find(b"\n", start)
+    if end < 0:  # a title line longer than the head: left as matplotlib wrote it
+        return
     title = path.name.encode("ascii", "replace")
     written.write_bytes(data[:start] + title + data[end:])
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from rrmap._util.escape import markdown_text
+from rrmap._util.escape import markdown_text, split_groups
 from rrmap._util.markdown import markdown_table
 from rrmap.report.format import (
     _ALPHA,
@@ -31,14 +31,22 @@ if TYPE_CHECKING:  # pragma: no cover
     from rrmap.report.protocol import Result
 
 __all__ = [
+    "ROW_LIMIT",
     "design_frame",
     "design_frames",
     "design_masks",
     "design_sections",
     "design_table",
     "display_frame",
+    "passing",
     "side_by_side",
+    "summarise_families",
 ]
+
+
+#: Rows past which a design's table is shown as one row per family (its k-sample test and
+#: how many of its pairs pass), the full table being in ``tests.csv``.
+ROW_LIMIT = 60
 
 
 def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
@@ -175,7 +183,7 @@ def _design_frame_of(wide: pd.DataFrame, first: str) -> pd.DataFrame:
 def design_table(frame: pd.DataFrame, first: str) -> str:
     """A markdown table of one design's :func:`design_frame` (:func:`display_frame`); the
     ``pairs_energy`` / ``pairs_zones`` counts of a family summary
-    (:func:`rrmap.report.page.summarise_families`) as columns after ``n``.
+    (:func:`summarise_families`) as columns after ``n``.
 
     Examples
     --------
@@ -373,6 +381,54 @@ def _corpora_masks(
             full = np.zeros(len(tests), dtype=bool)
             full[at[mask]] = True
             out.append((f"{head} — {q}", f"Query corpus {q}. {intro}", full, first))
+    return out
+
+
+def _marked(frame: pd.DataFrame, kind: str) -> pd.Series:
+    """The p-values of *kind* (energy, zones) the report marks: adjusted when adjusted."""
+    adjusted = [c for c in frame.columns if c.startswith(f"{kind}_p_")]
+    return frame[adjusted[0] if adjusted else f"{kind}_p"].astype(float)
+
+
+def passing(frame: pd.DataFrame) -> int:
+    """Rows of a design frame with an energy or zone p-value (as marked) below 0.05.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> passing(pd.DataFrame({"energy_p": [0.01, 0.5], "zones_p": [0.2, float("nan")]}))
+    1
+    """
+    hits = (_marked(frame, "energy") < _ALPHA) | (_marked(frame, "zones") < _ALPHA)
+    return int(hits.sum())
+
+
+def summarise_families(frame: pd.DataFrame, first: str) -> pd.DataFrame:
+    """One row per family of a design frame (the rows sharing its leading column *first*,
+    or all of them): the family's k-sample test — the row comparing the most groups —
+    and, in ``pairs_energy`` and ``pairs_zones``, how many of its other tests (the
+    pairs) pass p < 0.05 (adjusted when adjusted) out of how many.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"rater": ["E1"] * 3, "groups": ["a|b|c", "a|b", "a|c"],
+    ...                   "energy_p": [0.01, 0.02, 0.3], "zones_p": [0.5, 0.5, 0.01]})
+    >>> summarise_families(f, "rater")[["groups", "pairs_energy", "pairs_zones"]].values.tolist()
+    [['a|b|c', '1 of 2', '1 of 2']]
+    """
+    key = frame[first].astype(str) if first in frame.columns else pd.Series("", frame.index)
+    size = frame["groups"].astype(str).map(lambda g: len(split_groups(g)))
+    rows, counts = [], {"energy": [], "zones": []}
+    for _, part in frame.groupby(key, sort=False):
+        top = size[part.index].idxmax()
+        rows.append(top)
+        pairs = part.drop(index=top)
+        for kind in counts:
+            hits = int((_marked(pairs, kind) < _ALPHA).sum())
+            counts[kind].append(f"{hits} of {len(pairs)}")
+    out = frame.loc[rows].reset_index(drop=True)
+    out["pairs_energy"], out["pairs_zones"] = counts["energy"], counts["zones"]
     return out
 
 

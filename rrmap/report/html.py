@@ -9,7 +9,7 @@ the page (its script included once). Figures are shown from their files beside i
 (``figures/*.png``, written by ``rrmap analyze``), each opening full size on a click, so
 that a study of many raters gives a page of bounded size; ``embed_figures=True`` puts
 them into the page instead. A design with more than
-:data:`~rrmap.report.page.ROW_LIMIT` tests is shown as one row per family, every test
+:data:`~rrmap.report.designs.ROW_LIMIT` tests is shown as one row per family, every test
 being in ``tests.csv``. Every label from the data is escaped by the template engine
 (jinja2, autoescaping) or, in the cells built here, by
 :func:`rrmap._util.escape.html_text`.
@@ -199,17 +199,10 @@ def _findings_of(result: Result, tests: pd.DataFrame, col: str, corpus: str | No
 
 def _design_tables(result: Result) -> list[dict[str, Any]]:
     """Every design's table as the page shows it: the overall ones open, the others
-    collapsed under a line that counts their tests; past :data:`~rrmap.report.page.ROW_LIMIT`
+    collapsed under a line that counts their tests; past :data:`~rrmap.report.designs.ROW_LIMIT`
     rows, one row per family."""
-    from rrmap.report.designs import display_frame
-    from rrmap.report.page import (
-        ROW_LIMIT,
-        design_counts,
-        groups_cell,
-        reading_order,
-        summarise_families,
-        vocabulary,
-    )
+    from rrmap.report.designs import ROW_LIMIT, display_frame, summarise_families
+    from rrmap.report.page import design_counts, groups_cell, reading_order, vocabulary
 
     words = vocabulary(result.settings, result.points)
     tables = []

@@ -32,8 +32,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 from rrmap.report.designs import (
+    ROW_LIMIT,
     design_frames,
     design_table,
+    summarise_families,
 )
 
 __all__ = ["render_report", "summary_lines"]
@@ -119,11 +121,9 @@ def summary_lines(result: Result, text: Callable[[Any], str] = str) -> list[str]
 
 
 def _design_part(frame: pd.DataFrame, first: str) -> list[str]:
-    """One design's table; past :data:`~rrmap.report.page.ROW_LIMIT` rows, one row per family
+    """One design's table; past :data:`~rrmap.report.designs.ROW_LIMIT` rows, one row per family
     (its k-sample test and how many of its pairs pass), as report.html shows it, under a line
     that says so: the report stays readable at any size, every test is in tests.csv."""
-    from rrmap.report.page import ROW_LIMIT, summarise_families
-
     if len(frame) <= ROW_LIMIT:
         return [design_table(frame, first)]
     summary = summarise_families(frame, first)

@@ -19,7 +19,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from rrmap._util.escape import display_text, html_text, split_groups
-from rrmap.stats.settings import ALPHA
+from rrmap.report.designs import ROW_LIMIT, passing, summarise_families
 
 __all__ = [
     "ROW_LIMIT",
@@ -35,9 +35,6 @@ __all__ = [
     "vocabulary",
 ]
 
-#: Rows past which a design's table is shown as one row per family (its k-sample test and
-#: how many of its pairs pass), the full table being in ``tests.csv``.
-ROW_LIMIT = 60
 #: Labels past which a ``groups`` cell reads "all 9 criteria" (the list on hover).
 GROUPS_SHOWN = 3
 
@@ -172,54 +169,6 @@ def groups_cell(field: str, vocabulary: Mapping[str, set[str]]) -> Markup:
     listed = "&#10;".join(html_text(g).replace('"', "&quot;") for g in labels)
     noun = html_text(groups_noun(labels, vocabulary))
     return Markup(f'<span class="many" title="{listed}">all {len(labels)} {noun}</span>')
-
-
-def _marked(frame: pd.DataFrame, kind: str) -> pd.Series:
-    """The p-values of *kind* (energy, zones) the report marks: adjusted when adjusted."""
-    adjusted = [c for c in frame.columns if c.startswith(f"{kind}_p_")]
-    return frame[adjusted[0] if adjusted else f"{kind}_p"].astype(float)
-
-
-def passing(frame: pd.DataFrame) -> int:
-    """Rows of a design frame with an energy or zone p-value (as marked) below 0.05.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> passing(pd.DataFrame({"energy_p": [0.01, 0.5], "zones_p": [0.2, float("nan")]}))
-    1
-    """
-    hits = (_marked(frame, "energy") < ALPHA) | (_marked(frame, "zones") < ALPHA)
-    return int(hits.sum())
-
-
-def summarise_families(frame: pd.DataFrame, first: str) -> pd.DataFrame:
-    """One row per family of a design frame (the rows sharing its leading column *first*,
-    or all of them): the family's k-sample test — the row comparing the most groups —
-    and, in ``pairs_energy`` and ``pairs_zones``, how many of its other tests (the
-    pairs) pass p < 0.05 (adjusted when adjusted) out of how many.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> f = pd.DataFrame({"rater": ["E1"] * 3, "groups": ["a|b|c", "a|b", "a|c"],
-    ...                   "energy_p": [0.01, 0.02, 0.3], "zones_p": [0.5, 0.5, 0.01]})
-    >>> summarise_families(f, "rater")[["groups", "pairs_energy", "pairs_zones"]].values.tolist()
-    [['a|b|c', '1 of 2', '1 of 2']]
-    """
-    key = frame[first].astype(str) if first in frame.columns else pd.Series("", frame.index)
-    size = frame["groups"].astype(str).map(lambda g: len(split_groups(g)))
-    rows, counts = [], {"energy": [], "zones": []}
-    for _, part in frame.groupby(key, sort=False):
-        top = size[part.index].idxmax()
-        rows.append(top)
-        pairs = part.drop(index=top)
-        for kind in counts:
-            hits = int((_marked(pairs, kind) < ALPHA).sum())
-            counts[kind].append(f"{hits} of {len(pairs)}")
-    out = frame.loc[rows].reset_index(drop=True)
-    out["pairs_energy"], out["pairs_zones"] = counts["energy"], counts["zones"]
-    return out
 
 
 def reading_order(columns: Sequence[str]) -> list[str]:
