@@ -339,7 +339,7 @@ def reliability(
         Also the interval α on R itself (variable ``r``), for comparison with analyses on
         R. Off by default: R is a ratio, and log R (always given) weighs a halving and a
         doubling alike; the intervals of α on R also cover less than their level with few
-        keys (0.937–0.944 for 95 % at 50 keys; docs/tests.md, "Intervals").
+        keys (0.939–0.942 for 95 % at 50 keys; docs/tests.md, "Intervals").
 
     Returns
     -------

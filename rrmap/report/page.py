@@ -55,7 +55,7 @@ _COLUMNS: dict[str, tuple[str, str]] = {
     "closer": ("closer", "the query corpus with the larger match share"),
     "value": ("alpha", "1 perfect agreement, 0 chance"),
     "measure": ("alpha", "Krippendorff's α, Fleiss' κ or Cohen's κ"),
-    "95 % interval": ("interval", "BCa bootstrap 95 % interval over the comparison keys"),
+    "95 % interval": ("interval", "bootstrap 95 % interval over the comparison keys"),
     "pairs p < 0.05": ("pairs", "pairwise tests of the family that pass p < 0.05"),
 }
 _QUALITY = ("excellent", "fair", "stereotype", "bad")
