@@ -369,6 +369,9 @@ def reliability(
     {'krippendorff_alpha': 12, 'krippendorff_alpha_ordinal': 4, 'cohens_kappa': 3, ...}
     >>> sorted(rel.variable.unique())
     ['delta', 'log_r', 'zone']
+    >>> pts = rrmap.points(rrmap.datasets.load_example_ratings())
+    >>> reliability(pts, n_boot=0, pairs=False, with_r=True).variable.tolist()
+    ['zone', 'zone', 'delta', 'log_r', 'r', 'zone']
 
     By default the interval α on Δ and log R has the studentized interval, the zone
     α and the κ BCa:
