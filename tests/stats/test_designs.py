@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dcor
 import numpy as np
 import pandas as pd
 import pytest
@@ -106,7 +105,7 @@ def test_row_counts_follow_the_designs(study, pts):
     assert set(glob.n) == {135}
 
 
-def test_energy_statistics_equal_dcor(table, pts):
+def test_energy_statistics_equal_dcor(table, pts, dcor):
     # the statistic is the same whatever the design (only the relabellings differ)
     sub = pts[pts.expert == "E2"]
     row = table[

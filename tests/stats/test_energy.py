@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import warnings
 
-import dcor
 import numpy as np
 import pytest
 from scipy import stats
@@ -32,7 +31,7 @@ SIZES = [
 
 @pytest.mark.parametrize("sizes", SIZES)
 @pytest.mark.parametrize("seed", range(5))
-def test_statistic_equals_dcor(sizes, seed):
+def test_statistic_equals_dcor(sizes, seed, dcor):
     g = np.random.default_rng(seed)
     samples = [
         g.normal(loc=g.normal(size=2), scale=g.uniform(0.3, 3.0), size=(n, 2)) for n in sizes
@@ -43,7 +42,7 @@ def test_statistic_equals_dcor(sizes, seed):
 
 
 @pytest.mark.parametrize("dim", [1, 3])
-def test_statistic_equals_dcor_other_dimensions(dim):
+def test_statistic_equals_dcor_other_dimensions(dim, dcor):
     g = np.random.default_rng(dim)
     samples = [g.normal(size=(n, dim)) + i for i, n in enumerate((6, 11, 4))]
     ref = float(dcor.homogeneity.energy_test(*samples).statistic)
@@ -64,7 +63,7 @@ def test_pairwise_distances():
 @pytest.mark.parametrize(
     ("sizes", "shift"), [((20, 25), 0.6), ((15, 15, 20), 0.5), ((30, 12), 0.0)]
 )
-def test_pvalue_matches_dcor_within_monte_carlo_error(sizes, shift):
+def test_pvalue_matches_dcor_within_monte_carlo_error(sizes, shift, dcor):
     g = np.random.default_rng(11)
     samples = [g.normal(size=(n, 2)) + i * shift for i, n in enumerate(sizes)]
     b = 2000
@@ -77,7 +76,7 @@ def test_pvalue_matches_dcor_within_monte_carlo_error(sizes, shift):
 
 
 @pytest.mark.parametrize("sizes", [(5, 10, 8), (7, 4), (3, 4, 5, 6, 2), (2, 2), (9, 9, 9)])
-def test_relabelled_statistics_equal_dcor_on_the_same_relabellings(sizes):
+def test_relabelled_statistics_equal_dcor_on_the_same_relabellings(sizes, dcor):
     from rrmap.stats._permutation import _Stacked, block_sums, order_groups, statistics
     from rrmap.stats._relabellings import draw
 
@@ -204,7 +203,7 @@ def test_bad_chunk_size():
         energy_test([[0, 0], [1, 1]], [[2, 2], [3, 3]], n_perm=5, chunk_size=0)
 
 
-def test_energy_tests_design_matches_single_tests():
+def test_energy_tests_design_matches_single_tests(dcor):
     g = np.random.default_rng(8)
     x = g.normal(size=(36, 2))
     labels = np.array(["b"] * 10 + ["a"] * 14 + ["c"] * 12)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from itertools import permutations, product
 
-import dcor
 import numpy as np
 import pandas as pd
 import pytest
@@ -120,7 +119,9 @@ def test_several_query_corpora_give_points_per_corpus():
 
 
 @pytest.mark.parametrize(("n_raters", "n_keys", "corpora"), [(2, 4, 2), (1, 3, 3)])
-def test_generator_energy_p_is_the_exact_within_rater_key_enumeration(n_raters, n_keys, corpora):
+def test_generator_energy_p_is_the_exact_within_rater_key_enumeration(
+    n_raters, n_keys, corpora, dcor
+):
     names = ("gen-A", "gen-B", "gen-C")[:corpora]
     pts = rrmap.points(_ratings(n_raters, n_keys, names, seed=5, shift=0.5))
     res = generator_effect(pts, by=[], tests=["energy"], n_perm=10**6, rng=0, stop_hits=None)
@@ -138,7 +139,7 @@ def test_generator_energy_p_is_the_exact_within_rater_key_enumeration(n_raters, 
         assert row.statistic == pytest.approx(ref, rel=1e-10)
 
 
-def test_generator_effect_on_the_example_matches_within_key_swaps():
+def test_generator_effect_on_the_example_matches_within_key_swaps(dcor):
     """The shipped two-generator study: overall and per rater, statistics equal dcor's and
     p-values lie within 4 SE of 10,000 within-(rater, key) swaps drawn here."""
     b_ref = 10000
