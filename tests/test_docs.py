@@ -72,6 +72,7 @@ def test_python_examples_run_and_print_what_is_shown(page, tmp_path, monkeypatch
         pytest.skip(f"{page.name} has no Python example")
     _scratch(tmp_path, monkeypatch)
     namespace: dict = {"__name__": "__docs__"}
+    printed: list[str] = []
     with contextlib.ExitStack() as stack:
         subs = _endpoint_substitutions(page, stack)
         for _, body, line, after in blocks:
@@ -85,9 +86,14 @@ def test_python_examples_run_and_print_what_is_shown(page, tmp_path, monkeypatch
             if expected is not None:
                 assert out.getvalue() == expected, f"{page.name}:{line} prints something else"
             plt.close("all")
+            printed.append(out.getvalue())
     if page.parent.name == "docs":  # a guide's examples write into a folder they name
         written = sorted(p.name for p in tmp_path.iterdir() if p.name != "data")
         assert written == [], f"{page.name}'s examples wrote {written} into the current folder"
+    else:  # the README's example: the quality shares, the agreement and a results folder
+        assert "excellent" in printed[-1] and "all different" in printed[-1]
+        assert (tmp_path / "results" / "tests.csv").is_file()
+        assert (tmp_path / "results" / "report.md").is_file()
 
 
 def console_examples(page):
