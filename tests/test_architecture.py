@@ -7,6 +7,7 @@ at module level or inside a function, except under ``if TYPE_CHECKING``.
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -56,10 +57,17 @@ def layer(module: str) -> str:
 MODULES = {module_name(p): p for p in ROOT.rglob("*.py")}
 
 
-def imports(path: Path, type_checking: bool = False) -> list[tuple[int, str, bool]]:
+@functools.cache
+def tree_of(path: Path) -> ast.Module:
+    """The parsed module (parsed once for all the checks: they only read it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def imports(path: Path, type_checking: bool = False) -> tuple[tuple[int, str, bool], ...]:
     """(line, imported rrmap module, at module level) for every import (those under
     ``if TYPE_CHECKING`` only with *type_checking*)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = tree_of(path)
     skip: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
@@ -78,12 +86,12 @@ def imports(path: Path, type_checking: bool = False) -> list[tuple[int, str, boo
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names if a.name.startswith("rrmap")]
         found += [(node.lineno, name, id(node) in top) for name in names]
-    return found
+    return tuple(found)  # cached: shared by the checks, so not to be changed
 
 
 def imported_names(path: Path) -> list[tuple[int, str, str]]:
     """(line, module, name) of every ``from rrmap… import name``, TYPE_CHECKING included."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = tree_of(path)
     return [
         (node.lineno, node.module, alias.name)
         for node in ast.walk(tree)
@@ -142,7 +150,7 @@ def test_no_locals_passed_on():
     """Options travel as named values or typed objects, never as a function's ``locals()``."""
     wrong = []
     for mod, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.Call) and ast.unparse(node.func) in ("locals", "vars"):
                 wrong.append(f"{mod}:{node.lineno}")
     assert not wrong, "\n".join(wrong)
