@@ -126,6 +126,8 @@ def test_analyze_starts_its_figure_workers_before_importing_pandas(tmp_path):
     script.write_text(code)
     args = ["analyze", str(rrmap.datasets.example_ratings_path()), "--out", str(tmp_path / "out")]
     args += ["--jobs", "2", "--dpi", "30", "--quiet"]
+    # the order of the imports is checked, not the tests: one category, no effects' bootstrap
+    args += ["--by", "modality", "--permutations", "99", "--bootstrap", "0"]
     out = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)
     assert "HEAVY:" in out.stdout.splitlines(), out.stdout + out.stderr
     assert (tmp_path / "out" / "figures" / "rrmap_grid.png").is_file()

@@ -16,6 +16,8 @@ from rrmap.stats.adjust import adjusted_columns
 from rrmap.stats.designs import TESTS_COLUMNS
 
 EXAMPLE = str(rrmap.datasets.example_ratings_path())
+#: Where a test is not about the effects' intervals: their bootstrap (most of a run's time) left out
+NO_BOOT = ("--bootstrap", "0")
 
 
 @pytest.fixture
@@ -57,7 +59,8 @@ def test_end_to_end_matches_the_library(runner, tmp_path):
     # results.json keeps every p-value at full precision (read back exactly)
     back = json.loads((out / "results.json").read_text())["tests"]
     assert [r["pvalue"] for r in back] == [None if np.isnan(p) else p for p in ref_pvalues(out)]
-    ref = rrmap.analyze(EXAMPLE, n_perm=49, rng=3)
+    # the effects' bootstrap draws from streams of its own: the p-values are the same without it
+    ref = rrmap.analyze(EXAMPLE, n_perm=49, rng=3, n_boot=0)
     tests = pd.read_csv(out / "tests.csv", keep_default_na=False, na_values=[""])
     assert list(tests.columns[: len(TESTS_COLUMNS)]) == list(TESTS_COLUMNS)
     assert len(tests) == len(ref.tests) == 504
@@ -90,6 +93,7 @@ def test_quiet_silences_stderr(runner, tmp_path):
         "modality",
         "--permutations",
         "99",
+        *NO_BOOT,
         "--out",
         str(tmp_path),
         "-q",
@@ -111,6 +115,7 @@ def test_by_and_p_adjust(runner, tmp_path):
         "holm",
         "--permutations",
         "9",
+        *NO_BOOT,
         "--out",
         str(tmp_path),
         "--no-figures",
@@ -123,7 +128,8 @@ def test_by_and_p_adjust(runner, tmp_path):
 
 
 def test_refuses_to_overwrite(runner, tmp_path):
-    args = ["--by", "modality", "--permutations", "9", "--out", str(tmp_path), "-q", "--no-figures"]
+    args = ["--by", "modality", "--permutations", "9", *NO_BOOT, "--out", str(tmp_path), "-q",
+            "--no-figures"]  # fmt: skip
     assert _run(runner, *args).exit_code == 0
     res = _run(runner, *args)
     assert res.exit_code == 1
@@ -165,7 +171,8 @@ def test_bad_p_adjust_choice(runner, tmp_path):
 
 def test_the_study_tests_one_option_away(runner, tmp_path):
     """--design independent --p-adjust none --chi2-monte-carlo 0: the published study's tests."""
-    args = ["--by", "modality", "--permutations", "199", "--seed", "5", "--no-figures", "-q"]
+    args = ["--by", "modality", "--permutations", "199", "--seed", "5", *NO_BOOT, "--no-figures",
+            "-q"]  # fmt: skip
     study = ["--design", "independent", "--p-adjust", "none", "--chi2-monte-carlo", "0"]
     res = _run(runner, *args, *study, "--out", str(tmp_path / "study"))
     assert res.exit_code == 0, res.output
@@ -174,7 +181,7 @@ def test_the_study_tests_one_option_away(runner, tmp_path):
     assert set(tests.loc[tests.test == "chi2", "p_method"]) == {"asymptotic"}
     assert not adjusted_columns(tests.columns)  # only pvalue_mid and pvalue_study
     ref = rrmap.analyze(EXAMPLE, by=["modality"], n_perm=199, rng=5, design="independent",
-                        p_adjust="none", chi2_n_perm=0)  # fmt: skip
+                        p_adjust="none", chi2_n_perm=0, n_boot=0)  # fmt: skip
     np.testing.assert_array_equal(tests.pvalue, ref.tests.pvalue)
     settings = json.loads((tmp_path / "study" / "results.json").read_text())["settings"]
     assert (settings["design"], settings["p_adjust"], settings["chi2_monte_carlo"]) == (
@@ -203,6 +210,7 @@ def test_ratings_options_reach_the_analysis(runner, tmp_path):
         "1.96",
         "--z",
         "1.96",
+        *NO_BOOT,
         "--out",
         str(tmp_path),
         "-q",
@@ -214,16 +222,24 @@ def test_ratings_options_reach_the_analysis(runner, tmp_path):
     assert settings["z"] == 1.96
 
 
-def test_figures_written_and_listed(runner, tmp_path):
+@pytest.fixture(scope="module")
+def figures_run(tmp_path_factory):
+    """One run with its figures at 3.5 in, which the figure tests inspect (read only)."""
     pytest.importorskip("rrmap.plot")
-    res = _run(runner, "--by", "modality", "--permutations", "9", "--out", str(tmp_path), "-q")
+    out = tmp_path_factory.mktemp("figures") / "res"
+    res = CliRunner().invoke(main, ["analyze", EXAMPLE, "--by", "modality", "--permutations", "9",
+                                    *NO_BOOT, "--out", str(out), "-q", "--width", "3.5in"])  # fmt: skip
     assert res.exit_code == 0, res.output
-    data = json.loads((tmp_path / "results.json").read_text())
+    return out
+
+
+def test_figures_written_and_listed(figures_run):
+    data = json.loads((figures_run / "results.json").read_text())
     assert data["figures"], "no figure written"
-    report = (tmp_path / "report.md").read_text()
+    report = (figures_run / "report.md").read_text()
     assert "## Figures" in report
     for name in data["figures"]:
-        assert (tmp_path / name).is_file()
+        assert (figures_run / name).is_file()
         assert f"[{name}]({name})" in report
 
 
@@ -266,6 +282,7 @@ def test_other_schema_through_the_ratings_options(runner, tmp_path):
             "style",
             "--permutations",
             "19",
+            *NO_BOOT,
             "--out",
             str(tmp_path / "out"),
             "--no-figures",
@@ -278,21 +295,8 @@ def test_other_schema_through_the_ratings_options(runner, tmp_path):
     assert set(tests.within) == {"all", "style=s1", "style=s2", "expert=ann1", "expert=ann2"}
 
 
-def test_figures_at_the_asked_width_and_300_dpi(runner, tmp_path):
-    out = tmp_path / "res"
-    res = _run(
-        runner,
-        "--by",
-        "modality",
-        "--permutations",
-        "9",
-        "--out",
-        str(out),
-        "-q",
-        "--width",
-        "3.5in",
-    )
-    assert res.exit_code == 0, res.output
+def test_figures_at_the_asked_width_and_300_dpi(runner, figures_run, tmp_path):
+    out = figures_run
     figures = sorted(p.name for p in (out / "figures").iterdir())
     assert figures == sorted(
         f"{s}.{e}"
@@ -320,6 +324,7 @@ def test_warns_when_no_energy_test_can_pass_the_adjusted_threshold(runner, tmp_p
         "99",
         "--p-adjust",
         "holm",
+        *NO_BOOT,
         "--out",
         str(tmp_path),
         "-q",
@@ -362,7 +367,7 @@ def test_permutation_warning_in_python():
 def test_benjamini_hochberg_needs_only_p_below_alpha(runner, tmp_path):
     """BH can reject a whole family whose p-values are all ≤ 0.05: with B = 99 (smallest
     p 0.01) no warning, and the strongest families pass (the bound is α, not α/m)."""
-    args = ["--by", "criterion", "--permutations", "99", "--p-adjust", "fdr_bh"]
+    args = ["--by", "criterion", "--permutations", "99", "--p-adjust", "fdr_bh", *NO_BOOT]
     res = _run(runner, *args, "--out", str(tmp_path), "-q", "--no-figures")
     assert res.exit_code == 0 and res.stderr == ""
     tests = pd.read_csv(tmp_path / "tests.csv", keep_default_na=False, na_values=[""])
@@ -381,6 +386,7 @@ def test_verbose_says_each_step_on_stderr(runner, tmp_path):
         "modality",
         "--permutations",
         "99",
+        *NO_BOOT,
         "--no-figures",
         "--out",
         str(tmp_path / "o"),
@@ -401,6 +407,7 @@ def test_verbose_says_each_step_on_stderr(runner, tmp_path):
         "modality",
         "--permutations",
         "99",
+        *NO_BOOT,
         "--no-figures",
         "--out",
         str(tmp_path / "q"),

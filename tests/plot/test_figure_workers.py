@@ -64,14 +64,14 @@ def drawn_images(fig, monkeypatch) -> list[np.ndarray]:
     return seen
 
 
-def test_the_panels_of_a_vector_file_share_one_background(drawn, monkeypatch):
-    fig = drawn(plot_rrmap_grid)
+def test_the_panels_of_a_vector_file_share_one_background(monkeypatch):
+    fig = plot_rrmap_grid(PTS, categories=ROWS)  # 3 panels: the PDF is written twice
     shared = [im for im in drawn_images(fig, monkeypatch) if im.shape[:2] == (400, 400)]
-    assert len(shared) == 12 and all(im is shared[0] for im in shared)
+    assert len(shared) == 3 and all(im is shared[0] for im in shared)
     # the colours of each panel as a plain image would give them
     monkeypatch.setattr(BackgroundImage, "make_image", AxesImage.make_image)
     plain = [im for im in drawn_images(fig, monkeypatch) if im.shape[:2] == (400, 400)]
-    assert len({id(im) for im in plain}) == 12
+    assert len({id(im) for im in plain}) == 3
     for im in plain:
         assert np.array_equal(im, shared[0])
 
@@ -89,8 +89,9 @@ def test_workers_write_the_files_this_process_writes(tmp_path):
     formats = ("pdf", "png", "svg")
     with mpl.rc_context({"svg.hashsalt": "rrmap"}):  # the SVG's ids, here and in the workers
         kw = {"formats": formats, "dpi": 50, "categories": ROWS}
-        one = save_analysis_figures(PTS, tmp_path / "one", jobs=1, **kw)
-        two = save_analysis_figures(PTS, tmp_path / "two", jobs=2, **kw)
+        # two raters: the files of the workers are compared with the files drawn here
+        one = save_analysis_figures(SMALL, tmp_path / "one", jobs=1, **kw)
+        two = save_analysis_figures(SMALL, tmp_path / "two", jobs=2, **kw)
     assert [p.name for p in one] == [p.name for p in two]
     for a, b in zip(one, two, strict=True):
         if a.suffix == ".png":
@@ -114,7 +115,8 @@ def test_workers_draw_with_the_callers_rcparams(tmp_path):
 def test_analyze_hands_the_points_to_the_workers_and_write_saves_their_figures(tmp_path):
     ratings = rrmap.datasets.load_example_ratings()
     with AnalysisFigures(formats=("png",), dpi=30, jobs=2, interactive=True) as figures:
-        res = rrmap.analyze(ratings, by=["modality"], n_perm=99, rng=1, figures=figures)
+        # no effects' bootstrap: the figures are checked, not the tables
+        res = rrmap.analyze(ratings, by=["modality"], n_perm=99, n_boot=0, rng=1, figures=figures)
         assert figures.points is res.points  # drawing since the points were made
         written = res.write(tmp_path / "out", figures=figures)
     names = sorted(p.name for p in written if p.parent.name == "figures")

@@ -8,7 +8,7 @@ import pytest
 
 import rrmap
 from rrmap._util.streams import Streams
-from rrmap.stats import compare_groups, energy_test, energy_tests, run_designs
+from rrmap.stats import Settings, compare_groups, energy_test, energy_tests, run_designs
 
 KEY = ["test", "by", "within", "groups"]
 
@@ -25,21 +25,24 @@ def _shared(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_by_movement_and_the_default_run_give_the_same_shared_pvalues(pts):
-    kw = dict(n_perm=999, rng=0, p_adjust="none")
-    one = run_designs(pts, by=["movement"], **kw)
-    every = run_designs(pts, **kw)  # movement, criterion, criterion_group, modality
+    # the runs are compared with each other: 199 permutations, and no effects' bootstrap
+    kw = dict(n_perm=199, chi2_n_perm=199, seed=0, p_adjust="none", n_boot=0)
+    one = run_designs(pts, by=["movement"], settings=Settings(**kw))
+    every = run_designs(pts, settings=Settings(**kw))  # movement, criterion, …, modality
     both = _shared(one, every)
     assert len(both) == len(one)  # every test of the first run is in the second
     np.testing.assert_array_equal(both.pvalue_a, both.pvalue_b)
     np.testing.assert_array_equal(both.n_perm_a.fillna(-1), both.n_perm_b.fillna(-1))
     # the same with the study's tests and Monte Carlo χ² everywhere
-    kw |= dict(design="independent", chi2_mc_all=True)
-    both = _shared(run_designs(pts, by=["movement"], **kw), run_designs(pts, **kw))
+    study = Settings(**kw, design="independent", chi2_mc_all=True)
+    both = _shared(
+        run_designs(pts, by=["movement"], settings=study), run_designs(pts, settings=study)
+    )
     np.testing.assert_array_equal(both.pvalue_a, both.pvalue_b)
 
 
 def test_order_of_categories_and_jobs_do_not_change_pvalues(pts):
-    kw = dict(n_perm=499, rng=5, p_adjust="none")
+    kw = dict(settings=Settings(n_perm=199, seed=5, p_adjust="none", n_boot=0))
     a = run_designs(pts, by=["modality", "criterion_group"], **kw)
     b = run_designs(pts, by=["criterion_group", "modality"], n_jobs=2, **kw)
     both = _shared(a, b)
@@ -48,17 +51,18 @@ def test_order_of_categories_and_jobs_do_not_change_pvalues(pts):
 
 
 def test_compare_groups_equals_analyze(pts):
-    res = rrmap.analyze(pts, by=["modality"], n_perm=999, rng=0)
-    alone = compare_groups(pts, "expert", n_perm=999, rng=0)
+    # p-values compared with each other: 199 permutations; no effects' bootstrap (own streams)
+    res = rrmap.analyze(pts, by=["modality"], n_perm=199, n_boot=0, rng=0)
+    alone = compare_groups(pts, "expert", n_perm=199, rng=0)
     overall = res.tests[res.tests.within == "all"].reset_index(drop=True)
     pd.testing.assert_series_equal(overall.pvalue, alone.pvalue)
     cubism = pts[pts.movement == "cubism"]
-    per = compare_groups(cubism, "expert", within="movement=cubism", n_perm=999, rng=0)
-    full = rrmap.analyze(pts, by=["movement"], n_perm=999, rng=0).tests
+    per = compare_groups(cubism, "expert", within="movement=cubism", n_perm=199, rng=0)
+    full = rrmap.analyze(pts, by=["movement"], n_perm=199, n_boot=0, rng=0).tests
     part = full[full.within == "movement=cubism"].reset_index(drop=True)
     pd.testing.assert_series_equal(part.pvalue, per.pvalue)
     e1 = pts[pts.expert == "E1"]
-    fam = compare_groups(e1, "modality", within="expert=E1", n_perm=999, rng=0)
+    fam = compare_groups(e1, "modality", within="expert=E1", n_perm=199, rng=0)
     got = res.tests[(res.tests.by == "modality") & (res.tests.within == "expert=E1")]
     np.testing.assert_array_equal(got.pvalue.to_numpy(), fam.pvalue.to_numpy())
 
