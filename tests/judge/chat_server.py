@@ -389,6 +389,10 @@ def completion(
     }
 
 
+#: Seconds between two looks of the serving loop at a request to stop.
+_POLL = 0.01
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256
@@ -589,7 +593,11 @@ class ChatServer:
                                    "failed": len(lines) - len(out)}  # fmt: skip
 
     def start(self) -> ChatServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # stop() waits for the serving loop to look at its flag: it looks every 0.5 s by
+        # default, which every test using a server would wait out
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": _POLL}, daemon=True
+        )
         self._thread.start()
         return self
 
