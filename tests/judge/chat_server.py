@@ -39,6 +39,7 @@ import argparse
 import base64
 import email
 import email.policy
+import functools
 import hashlib
 import io
 import json
@@ -111,6 +112,13 @@ def _all_text(body: dict[str, Any]) -> str:
 
 def brighter_side(images: list[str]) -> int:
     """0 if the left candidate is brighter, 1 if the right one is (ties: left)."""
+    return _brighter_side(tuple(images))
+
+
+@functools.lru_cache(maxsize=64)
+def _brighter_side(images: tuple[str, ...]) -> int:
+    """:func:`brighter_side`, decoded once per set of images (each turn of a conversation
+    and each rerun sends the same images again)."""
     from PIL import Image, ImageStat
 
     def load(url: str) -> Any:
