@@ -39,6 +39,7 @@ import argparse
 import base64
 import email
 import email.policy
+import functools
 import hashlib
 import io
 import json
@@ -111,6 +112,13 @@ def _all_text(body: dict[str, Any]) -> str:
 
 def brighter_side(images: list[str]) -> int:
     """0 if the left candidate is brighter, 1 if the right one is (ties: left)."""
+    return _brighter_side(tuple(images))
+
+
+@functools.lru_cache(maxsize=64)
+def _brighter_side(images: tuple[str, ...]) -> int:
+    """:func:`brighter_side`, decoded once per set of images (each turn of a conversation
+    and each rerun sends the same images again)."""
     from PIL import Image, ImageStat
 
     def load(url: str) -> Any:
@@ -389,6 +397,10 @@ def completion(
     }
 
 
+#: Seconds between two looks of the serving loop at a request to stop.
+_POLL = 0.01
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256
@@ -589,7 +601,11 @@ class ChatServer:
                                    "failed": len(lines) - len(out)}  # fmt: skip
 
     def start(self) -> ChatServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # stop() waits for the serving loop to look at its flag: it looks every 0.5 s by
+        # default, which every test using a server would wait out
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": _POLL}, daemon=True
+        )
         self._thread.start()
         return self
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from chat_server import MODEL, ChatServer, completion
 
 from rrmap.judge.transport.client import ChatClient, Endpoint
@@ -37,13 +38,14 @@ def _answer_bytes(text: str) -> int:
 
 
 def test_an_endpoint_trickling_its_answer_is_given_up_at_the_deadline():
-    with ChatServer(api_key=None, faults={1: "trickle"}, trickle_seconds=0.3) as server:
-        r = _rrmap(server, "--timeout", "1", "--max-retries", "0")
+    with ChatServer(api_key=None, faults={1: "trickle"}, trickle_seconds=0.1) as server:
+        r = _rrmap(server, "--timeout", "0.5", "--max-retries", "0")
         sent = server.trickled
     assert r.returncode == 1, r.stderr
     assert r.stderr.splitlines()[-1] == (
         f"Error: {server.base_url}/chat/completions: stopped: no whole answer within --timeout "
-        "1 s: the endpoint hangs or sends too slowly (or the model needs longer: raise --timeout)"
+        "0.5 s: the endpoint hangs or sends too slowly (or the model needs longer: raise "
+        "--timeout)"
     )
     assert 0 < sent < 100  # of an answer of some 400 bytes: the client stopped reading
 
@@ -55,7 +57,8 @@ def test_a_call_trickled_mid_run_is_retried_within_the_deadline():
             return await client.chat([{"role": "user", "content": "again"}])
 
     with ChatServer(lambda b: "ok", api_key=None, faults={2: "trickle"}) as server:
-        client = ChatClient(Endpoint(server.base_url, MODEL, api_key_env=None, timeout=1))
+        ep = Endpoint(server.base_url, MODEL, api_key_env=None, timeout=0.5, backoff=0.01)
+        client = ChatClient(ep)
         res = asyncio.run(two(client))
         sent = server.trickled
     assert res.text == "ok" and res.attempts == 2
@@ -64,6 +67,15 @@ def test_a_call_trickled_mid_run_is_retried_within_the_deadline():
 
 
 def test_a_huge_retry_after_is_waited_for_at_most_the_timeout():
+    with ChatServer(api_key=None, faults={1: "429"}, retry_after=999999) as server:
+        r = _rrmap(server, "--timeout", "0.5", "--max-retries", "1")
+    assert r.returncode == 0, r.stderr  # not waiting 999999 s: the guard would have ended it
+    assert "paid calls 24 " in r.stderr
+    assert "Retry-After" not in r.stderr  # a wait under 5 s is not announced
+
+
+@pytest.mark.slow  # the check above, with a wait long enough (5 s) to be announced
+def test_a_huge_retry_after_is_announced_with_its_cap():
     with ChatServer(api_key=None, faults={1: "429"}, retry_after=999999) as server:
         r = _rrmap(server, "--timeout", "5", "--max-retries", "1")  # waits of 5 s are said
     assert r.returncode == 0, r.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import os
 import re
@@ -34,10 +36,18 @@ def _question(qid: str, **extra) -> str:
     )
 
 
-def _bomb(path: Path, side: int = 20_000) -> Path:
-    """A PNG of a few kilobytes that decodes to side² pixels."""
-    Image.new("1", (side, side)).save(path)
+def _bomb(path: Path) -> Path:
+    """A PNG of a few kilobytes that decodes to 20,000² pixels."""
+    path.write_bytes(_bomb_bytes())
     return path
+
+
+@functools.cache
+def _bomb_bytes(side: int = 20_000) -> bytes:
+    """The bytes of :func:`_bomb`'s file (encoding its 50 MB of pixels takes seconds: once)."""
+    buf = io.BytesIO()
+    Image.new("1", (side, side)).save(buf, format="PNG")
+    return buf.getvalue()
 
 
 @pytest.fixture

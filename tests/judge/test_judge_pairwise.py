@@ -222,7 +222,11 @@ def test_empty_pairs_file(tmp_path):
         read_pairs(tmp_path / "e.csv")
 
 
-@pytest.mark.parametrize("n", [1, 2, 7, 10, 51, 200, 1001])
+@pytest.mark.parametrize(
+    "n",
+    # further size of the check (n = 200 has every k; scipy takes ~10 ms a k)
+    [1, 2, 7, 10, 51, 200, pytest.param(1001, marks=pytest.mark.slow)],
+)
 def test_sign_test_is_scipys_binomial_test(n):
     from scipy.stats import binomtest
 

@@ -37,7 +37,7 @@ from typing import Any
 from rrmap._util.atomic import write_bytes
 from rrmap.errors import InputError
 from rrmap.judge.transport._planner import Planner
-from rrmap.judge.transport._reply import require_httpx
+from rrmap.judge.transport._reply import _tls_context, require_httpx
 from rrmap.judge.transport.batch_files import (
     MAX_BATCH_BYTES,
     MAX_BATCH_LINES,
@@ -72,6 +72,9 @@ class _BatchHTTP:
         self.http = httpx.Client(
             timeout=httpx.Timeout(self.ep.timeout),
             headers={"Authorization": f"Bearer {key}"} if key else {},
+            # the process's one TLS context: a new one reads the system's certificates
+            # again (about 0.1 s), and a run opens this client once per turn and per job
+            verify=_tls_context(),
         )
 
     def close(self) -> None:
