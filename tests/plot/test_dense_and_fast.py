@@ -106,7 +106,7 @@ def test_every_format_reuses_one_layout(tmp_path_factory):
     """The figure is laid out once: saving PDF then PNG runs no layout engine."""
     from matplotlib import _constrained_layout
 
-    saved = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), width="7in")
+    saved = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), width="7in", **TWO)
     calls = []
     original = _constrained_layout.do_constrained_layout
 
@@ -116,7 +116,7 @@ def test_every_format_reuses_one_layout(tmp_path_factory):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_constrained_layout, "do_constrained_layout", counted)
-        plt.close(plot_rrmap_by_rater(PTS, "movement"))
+        plt.close(plot_rrmap_by_rater(PTS[PTS.expert.isin(TWO["raters"])], "movement"))
     assert len(saved.files) == 8
     # by rater alone lays out a few times; the four figures saved twice each must not add
     # a layout per file on top of their own fitting
@@ -141,8 +141,9 @@ def test_a_png_beside_its_pdf_is_the_pdfs_page(tmp_path_factory, width):
     pytest.importorskip("pypdfium2")
     from rrmap.plot._pdf_pixels import page_pixels
 
-    both = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), width=width).files
-    alone = saved_analysis_figures(tmp_path_factory, formats=("png",), width=width).files
+    kwargs = {"width": width, **TWO}
+    both = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), **kwargs).files
+    alone = saved_analysis_figures(tmp_path_factory, formats=("png",), **kwargs).files
     assert [p.name for p in both[::2]] == [p.name for p in alone]  # the order asked for
     for png, agg in zip(both[::2], alone, strict=True):
         mode, got, dpi = _rgb(png)
