@@ -124,7 +124,11 @@ def test_a_grid_too_narrow_for_its_panels_names_the_width_that_works(runner, tmp
     assert not out.exists()
 
 
-@pytest.mark.parametrize(("width", "points"), [("4.75in", 342.0), ("180mm", 180 / 25.4 * 72)])
+@pytest.mark.parametrize(
+    ("width", "points"),
+    # 180 mm: a further size (the command draws the grid at 180 mm in test_grid_wrap.py too)
+    [("4.75in", 342.0), pytest.param("180mm", 180 / 25.4 * 72, marks=pytest.mark.slow)],
+)
 def test_plot_width_is_the_printed_width(runner, tmp_path, width, points):
     import sys
     from pathlib import Path

@@ -179,7 +179,7 @@ def saved_analysis_figures(tmp_path_factory, raters=None, **kwargs) -> Saved:
     its formats)."""
     from unittest import mock
 
-    from matplotlib import _constrained_layout
+    from matplotlib import layout_engine  # its engine calls the name it imported
 
     import rrmap
     from rrmap.plot import save_analysis_figures
@@ -190,14 +190,14 @@ def saved_analysis_figures(tmp_path_factory, raters=None, **kwargs) -> Saved:
         if raters is not None:
             points = points[points["expert"].isin(raters)]
         calls = []
-        original = _constrained_layout.do_constrained_layout
+        original = layout_engine.do_constrained_layout
 
         def counted(*args, **kw):
             calls.append(1)
             return original(*args, **kw)
 
         folder = tmp_path_factory.mktemp("analysis_figures")
-        with mock.patch.object(_constrained_layout, "do_constrained_layout", counted):
+        with mock.patch.object(layout_engine, "do_constrained_layout", counted):
             files = save_analysis_figures(points, folder, **kwargs)
         _SAVED[key] = Saved(files, len(calls))
     return _SAVED[key]

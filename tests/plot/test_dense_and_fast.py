@@ -104,20 +104,20 @@ def test_parallel_figures_are_the_files_one_process_writes(tmp_path, tmp_path_fa
 
 def test_every_format_reuses_one_layout(tmp_path_factory):
     """The figure is laid out once: saving PDF then PNG runs no layout engine."""
-    from matplotlib import _constrained_layout
+    from matplotlib import layout_engine  # its engine calls the name it imported
 
-    saved = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), width="7in")
+    saved = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), width="7in", **TWO)
     calls = []
-    original = _constrained_layout.do_constrained_layout
+    original = layout_engine.do_constrained_layout
 
     def counted(*args, **kwargs):
         calls.append(1)
         return original(*args, **kwargs)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_constrained_layout, "do_constrained_layout", counted)
-        plt.close(plot_rrmap_by_rater(PTS, "movement"))
-    assert len(saved.files) == 8
+        mp.setattr(layout_engine, "do_constrained_layout", counted)
+        plt.close(plot_rrmap_by_rater(PTS[PTS.expert.isin(TWO["raters"])], "movement"))
+    assert len(saved.files) == 8 and len(calls) > 0 and saved.layouts > 0  # both counted
     # by rater alone lays out a few times; the four figures saved twice each must not add
     # a layout per file on top of their own fitting
     assert saved.layouts <= 4 * len(calls) + 2
@@ -141,8 +141,9 @@ def test_a_png_beside_its_pdf_is_the_pdfs_page(tmp_path_factory, width):
     pytest.importorskip("pypdfium2")
     from rrmap.plot._pdf_pixels import page_pixels
 
-    both = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), width=width).files
-    alone = saved_analysis_figures(tmp_path_factory, formats=("png",), width=width).files
+    kwargs = {"width": width, **TWO}
+    both = saved_analysis_figures(tmp_path_factory, formats=("png", "pdf"), **kwargs).files
+    alone = saved_analysis_figures(tmp_path_factory, formats=("png",), **kwargs).files
     assert [p.name for p in both[::2]] == [p.name for p in alone]  # the order asked for
     for png, agg in zip(both[::2], alone, strict=True):
         mode, got, dpi = _rgb(png)

@@ -61,7 +61,7 @@ def test_points_data_clipped(pts):
 
 
 def test_builder_renders_and_accepts_theme_bw(pts, tmp_path):
-    p = ggrrmap(pts, "movement")
+    p = ggrrmap(pts, "movement", resolution=CELLS)
     assert isinstance(p, ggplot)
     p2 = p + theme_bw() + labs(title="E1–E3")
     fig = p2.draw()
@@ -142,8 +142,9 @@ def test_no_clip_caption(pts):
     assert len(layers) == 1 and len(layers[0]) == 135 - n
 
 
+@SLOW  # a further theme of test_ggplot_save_keeps_text_as_text_under_any_theme's check
 def test_theme_rrmap_keeps_pdf_text_truetype(pts, tmp_path):
-    p = ggrrmap(pts[pts.expert == "E1"], "modality") + theme_rrmap()
+    p = ggrrmap(pts[pts.expert == "E1"], "modality", resolution=CELLS) + theme_rrmap()
     out = tmp_path / "gg.pdf"
     p.save(out, width=4, height=3.5, verbose=False)
     data = out.read_bytes()
@@ -199,14 +200,14 @@ def test_legends_are_never_cropped(drawn, extra, size):
 
 
 def test_labs_and_manual_scales_work_as_in_any_ggplot(pts):
-    p = ggrrmap(pts, "movement") + labs(color="Movement", shape="Movement")
+    p = ggrrmap(pts, "movement", resolution=CELLS) + labs(color="Movement", shape="Movement")
     fig = p.draw()
     texts, _ = _drawn_legend_texts(fig)
     assert "Movement" in texts and "movement" not in texts
     assert sum(t in MOVEMENTS for t in texts) == 5  # one legend: colour and shape merged
     colours = ["#000000", "#e69f00", "#56b4e9", "#009e73", "#cc79a7"]
     with pytest.warns(PlotnineWarning, match="Scale for 'color' is already present"):
-        p = ggrrmap(pts, "movement") + scale_color_manual(values=colours)  # as in any ggplot
+        p = ggrrmap(pts, "movement", resolution=CELLS) + scale_color_manual(values=colours)
     fig = p.draw()
     texts, _ = _drawn_legend_texts(fig)
     assert sum(t in MOVEMENTS for t in texts) == 5 and "movement" in texts
@@ -231,7 +232,7 @@ def test_facet_ticks_do_not_collide_and_the_colorbar_title_is_shared(pts):
 
 
 def test_ggplot_save_keeps_text_as_text_under_any_theme(pts, tmp_path):
-    p = ggrrmap(pts[pts.expert == "E1"], "modality") + theme_classic()
+    p = ggrrmap(pts[pts.expert == "E1"], "modality", resolution=CELLS) + theme_classic()
     out = tmp_path / "gg.pdf"
     p.save(out, width=3.5, height=3, verbose=False)
     data = out.read_bytes()
@@ -255,7 +256,8 @@ def test_a_long_title_wraps_and_nothing_is_cut_at_single_column_width(pts):
     from plot_helpers import drawn_texts, outside_page
 
     long = "Relative ratings of the three raters, by movement and modality"
-    p = ggrrmap(pts[pts.expert == "E1"], "movement") + theme_rrmap() + labs(title=long)
+    p = ggrrmap(pts[pts.expert == "E1"], "movement", resolution=CELLS) + theme_rrmap()
+    p = p + labs(title=long)
     fig = (p + theme(figure_size=(3.5, 3.2))).draw()
     shown = drawn_texts(fig)
     assert outside_page(fig, texts=shown) == []
@@ -267,7 +269,7 @@ def test_a_long_title_wraps_and_nothing_is_cut_at_single_column_width(pts):
 def test_zone_labels_are_at_least_6_pt_and_inside_the_panel(pts):
     from plot_helpers import drawn_texts
 
-    p = ggrrmap(pts[pts.expert == "E1"], "movement") + theme_rrmap()
+    p = ggrrmap(pts[pts.expert == "E1"], "movement", resolution=CELLS) + theme_rrmap()
     fig = (p + theme(figure_size=(3.5, 3.2))).draw()
     ax = fig.axes[0]
     _, h = fig.get_size_inches()
@@ -376,7 +378,13 @@ def test_nothing_is_cut_or_overlaps_at_any_size(pts, size, facets):
 
 
 @pytest.mark.parametrize(
-    ("position", "size"), [("bottom", (12, 4)), ("left", (7, 4)), ("top", (7, 3))]
+    ("position", "size"),
+    [
+        ("bottom", (12, 4)),
+        # further positions and sizes of the same check: run by .ci/run (pytest -m slow)
+        pytest.param("left", (7, 4), marks=SLOW),
+        pytest.param("top", (7, 3), marks=SLOW),
+    ],
 )
 def test_the_users_legend_position_is_kept(pts, position, size):
     p = ggrrmap(pts, "movement", resolution=CELLS) + facet_wrap("expert") + theme_bw()

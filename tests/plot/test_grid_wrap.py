@@ -102,9 +102,9 @@ def test_the_command_line_draws_the_grid_of_ten_raters_at_180_mm(tmp_path):
     raw = pd.read_csv(rrmap.datasets.example_ratings_path())
     raw = raw[raw["expert"] == "E1"]  # the file as users export it, E1's rows as R0 ... R9
     pd.concat([raw.assign(expert=f"R{i}") for i in range(10)]).to_csv(src, index=False)
-    res = CliRunner().invoke(
-        main, ["plot", str(src), "--facet", "grid", "--width", "180mm", "-o", str(out)]
-    )
+    # one category row (10 panels): the raters wrap as in the four rows drawn above
+    args = ["plot", str(src), "--facet", "grid", "--row", "movement", "--width", "180mm"]
+    res = CliRunner().invoke(main, [*args, "-o", str(out)])
     assert res.exit_code == 0, res.output
     page = pdf_report(out)
     assert page["width"] / 72 * MM == pytest.approx(180.0, abs=0.1)

@@ -180,7 +180,10 @@ def test_labels_mapping_and_single_panel_are_plain_text(hostile):
     assert plain(ax.xaxis.label) == "$\\delta$"
 
 
-@pytest.mark.parametrize("width", ["3.5in", "7in"])
+@pytest.mark.parametrize(
+    "width",
+    ["3.5in", pytest.param("7in", marks=pytest.mark.slow)],  # 7 in: a further size
+)
 def test_proportions_by_a_hostile_category_fit_the_page(hostile, width):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

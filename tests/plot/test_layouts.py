@@ -135,10 +135,12 @@ def test_grid_without_categories_says_so():
         plot_rrmap_grid(df)
 
 
-def test_pdf_keeps_text_as_truetype_and_background_as_image(pts, tmp_path):
+def test_pdf_keeps_text_as_truetype_and_background_as_image(tmp_path, drawn):
+    # the grid of test_grid_layout_rows_categories_columns_raters: drawn under PAPER_STYLE
+    # or not, it saves the same bytes (the figures set their own style)
+    fig = drawn(plot_rrmap_grid, width="7in")
+    out = tmp_path / "grid.pdf"
     with plt.style.context(PAPER_STYLE):
-        fig = plot_rrmap_grid(pts)
-        out = tmp_path / "grid.pdf"
         fig.savefig(out)
     data = out.read_bytes()
     assert data.startswith(b"%PDF")
@@ -168,7 +170,10 @@ def test_by_rater_at_one_column_is_two_plus_one_not_a_column(drawn):
     assert min(widths) >= 1.35
 
 
-@pytest.mark.parametrize(("width", "per_row"), [("3.5in", 2), ("85mm", 1), ("4.5in", 2)])
+@pytest.mark.parametrize(
+    ("width", "per_row"),
+    [pytest.param("3.5in", 2, marks=pytest.mark.slow), ("85mm", 1), ("4.5in", 2)],  # 3.5 in:
+)  # a further size of 4.5 in's two raters per row (run by .ci/run, pytest -m slow)
 def test_grid_too_narrow_for_its_raters_wraps_them(width, per_row, drawn):
     """Once refused (naming 4.75 in); now the raters wrap, the width kept."""
     fig = drawn(plot_rrmap_grid, width=width)
@@ -179,7 +184,11 @@ def test_grid_too_narrow_for_its_raters_wraps_them(width, per_row, drawn):
     assert len(_panels(fig)) == 3 * 4
 
 
-@pytest.mark.parametrize("width", ["4.75in", "5.5in", "6.25in", "7in", "180mm"])
+@pytest.mark.parametrize(
+    "width",
+    # 180 mm: a further size past 7 in (run by .ci/run, pytest -m slow)
+    ["4.75in", "5.5in", "6.25in", "7in", pytest.param("180mm", marks=pytest.mark.slow)],
+)
 def test_grid_panels_keep_the_minimum_width_wherever_drawn(width, drawn):
     fig = drawn(plot_rrmap_grid, width=width)
     w = fig.get_figwidth()

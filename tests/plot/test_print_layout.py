@@ -46,7 +46,14 @@ FIGURES = {
     "proportions_by": (plot_proportions, ("criterion",), "all"),
     "agreement": (plot_agreement, (), "all"),
 }
-WIDTHS = ["3.5in", "85mm", "7in", "180mm"]
+#: The narrower one-column and the wider two-column width; 3.5 in and 7 in are further
+#: sizes of the same checks, run by .ci/run (pytest -m slow).
+WIDTHS = [
+    pytest.param("3.5in", marks=pytest.mark.slow),
+    "85mm",
+    pytest.param("7in", marks=pytest.mark.slow),
+    "180mm",
+]
 #: The smallest type any figure prints (points).
 MIN_SIZE = 6.0
 
@@ -86,7 +93,12 @@ def test_default_width_is_two_columns(name, drawn):
 
 
 @pytest.mark.parametrize(
-    ("name", "width"), [("by_rater", "3.5in"), ("by_rater", "85mm"), ("grid", "180mm")]
+    ("name", "width"),
+    [
+        pytest.param("by_rater", "3.5in", marks=pytest.mark.slow),  # further size of 85 mm
+        ("by_rater", "85mm"),
+        ("grid", "180mm"),
+    ],
 )
 def test_pdf_page_fonts_and_text(name, width, tmp_path, drawn):
     fig = _figure(drawn, name, width)

@@ -68,7 +68,7 @@ def _colorbar_and_legend_clear(fig, ax):
 
 
 @pytest.mark.parametrize("layout", [None, "constrained"])
-@pytest.mark.parametrize("width", [3.5, 7.0])
+@pytest.mark.parametrize("width", [3.5, pytest.param(7.0, marks=pytest.mark.slow)])  # 7: further
 def test_map_on_own_axes_with_paper_style(width, layout):
     with paper_style(width), warnings.catch_warnings():
         warnings.simplefilter("error")  # no "constrained_layout not applied"
