@@ -13,7 +13,13 @@ from rrmap.errors import InputError
 from rrmap.rank.models._bootstrap import overlap_rank, resample_counts, unit_types
 from rrmap.rank.models._existence import bradley_terry_existence, tie_model_existence
 from rrmap.rank.models._likelihood import Pairs, Solution, newton
-from rrmap.rank.models._outcomes import Outcomes, counts_table, fold_ties, win_and_tie_matrices
+from rrmap.rank.models._outcomes import (
+    Outcomes,
+    counts_columns,
+    counts_table,
+    fold_ties,
+    win_and_tie_matrices,
+)
 from rrmap.rank.models._position import position_existence
 
 TITLES = {"bradley-terry": "Bradley-Terry", "davidson": "Davidson", "rao-kupper": "Rao-Kupper"}
@@ -287,18 +293,27 @@ def group_table(out: Outcomes, theta: np.ndarray, cov: np.ndarray, level: float,
     """One row per candidate: score, se, interval, ranks, bootstrap summaries, counts."""
     z = float(ndtri((1 + level) / 2))
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    t = pd.DataFrame(
-        {
-            "candidate": out.candidates.astype(object),
-            "score": theta,
-            "se": se,
-            "ci_low": theta - z * se,
-            "ci_high": theta + z * se,
-        }
+    columns = {
+        "candidate": out.candidates.astype(object),
+        "score": theta,
+        "se": se,
+        "ci_low": theta - z * se,
+        "ci_high": theta + z * se,
+        "rank": _min_rank(-np.round(theta, 10)),
+    }
+    low, high = (
+        (columns["ci_low"], columns["ci_high"])
+        if boot is None
+        else (boot.boot_low.to_numpy(), boot.boot_high.to_numpy())
     )
-    t["rank"] = (-t["score"].round(10)).rank(method="min").astype(int)
-    low, high = (t["ci_low"], t["ci_high"]) if boot is None else (boot.boot_low, boot.boot_high)
-    t["rank_ci"] = overlap_rank(low.to_numpy(), high.to_numpy())
-    if boot is not None:
-        t = pd.concat([t, boot], axis=1)
-    return pd.concat([t, counts_table(out)], axis=1)
+    columns["rank_ci"] = overlap_rank(low, high)
+    if boot is None:  # one frame at once: the same as joining the parts below
+        return pd.DataFrame({**columns, **counts_columns(out)})
+    return pd.concat([pd.DataFrame(columns), boot, counts_table(out)], axis=1)
+
+
+def _min_rank(x: np.ndarray) -> np.ndarray:
+    """Ranks from 1, equal values sharing the lowest (pandas' ``rank(method="min")``)."""
+    if np.isnan(x).any():  # pandas' NaN rank, which an int column refuses
+        return pd.Series(x).rank(method="min").astype(int).to_numpy()
+    return np.searchsorted(np.sort(x), x, side="left") + 1
