@@ -203,16 +203,16 @@ def _clean_cells(values: pd.Series, col: str) -> np.ndarray | None:
     cell is empty or starts or ends with a character that stripping could remove;
     for ``winner``, every cell is one of :data:`WINNERS` (lower case already).
     """
-    if values.dtype != STR_DTYPE:
+    if values.dtype != STR_DTYPE or values.hasnans:  # then every cell is a str
         return None
     cells = values.to_numpy()
     distinct = set(cells.tolist())
     if col == "winner":
         return cells if distinct <= set(WINNERS) else None
-    for v in distinct:
-        if not (isinstance(v, str) and v and _plain_edge(v[0]) and _plain_edge(v[-1])):
-            return None
-    return cells
+    if "" in distinct:
+        return None
+    edges = {v[0] for v in distinct} | {v[-1] for v in distinct}
+    return cells if all(map(_plain_edge, edges)) else None
 
 
 def _is_blank(row: list[str]) -> bool:

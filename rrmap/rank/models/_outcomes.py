@@ -187,7 +187,8 @@ def by_rank(table: pd.DataFrame, by: str | None) -> pd.DataFrame:
     >>> by_rank(t, None)["candidate"].tolist()
     ['B', 'A', 'C']
     """
-    table = table.assign(candidate=table["candidate"].astype("str"))
+    if table["candidate"].dtype != STR_DTYPE:
+        table = table.assign(candidate=table["candidate"].astype("str"))
     rank = table["rank"].to_numpy()
     if by is None and rank.dtype.kind == "i":  # the stable sort below, on the keys' codes
         names = pd.factorize(table["candidate"], sort=True)[0]

@@ -457,7 +457,7 @@ fitted with a Gaussian penalty, alpha=0.1')
             draws.append(drawn)
     if bar is not None:
         bar.close()
-    table = by_rank(pd.concat(tables, ignore_index=True), by)
+    table = by_rank(pd.concat(tables, ignore_index=True) if by is not None else tables[0], by)
     fits = pd.DataFrame(rows)
     drawn = pd.concat(draws, ignore_index=True) if draws else None
     return BradleyTerryFit(table=table, fits=fits, covariance=covs, by=by, draws=drawn)
