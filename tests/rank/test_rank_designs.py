@@ -86,6 +86,7 @@ def test_bounds_tree_and_complete(k):
     }
 
 
+@pytest.mark.slow  # a statistical simulation (400 seeded designs against the published 250)
 def test_degree_profile_matches_the_published_fineartbench_designs():
     # The FineArtBench per-instance file holds 250 designs of 20 questions over 10 methods,
     # drawn with the paper's Algorithm 1. The share of 4-regular designs among ours should
