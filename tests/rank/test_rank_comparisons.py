@@ -284,3 +284,18 @@ def test_fineartbench_empty_non_objects_and_missing_skipped(tmp_path, records, m
     p.write_text(json.dumps(records))
     with pytest.raises(InputError, match=match):
         read_fineartbench(p)
+
+
+@pytest.mark.parametrize("edge", [" ", "\xa0", "\x1c", "\u2003", "\u200b", "é", "\U0001f4a1", ")"])
+def test_names_are_cleaned_as_pandas_strips_them_whatever_their_edges(edge):
+    """Columns that need no cleaning are kept as they are, checked on their first and last
+    characters; any other edge takes the cleaning, so the result is pandas' strip."""
+    df = pd.DataFrame({"instance": [f"{edge}i", "i", "j"], "left": [f"{edge}A", "B", f"C{edge}"],
+                       "right": ["B", f"{edge}C{edge}", "A"], "winner": ["left", "right", "tie"]})  # fmt: skip
+    out = validate_comparisons(df)
+    for col in ("instance", "left", "right"):
+        assert out[col].tolist() == df[col].str.strip().tolist()
+        assert out[col].dtype == pd.Series(["x"]).astype("str").dtype
+    assert out["winner"].tolist() == ["left", "right", "tie"]
+    upper = validate_comparisons(df.assign(winner=["LEFT", "right", "tie"]))
+    assert upper["winner"].tolist() == ["left", "right", "tie"]

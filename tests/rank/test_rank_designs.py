@@ -86,6 +86,7 @@ def test_bounds_tree_and_complete(k):
     }
 
 
+@pytest.mark.slow  # a statistical simulation (400 seeded designs against the published 250)
 def test_degree_profile_matches_the_published_fineartbench_designs():
     # The FineArtBench per-instance file holds 250 designs of 20 questions over 10 methods,
     # drawn with the paper's Algorithm 1. The share of 4-regular designs among ours should
@@ -151,12 +152,18 @@ def test_per_instance_design():
     assert (kept["left"] < kept["right"]).all()
 
 
-def test_global_design_uniform_without_replacement():
+def test_global_design_without_replacement():
     inst = ["a", "b"]
     cands = list("ABC")  # 2 x 3 = 6 possible questions
     d = sample_global(inst, cands, 6, rng=0)
     assert {(i, frozenset((u, v))) for i, u, v in zip(d.instance, d.left, d.right, strict=True)} \
         == {(i, frozenset(p)) for i in inst for p in combinations(cands, 2)}  # fmt: skip
+
+
+@pytest.mark.slow  # a statistical simulation (1,200 seeded designs)
+def test_global_design_uniform():
+    inst = ["a", "b"]
+    cands = list("ABC")
     # uniform: over many draws of 1 question each of the 6 comes up about 1/6 of the time
     counts = pd.Series(
         [tuple(sample_global(inst, cands, 1, rng=s, randomize_sides=False).iloc[0, :3])

@@ -200,7 +200,14 @@ def _diverges(df, model):
     return size[1] > size[0] + 1.0
 
 
-@pytest.mark.parametrize("model", ["bradley-terry", "davidson"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        "bradley-terry",
+        # a statistical simulation (40 random tables); further model of the check above
+        pytest.param("davidson", marks=pytest.mark.slow),
+    ],
+)
 def test_existence_agrees_with_a_vanishing_penalty(model):
     rng = np.random.default_rng(5)
     agree = 0

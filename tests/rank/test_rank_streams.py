@@ -38,6 +38,27 @@ def _run(args, stdin: bytes, tmp_path):
     return subprocess.run(cmd, input=stdin, capture_output=True, timeout=300, cwd=tmp_path)
 
 
+def _invoke(args, stdin: bytes, tmp_path):
+    """The same command in this process (click's runner), answered as :func:`_run` answers."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(tmp_path)
+        res = CliRunner().invoke(main, args, input=stdin)
+    return subprocess.CompletedProcess(args, res.exit_code, res.stdout_bytes, res.stderr_bytes)
+
+
+@pytest.fixture(
+    params=[
+        "in-process",
+        # the same command on a real pipe; the pipe itself keeps its check in the default
+        # tier (test_fit_reads_standard_input_as_the_file and the FineArtBench one)
+        pytest.param("pipe", marks=pytest.mark.slow),
+    ]
+)
+def run(request):
+    """Run a command with standard input: in this process, or (slow tier) on a real pipe."""
+    return _run if request.param == "pipe" else _invoke
+
+
 def test_fit_reads_standard_input_as_the_file(tmp_path):
     path = tmp_path / "prefs.csv"
     path.write_text(PREFS)
@@ -63,8 +84,8 @@ def test_fineartbench_json_on_standard_input_is_told_by_its_first_character(tmp_
     assert not (tmp_path / "-").exists()
 
 
-def test_errors_on_standard_input_name_it(tmp_path):
-    bad = _run(["rank", "fit", "-"], b"left,right,winner\nA,B,sideways\n", tmp_path)
+def test_errors_on_standard_input_name_it(tmp_path, run):
+    bad = run(["rank", "fit", "-"], b"left,right,winner\nA,B,sideways\n", tmp_path)
     assert bad.returncode == 1
     assert bad.stderr.decode().startswith("Error: <stdin>: ")
     assert "line 2" in bad.stderr.decode() and "Traceback" not in bad.stderr.decode()
@@ -74,8 +95,8 @@ def test_errors_on_standard_input_name_it(tmp_path):
     assert empty.stderr == "Error: <stdin>: expected a JSON list of records, got an object\n"
 
 
-def test_filter_writes_standard_output_and_a_report_to_a_file(tmp_path):
-    res = _run(["rank", "filter", "-", "--eta", "0.5", "--dropped", "dropped.csv", "-o", "-"],
+def test_filter_writes_standard_output_and_a_report_to_a_file(tmp_path, run):
+    res = run(["rank", "filter", "-", "--eta", "0.5", "--dropped", "dropped.csv", "-o", "-"],
                PREFS.encode(), tmp_path)  # fmt: skip
     assert res.returncode == 0, res.stderr
     kept = pd.read_csv(io.BytesIO(res.stdout))
@@ -84,11 +105,11 @@ def test_filter_writes_standard_output_and_a_report_to_a_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dropped.csv"]
 
 
-def test_a_report_takes_standard_output_only_when_the_table_goes_to_a_file(tmp_path):
+def test_a_report_takes_standard_output_only_when_the_table_goes_to_a_file(tmp_path, run):
     clash = CliRunner().invoke(main, ["rank", "filter", "-", "--dropped", "-"], input=PREFS)
     assert clash.exit_code == 2
     assert "- (standard output) already carries the main output" in clash.stderr
-    res = _run(["rank", "filter", "-", "--eta", "0.5", "--dropped", "-", "-o", "kept.csv"],
+    res = run(["rank", "filter", "-", "--eta", "0.5", "--dropped", "-", "-o", "kept.csv"],
                PREFS.encode(), tmp_path)  # fmt: skip
     assert res.returncode == 0, res.stderr
     dropped = pd.read_csv(io.BytesIO(res.stdout))
@@ -98,7 +119,7 @@ def test_a_report_takes_standard_output_only_when_the_table_goes_to_a_file(tmp_p
     assert (tmp_path / "kept.csv").is_file() and not (tmp_path / "-").exists()
 
 
-def test_align_reads_one_input_from_standard_input(tmp_path, monkeypatch):
+def test_align_reads_one_input_from_standard_input(tmp_path, monkeypatch, run):
     monkeypatch.chdir(tmp_path)
     human = tmp_path / "human.csv"
     human.write_text(PREFS)
@@ -106,7 +127,7 @@ def test_align_reads_one_input_from_standard_input(tmp_path, monkeypatch):
                                        "model.csv"])  # fmt: skip
     assert fitted.exit_code == 0, fitted.output
     model = (tmp_path / "model.csv").read_bytes()
-    piped = _run(["rank", "align", str(human), "-", "--by", "instance"], model, tmp_path)
+    piped = run(["rank", "align", str(human), "-", "--by", "instance"], model, tmp_path)
     direct = CliRunner().invoke(main, ["rank", "align", str(human), "model.csv", "--by",
                                        "instance"])  # fmt: skip
     assert piped.returncode == 0, piped.stderr

@@ -472,11 +472,18 @@ def split_half_alignment(
         idx = streams.generator("split-half", s).permutation(n)
         a = fit(comparisons.iloc[idx[: n // 2]])
         b = fit(comparisons.iloc[idx[n // 2 :]])
-        both = a[["candidate", "score"]].merge(b[["candidate", "score"]], on="candidate")
-        rho = (
-            _rho(both["score_x"].to_numpy(float), both["score_y"].to_numpy(float))
-            if len(both) >= 2
-            else float("nan")
-        )
-        rows.append({"split": s, "n_candidates": len(both), "rho": rho})
+        x, y = _matched_scores(a[["candidate", "score"]], b[["candidate", "score"]])
+        rho = _rho(x, y) if len(x) >= 2 else float("nan")
+        rows.append({"split": s, "n_candidates": len(x), "rho": rho})
     return pd.DataFrame(rows)
+
+
+def _matched_scores(a: pd.DataFrame, b: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The scores of the candidates in both tables, in *a*'s order (an inner merge)."""
+    ca, cb = a["candidate"], b["candidate"]
+    if ca.dtype == cb.dtype and ca.is_unique and cb.is_unique:  # the merge, by position
+        at = pd.Index(cb).get_indexer(ca)
+        keep = at >= 0
+        return a["score"].to_numpy(float)[keep], b["score"].to_numpy(float)[at[keep]]
+    both = a.merge(b, on="candidate")
+    return both["score_x"].to_numpy(float), both["score_y"].to_numpy(float)

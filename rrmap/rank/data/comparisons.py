@@ -134,10 +134,14 @@ def _validate(df: pd.DataFrame, source: str, unit: str, numbers: np.ndarray) -> 
         )
     out = df.copy().reset_index(drop=True)
     problems: list[str] = []
+    clean: dict[str, np.ndarray] = {}
     for col in _STRING_COLUMNS:
         if col not in out.columns:
             continue
         values = out[col]
+        if (cells := _clean_cells(values, col)) is not None:
+            clean[col] = cells  # cleaning would give the same column: keep it
+            continue
         stripped = values.astype(str).str.strip()
         empty = values.isna() | (stripped == "")
         cleaned = stripped.where(~empty, None)
@@ -147,7 +151,21 @@ def _validate(df: pd.DataFrame, source: str, unit: str, numbers: np.ndarray) -> 
             rows = numbers[empty.to_numpy()].tolist()
             problems.append(f"column {col!r}: empty value ({_rows_text(rows, unit)})")
         out[col] = cleaned.astype("str") if not empty.any() else cleaned
-    winners = out["winner"]
+    if "winner" not in clean:
+        problems += _winner_problems(out["winner"], numbers, unit)
+    if (same := _self_compared(out, clean)) is not None:
+        rows = numbers[same].tolist()
+        problems.append(
+            f"columns 'left' and 'right': a candidate compared with itself "
+            f"({_rows_text(rows, unit)})"
+        )
+    _raise_problems(source, problems)
+    return out
+
+
+def _winner_problems(winners: pd.Series, numbers: np.ndarray, unit: str) -> list[str]:
+    """One problem per value of ``winner`` that is not one of :data:`WINNERS`."""
+    problems = []
     bad = winners.notna() & ~winners.isin(WINNERS)
     for value, idx in winners[bad].groupby(winners[bad], sort=True).groups.items():
         rows = numbers[np.asarray(idx)].tolist()
@@ -155,15 +173,46 @@ def _validate(df: pd.DataFrame, source: str, unit: str, numbers: np.ndarray) -> 
             f"column 'winner': value {value!r} is not one of {', '.join(WINNERS)} "
             f"({_rows_text(rows, unit)})"
         )
+    return problems
+
+
+def _self_compared(out: pd.DataFrame, clean: dict[str, np.ndarray]) -> np.ndarray | None:
+    """Which rows compare a candidate with itself, or None if none does."""
+    if "left" in clean and "right" in clean:  # no missing value: compare the strings
+        same = clean["left"] == clean["right"]
+        return same if same.any() else None
     same = out["left"].notna() & (out["left"] == out["right"])
-    if same.any():
-        rows = numbers[same.to_numpy()].tolist()
-        problems.append(
-            f"columns 'left' and 'right': a candidate compared with itself "
-            f"({_rows_text(rows, unit)})"
-        )
-    _raise_problems(source, problems)
-    return out
+    return same.to_numpy() if same.any() else None
+
+
+#: The dtype the cleaning gives a string column (``astype("str")``): pandas' strings.
+STR_DTYPE = pd.Series([], dtype="str").dtype
+
+
+def _plain_edge(c: str) -> bool:
+    """A character that no definition of white space strips: printable ASCII
+    other than the space, or a letter or digit."""
+    return "!" <= c <= "~" or c.isalnum()
+
+
+def _clean_cells(values: pd.Series, col: str) -> np.ndarray | None:
+    """The cells of a string column when cleaning it would change nothing and find no
+    problem (the usual case, checked on its distinct values), else None.
+
+    That is: the column already has the cleaned dtype, no cell is missing, and no
+    cell is empty or starts or ends with a character that stripping could remove;
+    for ``winner``, every cell is one of :data:`WINNERS` (lower case already).
+    """
+    if values.dtype != STR_DTYPE or values.hasnans:  # then every cell is a str
+        return None
+    cells = values.to_numpy()
+    distinct = set(cells.tolist())
+    if col == "winner":
+        return cells if distinct <= set(WINNERS) else None
+    if "" in distinct:
+        return None
+    edges = {v[0] for v in distinct} | {v[-1] for v in distinct}
+    return cells if all(map(_plain_edge, edges)) else None
 
 
 def _is_blank(row: list[str]) -> bool:
@@ -603,32 +652,54 @@ def group_sizes(df: pd.DataFrame, by: str | None, units: str | None = None,
     >>> group_sizes(df, None)[["k", "n", "n_pairs"]].values.tolist()
     [[3, 3, 2]]
     """
+    return pd.DataFrame(group_size_columns(df, by, units, weights))
+
+
+def group_size_columns(df: pd.DataFrame, by: str | None, units: str | None = None,
+                       weights: str | None = None) -> dict[str, np.ndarray]:  # fmt: skip
+    """The columns of :func:`group_sizes` as arrays, for a check that needs no frame.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"left": ["A", "A", "B"], "right": ["B", "C", "A"]})
+    >>> {k: v.tolist() for k, v in group_size_columns(df, None).items()}["k"]
+    [3]
+    """
     g, n_groups = _codes(df[by]) if by is not None else (np.zeros(len(df), dtype=np.int64), 1)
     kept = g >= 0  # pandas leaves missing keys out of every group
     g = g[kept]
     n_groups = n_groups if len(g) else 0
-    sides = pd.concat([df["left"][kept], df["right"][kept]], ignore_index=True).astype(str)
-    cand, names = pd.factorize(sides)
+    cand, names = pd.factorize(_sides(df, kept))
     n_c = max(len(names), 1)
     left, right = cand[: len(g)], cand[len(g) :]
-    pair = _codes(pd.Series(np.minimum(left, right) * n_c + np.maximum(left, right)))[0]
-    out = pd.DataFrame({
-        "k": _distinct_per_group(np.r_[g, g], cand, n_groups),
-        "n": np.bincount(g, minlength=n_groups),
-        "n_pairs": _distinct_per_group(g, pair, n_groups),
-    })  # fmt: skip
+    pair = _codes(np.minimum(left, right) * n_c + np.maximum(left, right))[0]
+    n = np.bincount(g, minlength=n_groups)
+    n_pairs = _distinct_per_group(g, pair, n_groups)
     if units is not None:
         unit = _codes(df[units].astype(str))[0][kept]
-        out["n_types"] = _distinct_per_group(g, unit, n_groups)
+        n_types = _distinct_per_group(g, unit, n_groups)
     else:
         w = _codes(df[weights])[0][kept] if weights is not None else np.zeros(len(g), np.int64)
-        n_w = _distinct_per_group(g, w, n_groups)
-        out["n_types"] = np.minimum(out["n"], 3 * out["n_pairs"] * n_w)
-    out["label"] = 4 * int(pd.Series(names).str.len().max()) if len(names) else 0
-    return out
+        n_types = np.minimum(n, 3 * n_pairs * _distinct_per_group(g, w, n_groups))
+    label = 4 * max(map(len, names)) if len(names) else 0
+    return {
+        "k": _distinct_per_group(np.r_[g, g], cand, n_groups),
+        "n": n,
+        "n_pairs": n_pairs,
+        "n_types": n_types,
+        "label": np.full(n_groups, label, dtype=np.int64),
+    }
 
 
-def _codes(values: pd.Series) -> tuple[np.ndarray, int]:
+def _sides(df: pd.DataFrame, kept: np.ndarray) -> np.ndarray | pd.Series:
+    """The names in ``left`` then in ``right`` of the rows *kept*, as strings."""
+    left, right = df["left"], df["right"]
+    if left.dtype == right.dtype == STR_DTYPE and kept.all():  # strings already
+        return np.concatenate([left.to_numpy(), right.to_numpy()])
+    return pd.concat([left[kept], right[kept]], ignore_index=True).astype(str)
+
+
+def _codes(values: pd.Series | np.ndarray) -> tuple[np.ndarray, int]:
     """Codes of *values* in order of first appearance (missing: -1), and how many there are."""
     codes, uniques = pd.factorize(values)
     return codes.astype(np.int64), len(uniques)

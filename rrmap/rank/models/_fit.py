@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,7 +15,13 @@ from rrmap.errors import InputError
 from rrmap.rank.models._bootstrap import overlap_rank, resample_counts, unit_types
 from rrmap.rank.models._existence import bradley_terry_existence, tie_model_existence
 from rrmap.rank.models._likelihood import Pairs, Solution, newton
-from rrmap.rank.models._outcomes import Outcomes, counts_table, fold_ties, win_and_tie_matrices
+from rrmap.rank.models._outcomes import (
+    Outcomes,
+    counts_columns,
+    counts_table,
+    fold_ties,
+    win_and_tie_matrices,
+)
 from rrmap.rank.models._position import position_existence
 
 TITLES = {"bradley-terry": "Bradley-Terry", "davidson": "Davidson", "rao-kupper": "Rao-Kupper"}
@@ -154,7 +162,7 @@ def _boot_chunk(m: int, n_pairs: int, n_boot: int) -> int:
     return max(1, min(_CHUNK, n_boot, _CHUNK_BYTES // _fit_bytes(m, n_pairs, 1)))
 
 
-def memory_needed(sizes: pd.DataFrame, tie_model: bool, n_boot: int) -> int:
+def memory_needed(sizes: Mapping[str, Any], tie_model: bool, n_boot: int) -> int:
     """Bytes :func:`rrmap.rank.fit_bradley_terry` needs, from the groups' sizes.
 
     The largest group's fit, its bootstrap (count arrays of resamples × pairs,
@@ -162,8 +170,11 @@ def memory_needed(sizes: pd.DataFrame, tie_model: bool, n_boot: int) -> int:
     kept of every group until the end: its covariance matrix (k × k) and its
     bootstrap draws (resamples × k rows), copied once when the groups are joined.
     """
-    k, n, p = sizes["k"].to_numpy(object), sizes["n"].to_numpy(object), sizes["n_pairs"]
-    p, types = p.to_numpy(object), sizes["n_types"].to_numpy(object)
+    k, n = np.asarray(sizes["k"], dtype=object), np.asarray(sizes["n"], dtype=object)
+    p, types = (
+        np.asarray(sizes["n_pairs"], dtype=object),
+        np.asarray(sizes["n_types"], dtype=object),
+    )
     m = k + int(tie_model)
     row = 64 + int(sizes["label"].max())  # one row of the draws table
     work = [_fit_bytes(mi, pi, 1) + 200 * ni for mi, pi, ni in zip(m, p, n, strict=True)]
@@ -287,18 +298,27 @@ def group_table(out: Outcomes, theta: np.ndarray, cov: np.ndarray, level: float,
     """One row per candidate: score, se, interval, ranks, bootstrap summaries, counts."""
     z = float(ndtri((1 + level) / 2))
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    t = pd.DataFrame(
-        {
-            "candidate": out.candidates.astype(object),
-            "score": theta,
-            "se": se,
-            "ci_low": theta - z * se,
-            "ci_high": theta + z * se,
-        }
+    columns = {
+        "candidate": out.candidates.astype(object),
+        "score": theta,
+        "se": se,
+        "ci_low": theta - z * se,
+        "ci_high": theta + z * se,
+        "rank": _min_rank(-np.round(theta, 10)),
+    }
+    low, high = (
+        (columns["ci_low"], columns["ci_high"])
+        if boot is None
+        else (boot.boot_low.to_numpy(), boot.boot_high.to_numpy())
     )
-    t["rank"] = (-t["score"].round(10)).rank(method="min").astype(int)
-    low, high = (t["ci_low"], t["ci_high"]) if boot is None else (boot.boot_low, boot.boot_high)
-    t["rank_ci"] = overlap_rank(low.to_numpy(), high.to_numpy())
-    if boot is not None:
-        t = pd.concat([t, boot], axis=1)
-    return pd.concat([t, counts_table(out)], axis=1)
+    columns["rank_ci"] = overlap_rank(low, high)
+    if boot is None:  # one frame at once: the same as joining the parts below
+        return pd.DataFrame({**columns, **counts_columns(out)})
+    return pd.concat([pd.DataFrame(columns), boot, counts_table(out)], axis=1)
+
+
+def _min_rank(x: np.ndarray) -> np.ndarray:
+    """Ranks from 1, equal values sharing the lowest (pandas' ``rank(method="min")``)."""
+    if np.isnan(x).any():  # pandas' NaN rank, which an int column refuses
+        return pd.Series(x).rank(method="min").astype(int).to_numpy()
+    return np.searchsorted(np.sort(x), x, side="left") + 1

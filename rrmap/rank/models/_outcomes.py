@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from rrmap.errors import InputError
-from rrmap.rank.data.comparisons import check_by, validate_comparisons
+from rrmap.rank.data.comparisons import STR_DTYPE, check_by, validate_comparisons
 from rrmap.rank.models._likelihood import Pairs
 
 #: How ties enter a fit: left out, half a win each, or modelled (Davidson, Rao–Kupper).
@@ -89,14 +89,34 @@ def check_ties(ties: str) -> None:
 
 def encode(df: pd.DataFrame, weights: str | None = None) -> Outcomes:
     """Encode one group's comparisons (already validated), ties as 0.5."""
-    names = np.unique(np.concatenate([df["left"].to_numpy(str), df["right"].to_numpy(str)]))
-    left = np.searchsorted(names, df["left"].to_numpy(str))
-    right = np.searchsorted(names, df["right"].to_numpy(str))
+    names, left, right = _candidate_codes(df["left"], df["right"])
     winner = df["winner"].to_numpy(str)
     score = np.where(winner == "left", 1.0, np.where(winner == "right", 0.0, 0.5))
     is_tie = winner == "tie"
     weight = None if weights is None else df[weights].to_numpy(float)
     return Outcomes(names, left, right, score, int(is_tie.sum()), weight)
+
+
+def _candidate_codes(left: pd.Series, right: pd.Series) -> tuple[np.ndarray, ...]:
+    """The sorted names (as numpy strings) and each side's index into them.
+
+    String columns without a missing value are encoded through their distinct
+    values (the names converted once each, not once per row); the result is that
+    of converting every cell.
+    """
+    if left.dtype == right.dtype == STR_DTYPE:
+        codes, distinct = pd.factorize(np.concatenate([left.to_numpy(), right.to_numpy()]))
+        if len(codes) and codes.min() >= 0:
+            as_str = np.asarray(distinct, dtype=object).astype(str)
+            names = np.unique(as_str)
+            where = np.searchsorted(names, as_str)[codes]
+            return names, where[: len(left)], where[len(left) :]
+    names = np.unique(np.concatenate([left.to_numpy(str), right.to_numpy(str)]))
+    return (
+        names,
+        np.searchsorted(names, left.to_numpy(str)),
+        np.searchsorted(names, right.to_numpy(str)),
+    )
 
 
 def groups(df: pd.DataFrame, by: str | None) -> Iterator[tuple[Any, pd.DataFrame]]:
@@ -134,6 +154,11 @@ def prepare(df: pd.DataFrame, by: str | None, ties: str) -> pd.DataFrame:
 
 def counts_table(out: Outcomes) -> pd.DataFrame:
     """Wins, losses, ties and comparisons per candidate (ties always counted)."""
+    return pd.DataFrame(counts_columns(out))
+
+
+def counts_columns(out: Outcomes) -> dict[str, np.ndarray]:
+    """The columns of :func:`counts_table`."""
     k = out.k
     won_left = out.score_left == 1.0
     won_right = out.score_left == 0.0
@@ -145,14 +170,12 @@ def counts_table(out: Outcomes) -> pd.DataFrame:
         out.right[won_left], minlength=k
     )
     n_tie = np.bincount(out.left[tie], minlength=k) + np.bincount(out.right[tie], minlength=k)
-    return pd.DataFrame(
-        {
-            "wins": wins.astype(int),
-            "losses": losses.astype(int),
-            "ties": n_tie.astype(int),
-            "n_comparisons": (wins + losses + n_tie).astype(int),
-        }
-    )
+    return {
+        "wins": wins.astype(int),
+        "losses": losses.astype(int),
+        "ties": n_tie.astype(int),
+        "n_comparisons": (wins + losses + n_tie).astype(int),
+    }
 
 
 def by_rank(table: pd.DataFrame, by: str | None) -> pd.DataFrame:
@@ -164,6 +187,11 @@ def by_rank(table: pd.DataFrame, by: str | None) -> pd.DataFrame:
     >>> by_rank(t, None)["candidate"].tolist()
     ['B', 'A', 'C']
     """
-    table = table.assign(candidate=table["candidate"].astype("str"))
+    if table["candidate"].dtype != STR_DTYPE:
+        table = table.assign(candidate=table["candidate"].astype("str"))
+    rank = table["rank"].to_numpy()
+    if by is None and rank.dtype.kind == "i":  # the stable sort below, on the keys' codes
+        names = pd.factorize(table["candidate"], sort=True)[0]
+        return table.take(np.lexsort((names, rank))).reset_index(drop=True)
     keys = ([by] if by is not None else []) + ["rank", "candidate"]
     return table.sort_values(keys, kind="stable", ignore_index=True)

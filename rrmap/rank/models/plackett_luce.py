@@ -155,9 +155,13 @@ def _newton(st: _Stages, weight: np.ndarray, alpha: float, tol: float = 1e-10,
 def _ahead(rankings: list[np.ndarray], k: int) -> np.ndarray:
     """``W[i, j]``: rankings placing i above j."""
     w = np.zeros((k, k))
+    by_length: dict[int, list[np.ndarray]] = {}
     for r in rankings:
-        a, b = np.triu_indices(len(r), 1)
-        np.add.at(w, (r[a], r[b]), 1.0)
+        by_length.setdefault(len(r), []).append(r)
+    for n, same in by_length.items():  # counts: the same sums in any order
+        a, b = np.triu_indices(n, 1)
+        r = np.asarray(same)
+        np.add.at(w, (r[:, a].ravel(), r[:, b].ravel()), 1.0)
     return w
 
 
