@@ -30,6 +30,20 @@ from click.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
+
+#: The pages a reader starts from run in the README's test command; the guides, like the
+#: notebooks, run whole studies and draw the paper's figures (a minute in all), and run in
+#: the slow tier (``pytest -m slow``, which CI runs).
+FIRST_PAGES = ("README.md", "getting-started.md")
+
+
+def _pages(pages):
+    return [
+        pytest.param(p, id=p.name, marks=() if p.name in FIRST_PAGES else pytest.mark.slow)
+        for p in pages
+    ]
+
+
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.S | re.M)
 
 
@@ -65,7 +79,7 @@ def _endpoint_substitutions(page, stack):
     return {'"https://api.openai.com/v1"': repr(server.base_url)}
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", _pages(PAGES))
 def test_python_examples_run_and_print_what_is_shown(page, tmp_path, monkeypatch):
     blocks = [b for b in fenced(page.read_text(encoding="utf-8")) if b[0] == "python"]
     if not blocks:
@@ -122,7 +136,7 @@ def console_examples(page):
 CONSOLE = [p for p in PAGES if console_examples(p)]
 
 
-@pytest.mark.parametrize("page", CONSOLE, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", _pages(CONSOLE))
 def test_console_output_is_a_fresh_run(page, tmp_path, monkeypatch):
     """The page's commands with output run in order from one scratch folder (later ones
     read what earlier ones wrote); each shows the output of its last command."""

@@ -16,6 +16,10 @@ import pytest
 
 import rrmap
 
+# a real browser renders the page (12 s with Chromium): run in the slow tier (pytest -m slow);
+# tests/test_report_html.py checks the page's markup in the README's test command
+pytestmark = pytest.mark.slow
+
 FAST = {"n_perm": 99, "n_boot": 50, "rng": 0}
 
 #: Measures the page once loaded, then again with every <details> opened, and posts both
