@@ -652,19 +652,6 @@ def group_sizes(df: pd.DataFrame, by: str | None, units: str | None = None,
     >>> group_sizes(df, None)[["k", "n", "n_pairs"]].values.tolist()
     [[3, 3, 2]]
     """
-    return pd.DataFrame(group_size_columns(df, by, units, weights))
-
-
-def group_size_columns(df: pd.DataFrame, by: str | None, units: str | None = None,
-                       weights: str | None = None) -> dict[str, np.ndarray]:  # fmt: skip
-    """The columns of :func:`group_sizes` as arrays, for a check that needs no frame.
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"left": ["A", "A", "B"], "right": ["B", "C", "A"]})
-    >>> {k: v.tolist() for k, v in group_size_columns(df, None).items()}["k"]
-    [3]
-    """
     g, n_groups = _codes(df[by]) if by is not None else (np.zeros(len(df), dtype=np.int64), 1)
     kept = g >= 0  # pandas leaves missing keys out of every group
     g = g[kept]
@@ -682,13 +669,13 @@ def group_size_columns(df: pd.DataFrame, by: str | None, units: str | None = Non
         w = _codes(df[weights])[0][kept] if weights is not None else np.zeros(len(g), np.int64)
         n_types = np.minimum(n, 3 * n_pairs * _distinct_per_group(g, w, n_groups))
     label = 4 * max(map(len, names)) if len(names) else 0
-    return {
+    return pd.DataFrame({
         "k": _distinct_per_group(np.r_[g, g], cand, n_groups),
         "n": n,
         "n_pairs": n_pairs,
         "n_types": n_types,
         "label": np.full(n_groups, label, dtype=np.int64),
-    }
+    })  # fmt: skip
 
 
 def _sides(df: pd.DataFrame, kept: np.ndarray) -> np.ndarray | pd.Series:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -162,7 +160,7 @@ def _boot_chunk(m: int, n_pairs: int, n_boot: int) -> int:
     return max(1, min(_CHUNK, n_boot, _CHUNK_BYTES // _fit_bytes(m, n_pairs, 1)))
 
 
-def memory_needed(sizes: Mapping[str, Any], tie_model: bool, n_boot: int) -> int:
+def memory_needed(sizes: pd.DataFrame, tie_model: bool, n_boot: int) -> int:
     """Bytes :func:`rrmap.rank.fit_bradley_terry` needs, from the groups' sizes.
 
     The largest group's fit, its bootstrap (count arrays of resamples × pairs,
@@ -170,11 +168,8 @@ def memory_needed(sizes: Mapping[str, Any], tie_model: bool, n_boot: int) -> int
     kept of every group until the end: its covariance matrix (k × k) and its
     bootstrap draws (resamples × k rows), copied once when the groups are joined.
     """
-    k, n = np.asarray(sizes["k"], dtype=object), np.asarray(sizes["n"], dtype=object)
-    p, types = (
-        np.asarray(sizes["n_pairs"], dtype=object),
-        np.asarray(sizes["n_types"], dtype=object),
-    )
+    k, n, p = sizes["k"].to_numpy(object), sizes["n"].to_numpy(object), sizes["n_pairs"]
+    p, types = p.to_numpy(object), sizes["n_types"].to_numpy(object)
     m = k + int(tie_model)
     row = 64 + int(sizes["label"].max())  # one row of the draws table
     work = [_fit_bytes(mi, pi, 1) + 200 * ni for mi, pi, ni in zip(m, p, n, strict=True)]

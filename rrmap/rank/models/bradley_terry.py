@@ -38,7 +38,7 @@ from scipy.special import ndtri
 
 from rrmap._util.streams import Streams
 from rrmap.errors import InputError
-from rrmap.rank.data.comparisons import group_size_columns
+from rrmap.rank.data.comparisons import group_sizes
 from rrmap.rank.limits import check_memory
 from rrmap.rank.models._bootstrap import (
     MIN_BOOTSTRAP_UNITS,
@@ -240,14 +240,14 @@ def _check_memory(clean: pd.DataFrame, opts: Options, by: str | None,
                   weights: str | None) -> None:  # fmt: skip
     """Refuse a fit whose dense k × k matrices would not fit in memory, before any is made."""
     units = opts.boot_by if opts.n_boot and opts.boot_by != "comparison" else None
-    sizes = group_size_columns(clean, by, units, weights)
+    sizes = group_sizes(clean, by, units, weights)
     needed = memory_needed(sizes, opts.model != "bradley-terry", int(opts.n_boot))
-    big = int(np.argmax(sizes["k"]))  # the first largest, as idxmax
-    where = f" (largest of {len(sizes['k'])} groups by {by!r})" if by is not None else ""
+    big = sizes.loc[sizes["k"].idxmax()]
+    where = f" (largest of {len(sizes)} groups by {by!r})" if by is not None else ""
     boot = f" with {int(opts.n_boot)} bootstrap resamples" if opts.n_boot else ""
     check_memory(
-        f"a {TITLES[opts.model]} fit of {sizes['k'][big]} candidates and {sizes['n'][big]} "
-        f"comparisons{where}{boot}",
+        f"a {TITLES[opts.model]} fit of {big['k']} candidates and {big['n']} comparisons"
+        f"{where}{boot}",
         needed,
         "filter candidates (fewer per fit), split the comparisons into instances and fit "
         "each (by='instance', --by instance)" + (", or use fewer resamples" if boot else ""),
