@@ -11,6 +11,9 @@
   rankings bootstrapped (many small groups, most resamples without an MLE);
 * Elo on the same data, 100 shuffled orders, against a plain one-comparison-
   at-a-time Python loop over the same orders;
+* split-half alignment on FineArtBench's global comparisons (200 splits, 400
+  Bradley–Terry fits of about 1,000 comparisons: the per-call cost of a fit),
+  against choix fitting the same 400 halves (scores only, ties left out);
 * minimum feedback arc sets on 250 instances of 10 candidates with 20
   comparisons each (the FineArtBench per-instance design): exact dynamic
   programme against the Eades–Lin–Smyth heuristic (time, and how often the
@@ -189,6 +192,44 @@ def bench_fas(seed):
           f"{int(res.instances['dropped'].sum())} of 250 instances dropped at eta=0.15")  # fmt: skip
 
 
+def bench_split_half(seed: int) -> None:
+    """200 split halves of FineArtBench's global comparisons: many fits of ~1,000 rows."""
+    from pathlib import Path
+
+    import choix
+
+    from rrmap.rank import fit_bradley_terry, read_fineartbench, split_half_alignment
+
+    path = Path(__file__).resolve().parents[1] / "data" / "fineartbench" / "global_annotation.json"
+    comparisons = read_fineartbench(path).comparisons
+    t_ours, halves = _timed(
+        lambda: split_half_alignment(
+            comparisons, lambda d: fit_bradley_terry(d).table, n_splits=200, rng=seed
+        )
+    )
+    rng = np.random.default_rng(seed)
+    names = {c: i for i, c in enumerate(pd.unique(comparisons[["left", "right"]].values.ravel()))}
+    decided = comparisons[comparisons["winner"] != "tie"]
+    pairs = [
+        (names[a], names[b]) if w == "left" else (names[b], names[a])
+        for a, b, w in zip(decided["left"], decided["right"], decided["winner"], strict=True)
+    ]
+    masks = [rng.random(len(pairs)) < 0.5 for _ in range(200)]
+    t_choix, _ = _timed(
+        lambda: [
+            choix.ilsr_pairwise(len(names), [p for p, m in zip(pairs, side, strict=True) if m],
+                                alpha=0.01)
+            for mask in masks
+            for side in (mask, ~mask)
+        ]
+    )  # fmt: skip
+    print(f"Split-half alignment, FineArtBench global ({len(comparisons):,} comparisons)")
+    print(f"  rrmap split_half_alignment, 200 splits (400 fits + rho): {t_ours:7.2f} s "
+          f"(mean rho {halves['rho'].mean():.4f})")  # fmt: skip
+    print(f"  choix ilsr_pairwise on 400 halves (scores only):        {t_choix:7.2f} s  "
+          f"ratio {t_choix / t_ours:5.2f}x")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0)
@@ -200,6 +241,7 @@ def main() -> None:
     bench_bootstrap(df, left, right, win, k, args.seed)
     bench_per_instance_bootstrap()
     bench_elo(df, left, right, win, k, args.seed)
+    bench_split_half(args.seed)
     bench_fas(args.seed)
 
 
