@@ -618,7 +618,10 @@ def _run(
     # threads by default: the products release the GIL, and threads start at once
     # (a backend set with joblib.parallel_config, e.g. Dask, takes precedence); families
     # are counted as they finish, then put back in plan order
-    parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
+    try:
+        parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
+    except ValueError:  # a backend that returns lists only (joblib's "multiprocessing")
+        parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="list")
     whole_run = blas_threads(0) if one_limit else contextlib.nullcontext()
     with _progress_bar(len(plan), progress) as bar, whole_run:
         for i, family_rows in parallel(jobs):
