@@ -93,6 +93,8 @@ def pool(workers: int) -> Iterator[Callable[[Iterable[Job]], Iterator[Any]]]:
     if workers <= 1:
         yield lambda jobs: map(_call, jobs)
         return
+    import threadpoolctl  # noqa: F401 - imported once here, not by each worker
+
     for stream in (sys.stdout, sys.stderr):  # a child must not write the caller's buffer
         with contextlib.suppress(Exception):  # closed, or no stream at all
             stream.flush()
