@@ -34,11 +34,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from rrmap._util.children import can_fork_workers, forked_pool
 from rrmap._util.labels import split_within, within_label
 from rrmap._util.streams import Streams
 from rrmap.errors import InputError
 from rrmap.points import key_columns
-from rrmap.stats import _forked
 from rrmap.stats._categories import default_categories
 from rrmap.stats._family import MATCHED_GROUPS, columns, run_family
 from rrmap.stats._permutation import SINGLE_THREAD_MAX_N, blas_threads
@@ -633,16 +633,17 @@ def _run(
 def _runner(n_jobs: int | None) -> Iterator[Callable[[Iterable[Any]], Iterable[Any]]]:
     """How the families run: a backend set with :func:`joblib.parallel_config` (e.g. Dask)
     takes precedence; else, with several jobs, in processes forked from this one where
-    that is safe (:mod:`rrmap.stats._forked`: threads share the interpreter lock, and ran
-    no faster than one); else through joblib's threads (they start at once)."""
+    that is safe (:func:`~rrmap._util.children.forked_pool`: threads share the interpreter
+    lock, and ran no faster than one); else through joblib's threads (they start at
+    once)."""
     from joblib import Parallel, effective_n_jobs
     from joblib.parallel import BACKENDS, DEFAULT_BACKEND, get_active_backend
 
     workers = effective_n_jobs(n_jobs)
     backend, _ = get_active_backend()
     default = type(backend) is BACKENDS[DEFAULT_BACKEND] and backend.nesting_level == 0
-    if workers > 1 and default and _forked.usable():
-        with _forked.pool(workers) as run:
+    if workers > 1 and default and can_fork_workers():
+        with forked_pool(workers) as run:
             yield run
         return
     try:

@@ -20,7 +20,7 @@ import pytest
 from process_group import GroupRun, group_processes, rrmap_command
 
 import rrmap
-from rrmap.stats import _forked
+from rrmap._util import children
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="processes read from /proc; Linux signals"
@@ -94,13 +94,13 @@ def test_no_fork_beside_a_thread_that_may_hold_a_lock():
     """A fork copies one thread: another one's locks would stay held in the children; an
     idle thread (the command's signal watch, waiting on an event) does not count."""
     stop = threading.Event()
-    before = _forked.usable()
-    idle = threading.Thread(target=stop.wait, name=f"{_forked.IDLE_MARK}watch")
+    before = children.can_fork_workers()
+    idle = threading.Thread(target=stop.wait, name=f"{children.IDLE_MARK}watch")
     busy = threading.Thread(target=stop.wait, name="busy")
     idle.start()
     try:
-        assert _forked.usable() is before
+        assert children.can_fork_workers() is before
         busy.start()
-        assert _forked.usable() is False
+        assert children.can_fork_workers() is False
     finally:
         stop.set()
