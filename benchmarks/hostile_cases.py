@@ -177,14 +177,35 @@ def write_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
 
 
 def _signal_cases(tmp: Path) -> list[tuple[str, list[str], dict]]:
-    """Runs stopped by a signal: analyze once its figure workers exist, rank while it reads
-    a standard input that never ends."""
+    """Runs stopped by a signal: analyze once its figure workers exist, and once its forked
+    test workers exist; rank while it reads a standard input that never ends."""
     slow = ["--permutations", "5000", "-q"]
     cases = [
         (
             f"analyze: {name} while the figure workers draw",
             ["analyze", str(EXAMPLE), "--out", str(tmp / f"sig-{sig}-{group}"), *slow],
             {"signal": sig, "group": group, "when": "workers"},
+        )
+        for name, sig, group in [
+            ("kill -9", "SIGKILL", False),
+            ("kill (SIGTERM)", "SIGTERM", False),
+            ("Ctrl-C (SIGINT to the group)", "SIGINT", True),
+        ]
+    ]
+    cases += [
+        (
+            f"analyze --no-figures --jobs 2: {name} while the forked test workers run",
+            [
+                "analyze",
+                str(EXAMPLE),
+                "--out",
+                str(tmp / f"sig-tests-{sig}-{group}"),
+                "--no-figures",
+                "--jobs",
+                "2",
+                *slow,
+            ],
+            {"signal": sig, "group": group, "when": "test workers"},
         )
         for name, sig, group in [
             ("kill -9", "SIGKILL", False),

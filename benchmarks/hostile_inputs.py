@@ -101,11 +101,14 @@ def _group(pgid: int) -> dict[int, int]:
 
 
 def _ready(pid: int, when: str) -> bool:
-    """Whether run *pid* is where its case signals it: figure workers forked, or waiting
-    in a read from a pipe (its main thread's kernel wait)."""
+    """Whether run *pid* is where its case signals it: figure workers forked (by their
+    server), test workers forked (by the command itself), or waiting in a read from a pipe
+    (its main thread's kernel wait)."""
     if when == "workers":
         procs = _group(pid)
         return any(ppid in procs and ppid != pid for ppid in procs.values())
+    if when == "test workers":
+        return sum(ppid == pid for ppid in _group(pid).values()) >= 2
     try:
         return "pipe" in Path(f"/proc/{pid}/wchan").read_text(errors="replace")
     except OSError:

@@ -35,6 +35,8 @@ from typing import ClassVar, NoReturn
 
 import click
 
+from rrmap._util.children import IDLE_MARK
+
 __all__: list[str] = []
 
 #: Seconds a stopped command has to unwind before the process ends anyway.
@@ -200,7 +202,7 @@ def stop_on_signals(*, for_good: bool) -> Iterator[None]:
     _Run.stopping = stopping = threading.Event()
     finished = threading.Event()
     watch = threading.Thread(
-        target=_watch, args=(stopping, finished), name="rrmap-stop-watch", daemon=True
+        target=_watch, args=(stopping, finished), name=f"{IDLE_MARK}stop watch", daemon=True
     )
     watch.start()
     before = {sig: signal.getsignal(sig) for sig in STOP_LINES}

@@ -34,6 +34,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from rrmap._util.children import can_fork_workers, forked_pool
 from rrmap._util.labels import split_within, within_label
 from rrmap._util.streams import Streams
 from rrmap.errors import InputError
@@ -592,7 +593,7 @@ def _run(
     keys = _keys(points) if keys is None else keys
     cols = columns(points, groups, keys)
     streams = Streams.of(rng)
-    from joblib import Parallel, delayed, effective_n_jobs
+    from joblib import delayed, effective_n_jobs
 
     # BLAS threads: with families in parallel, one each (the families fill the cores;
     # more would contend for them, and a loaded machine's spinning BLAS threads made the
@@ -615,19 +616,41 @@ def _run(
         for i, f in enumerate(plan)
     )
     done: dict[int, list[dict]] = {}
-    # threads by default: the products release the GIL, and threads start at once
-    # (a backend set with joblib.parallel_config, e.g. Dask, takes precedence); families
-    # are counted as they finish, then put back in plan order
-    parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
+    # families are counted as they finish, then put back in plan order; the workers are
+    # forked before the progress bar's thread starts
     whole_run = blas_threads(0) if one_limit else contextlib.nullcontext()
-    with _progress_bar(len(plan), progress) as bar, whole_run:
-        for i, family_rows in parallel(jobs):
+    with _runner(n_jobs) as run, _progress_bar(len(plan), progress) as bar, whole_run:
+        for i, family_rows in run(jobs):
             for row in family_rows:
                 row["query"] = plan[i].query or ""
             done[i] = family_rows
             bar.update(1)
     rows = [row for i in range(len(plan)) for row in done[i]]
     return as_tests_table(rows, _several(points), settings.mid_p)
+
+
+@contextlib.contextmanager
+def _runner(n_jobs: int | None) -> Iterator[Callable[[Iterable[Any]], Iterable[Any]]]:
+    """How the families run: a backend set with :func:`joblib.parallel_config` (e.g. Dask)
+    takes precedence; else, with several jobs, in processes forked from this one where
+    that is safe (:func:`~rrmap._util.children.forked_pool`: threads share the interpreter
+    lock, and ran no faster than one); else through joblib's threads (they start at
+    once)."""
+    from joblib import Parallel, effective_n_jobs
+    from joblib.parallel import BACKENDS, DEFAULT_BACKEND, get_active_backend
+
+    workers = effective_n_jobs(n_jobs)
+    backend, _ = get_active_backend()
+    default = type(backend) is BACKENDS[DEFAULT_BACKEND] and backend.nesting_level == 0
+    if workers > 1 and default and can_fork_workers():
+        with forked_pool(workers) as run:
+            yield run
+        return
+    try:
+        parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
+    except ValueError:  # a backend that returns lists only (joblib's "multiprocessing")
+        parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="list")
+    yield parallel
 
 
 def _numbered(
@@ -724,10 +747,13 @@ def run_designs(
     progress : bool, default False
         Show a progress bar (tqdm, on stderr).
     n_jobs : int, optional
-        Families run in parallel through :class:`joblib.Parallel` (-1: every
-        core; None: joblib's default, 1 unless set by
-        :func:`joblib.parallel_config`, which can also send them to a Dask
-        or Ray cluster). The table does not depend on it.
+        Families run in parallel (-1: every core; None: joblib's default, 1
+        unless set by :func:`joblib.parallel_config`, which can also send them
+        to a Dask or Ray cluster): in processes forked from this one on Linux,
+        from a process that runs no other thread (a script, the command line),
+        else in threads through :class:`joblib.Parallel`; a backend set with
+        :func:`joblib.parallel_config` takes precedence. The table does not
+        depend on it.
 
     settings : Settings, optional
         The test settings at once (:class:`rrmap.stats.Settings`), instead of the

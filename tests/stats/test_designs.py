@@ -439,8 +439,11 @@ def test_results_do_not_depend_on_the_number_of_jobs_or_the_backend():
         pd.testing.assert_frame_equal(
             run_designs(pts, by=["modality"], n_perm=200, rng=11, n_jobs=n_jobs), ref
         )
-    with joblib.parallel_config(backend="loky", n_jobs=2):
-        pd.testing.assert_frame_equal(run_designs(pts, by=["modality"], n_perm=200, rng=11), ref)
+    # processes started by loky, and forked by multiprocessing (whose pool returns lists only)
+    for backend in ("loky", "multiprocessing"):
+        with joblib.parallel_config(backend=backend, n_jobs=2):
+            res = run_designs(pts, by=["modality"], n_perm=200, rng=11)
+        pd.testing.assert_frame_equal(res, ref)
     # a different seed gives different p-values: the comparison above can fail
     other = run_designs(pts, by=["modality"], n_perm=200, rng=12, n_jobs=1)
     assert not other["pvalue"].equals(ref["pvalue"])
