@@ -345,12 +345,23 @@ def _trial(plot: ggplot) -> _Trial:
     import matplotlib.pyplot as plt
 
     trial = deepcopy(plot)
+    # plotnine lays the figure out from its texts, axes and legends, never from what the
+    # layers draw inside the panels: of those, a draft draws only the names it measures
+    trial._draw_layers = lambda: _draw_measured_layers(trial)
     fig = ggplot.draw(trial)
     try:
         fig.draw_without_rendering()
         return _measured(trial, fig)
     finally:
         plt.close(fig)
+
+
+def _draw_measured_layers(plot: ggplot) -> None:
+    """Draw (as ``ggplot._draw_layers``) only the layers of *plot* whose artists a draft
+    measures: the names beside the Δ band (:func:`_side_labels_overlap`)."""
+    for layer in plot.layers:
+        if getattr(layer, "_rrmap_role", "") == "side labels":
+            layer.draw(plot.layout, plot.coordinates)
 
 
 def _measured(plot: ggplot, fig: Any) -> _Trial:
