@@ -2,7 +2,9 @@
 :class:`rrmap.plot.ggplot.RRMapPlot` is laid out for its figure (imports plotnine).
 
 The layout is measured on drafts: quick renders of the plot with a coarse background,
-drawn (not shown) with each arrangement of the legends until everything fits. The legends
+built by plotnine once for all of them and drawn (not shown) without what lies inside the
+panels but the names they measure, with each arrangement of the legends until everything
+fits. The legends
 go on the side the user chose (``+ theme(legend_position=...)``, or a complete theme
 whose position is not plotnine's default), else right or below, whichever leaves the
 larger panels; beside the panels they start level with the panels' top with a colour bar
