@@ -2,7 +2,9 @@
 :class:`rrmap.plot.ggplot.RRMapPlot` is laid out for its figure (imports plotnine).
 
 The layout is measured on drafts: quick renders of the plot with a coarse background,
-drawn (not shown) with each arrangement of the legends until everything fits. The legends
+built by plotnine once for all of them and drawn (not shown) without what lies inside the
+panels but the names they measure, with each arrangement of the legends until everything
+fits. The legends
 go on the side the user chose (``+ theme(legend_position=...)``, or a complete theme
 whose position is not plotnine's default), else right or below, whichever leaves the
 larger panels; beside the panels they start level with the panels' top with a colour bar
@@ -209,15 +211,14 @@ class _Draft(NamedTuple):
     bare: bool  # without the names beside the Δ band (they would overlap)
 
 
-def settled(sketch: ggplot, recipe: Recipe, user: frozenset[str]) -> _Draft | None:
+def settled(sketch: Sketch, recipe: Recipe, user: frozenset[str]) -> _Draft | None:
     """Drafts of *sketch* arranged by *recipe*, with titles wrapped and the legends
     rearranged until everything fits; ``None`` if legends beside the panels cannot fit
     the figure's height or leave the panels under a third of its width."""
     fixes: list = []
     bare = False
     for _ in range(8):
-        draft = arranged(sketch, recipe, user) + fixes
-        trial = _trial(without_side_labels(draft) if bare else draft)
+        trial = _trial(arranged(sketch.built(bare), recipe, user) + fixes)
         if trial.crowded and not bare:  # a panel too short for the names beside the band
             # and the titles that do not fit: the names lie inside the panel, so the titles
             # measure the same without them (one draft fewer)
@@ -231,11 +232,11 @@ def settled(sketch: ggplot, recipe: Recipe, user: frozenset[str]) -> _Draft | No
         elif not trial.cropped:
             return _Draft(recipe, fixes, trial, bare)
         elif recipe.side in ("left", "right"):
-            recipe = _next_beside(sketch, recipe, trial)
+            recipe = _next_beside(sketch.plot, recipe, trial)
             if recipe is None:
                 return None
         else:
-            rearranged = _next_below(sketch, recipe, trial)
+            rearranged = _next_below(sketch.plot, recipe, trial)
             if rearranged is None:  # as few keys per row as can be: the best there is
                 return _Draft(recipe, fixes, trial, bare)
             recipe = rearranged
@@ -329,15 +330,40 @@ def without_side_labels(plot: ggplot) -> ggplot:
     return plot
 
 
-def sketch_of(plot: ggplot) -> ggplot:
-    """A copy of *plot* with a coarse background: laid out as *plot*, drawn twice as fast."""
-    sketch = deepcopy(plot)
-    for layer in sketch.layers:
-        if getattr(layer, "_rrmap_role", "") == "background":
-            bg = layer._data
-            keep = [np.unique(bg[c])[:: max(1, bg[c].nunique() // 8)] for c in ("delta", "r")]
-            layer._data = bg[bg["delta"].isin(keep[0]) & bg["r"].isin(keep[1])]
-    return sketch
+class Sketch:
+    """A copy of a plot with a coarse background (laid out as the plot, drawn twice as fast),
+    and that copy built by plotnine once for all of its drafts, with and without the names
+    beside the Δ band (:meth:`built`)."""
+
+    def __init__(self, plot: ggplot) -> None:
+        self.plot = deepcopy(plot)
+        for layer in self.plot.layers:
+            if getattr(layer, "_rrmap_role", "") == "background":
+                bg = layer._data
+                keep = [np.unique(bg[c])[:: max(1, bg[c].nunique() // 8)] for c in ("delta", "r")]
+                layer._data = bg[bg["delta"].isin(keep[0]) & bg["r"].isin(keep[1])]
+        self._built: dict[bool, ggplot] = {}
+
+    def built(self, bare: bool = False) -> ggplot:
+        """The sketch (*bare*: without the names beside the Δ band) with its data mapped to
+        the panels and its scales trained: the drafts differ from it only in the theme,
+        guides, labels and the colour bar's breaks, which plotnine's build does not read
+        (it maps the data and trains the scales as it did for each of them)."""
+        import matplotlib as mpl
+
+        if bare not in self._built:
+            plot = deepcopy(self.plot)
+            plot = without_side_labels(plot) if bare else plot
+            with mpl.rc_context(plot.theme.rcParams):  # as plotnine builds it when drawn
+                plot._build()
+            plot._rrmap_built = True  # and so are its copies, the drafts: _trial draws them
+            self._built[bare] = plot
+        return self._built[bare]
+
+
+def sketch_of(plot: ggplot) -> Sketch:
+    """The :class:`Sketch` of *plot* its drafts are drawn from."""
+    return Sketch(plot)
 
 
 def _trial(plot: ggplot) -> _Trial:
@@ -345,12 +371,25 @@ def _trial(plot: ggplot) -> _Trial:
     import matplotlib.pyplot as plt
 
     trial = deepcopy(plot)
+    if getattr(trial, "_rrmap_built", False):
+        trial._build = lambda: None  # a sketch's draft: built already (Sketch.built)
+    # plotnine lays the figure out from its texts, axes and legends, never from what the
+    # layers draw inside the panels: of those, a draft draws only the names it measures
+    trial._draw_layers = lambda: _draw_measured_layers(trial)
     fig = ggplot.draw(trial)
     try:
         fig.draw_without_rendering()
         return _measured(trial, fig)
     finally:
         plt.close(fig)
+
+
+def _draw_measured_layers(plot: ggplot) -> None:
+    """Draw (as ``ggplot._draw_layers``) only the layers of *plot* whose artists a draft
+    measures: the names beside the Δ band (:func:`_side_labels_overlap`)."""
+    for layer in plot.layers:
+        if getattr(layer, "_rrmap_role", "") == "side labels":
+            layer.draw(plot.layout, plot.coordinates)
 
 
 def _measured(plot: ggplot, fig: Any) -> _Trial:

@@ -50,9 +50,26 @@ def test_a_wide_panel_drafts_its_legends_beside_it_only(pts, drafts, dpi, panel)
     assert len(drafts) == 2  # the colour bar as long as it may be, then shortened to fit
 
 
-def test_a_square_panel_leaves_out_the_names_and_wraps_the_caption_in_one_draft(pts, drafts):
+@pytest.fixture
+def built_and_drawn(monkeypatch):
+    """The plots plotnine built, and the layers it drew, while the test runs."""
+    from plotnine import ggplot
+    from plotnine.layer import layer
+
+    builds, drawn = [], []
+    build, draw = ggplot._build, layer.draw
+    monkeypatch.setattr(ggplot, "_build", lambda self: builds.append(self) or build(self))
+    monkeypatch.setattr(layer, "draw", lambda self, *a: drawn.append(self) or draw(self, *a))
+    return builds, drawn
+
+
+def test_a_square_panel_leaves_out_the_names_and_wraps_the_caption_in_one_draft(
+    pts, drafts, built_and_drawn
+):
     """The names beside the Δ band overlap in a panel this narrow, and the caption runs
-    into the legends: both are settled from the first draft (they took one each)."""
+    into the legends: both are settled from the first draft (they took one each). The
+    drafts share their builds and draw only the names they measure: each built the whole
+    plot again (7 builds) and drew every layer, points and background included."""
     fig, legend, (left, bottom, right, top) = _drawn(pts, (3.5, 3.5))
     assert len(legend) == 9 and all(box.x0 > right for box in legend.values())
     texts = [t.get_text() for t in fig.texts]
@@ -60,3 +77,40 @@ def test_a_square_panel_leaves_out_the_names_and_wraps_the_caption_in_one_draft(
     assert not {"excellent", "perfect\nalignment"} & {t.get_text() for t in fig.axes[0].texts}
     assert (right - left, top - bottom) == pytest.approx((1.725, 2.661), abs=0.001)
     assert len(drafts) == 6  # 3 with the legends beside the panel, 3 below it
+    builds, drawn = built_and_drawn
+    assert len(builds) == 3  # the sketch with and without the names, then the figure
+    kinds = [type(x.geom).__name__ for x in drawn]
+    layers = ggrrmap(pts, "movement", resolution=CELLS).layers
+    # the figure drew its background and points once, the drafts only the names
+    assert kinds.count("geom_raster") == 1
+    assert kinds.count("geom_point") == [type(x.geom).__name__ for x in layers].count("geom_point")
+    assert set(kinds) - {type(x.geom).__name__ for x in layers} == set()
+
+
+def test_facets_are_drawn_from_python_strings_and_the_users_plot_is_left_as_it_was(pts):
+    """plotnine reads pandas' Arrow-backed text columns one element at a time when it puts
+    the rows in their panels (the background repeats 40,000 cells in each); the strips and
+    panels they give are drawn by test_facet_ticks_do_not_collide_... and the strips'
+    labels by test_hostile_labels.py."""
+    import pandas as pd
+    from plotnine import facet_grid
+
+    from rrmap.plot.ggplot import _facet_values_as_objects
+
+    p = ggrrmap(pts, "movement", resolution=CELLS) + facet_grid("modality ~ expert")
+    drawn = _facet_values_as_objects(p + theme())
+    kinds = {
+        (c, str(x._data[c].dtype))
+        for plot in (p, drawn)
+        for x in plot.layers
+        if isinstance(x._data, pd.DataFrame)
+        for c in ("expert", "modality", "movement")
+        if c in x._data
+    }
+    assert kinds == {
+        ("expert", "str"),
+        ("modality", "str"),
+        ("movement", "category"),  # not a facet: as it was
+        ("expert", "object"),
+        ("modality", "object"),
+    }
