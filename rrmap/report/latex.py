@@ -559,7 +559,7 @@ def proportions_latex(
             columns.append(Column(_name(str(category), headers), "wrap"))
         columns += [Column("$n$"), *(Column(q, "num") for q in QUALITY_LEVELS)]
         rows = []
-        for _, rec in table.iterrows():
+        for rec in table.to_dict("records"):  # plain values, not a Series per row
             n = int(rec["n"])
             cells: list[Any] = [latex_text(rec[k]) for k in keys[heading:]] + [str(n)]
             for q in QUALITY_LEVELS:

@@ -118,7 +118,11 @@ def page_table(
     return {
         "columns": [_column(str(c)) for c in frame.columns],
         "numeric": [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns],
-        "rows": [[_cell(v, escaped) for v in row] for row in frame.itertuples(index=False)],
+        # the columns as lists, then rows: itertuples walks Arrow-held text value by value
+        "rows": [
+            [_cell(v, escaped) for v in row]
+            for row in zip(*(frame.iloc[:, k].tolist() for k in range(frame.shape[1])), strict=True)
+        ],
         "note": note,
     }
 
