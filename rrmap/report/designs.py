@@ -278,6 +278,17 @@ def design_frames(result: Result) -> list[tuple[str, str, pd.DataFrame, str]]:
     >>> [list(frame.columns)[:2] for _, _, frame, _ in design_frames(res)][1]
     ['modality', 'groups']
     """
+    return _designs_of(result)[1]
+
+
+def _wide_tests(result: Result) -> pd.DataFrame:
+    """:func:`side_by_side` of *result*'s tests, computed once with :func:`design_frames`
+    (the LaTeX tables read the same rows)."""
+    return _designs_of(result)[0]
+
+
+def _designs_of(result: Result) -> tuple[pd.DataFrame, list[tuple[str, str, pd.DataFrame, str]]]:
+    """(:func:`side_by_side` of the tests, :func:`design_frames`), kept on *result*."""
     key = (id(result.tests), len(result.tests), tuple(result.tests.columns))
     cached = getattr(result, "_design_frames", None)
     if cached is not None and cached[0] == key:
@@ -288,10 +299,10 @@ def design_frames(result: Result) -> list[tuple[str, str, pd.DataFrame, str]]:
         for h, i, mask, f in design_masks(wide, result.settings["by"])
     ]
     try:
-        result._design_frames = (key, frames)  # type: ignore[union-attr]
+        result._design_frames = (key, (wide, frames))  # type: ignore[union-attr]
     except AttributeError:  # pragma: no cover - an object that takes no attributes
         pass
-    return frames
+    return wide, frames
 
 
 def design_sections(result: Result) -> list[tuple[str, str, pd.DataFrame, str]]:
