@@ -45,6 +45,8 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g", *, escape: bool = Tr
         "| " + " | ".join(cols) + " |",
         "|" + "|".join("---:" if n else "---" for n in numeric) + "|",
     ]
-    for row in df.itertuples(index=False, name=None):
+    # the columns as lists, then rows: itertuples walks Arrow-held text value by value
+    columns = [df.iloc[:, k].tolist() for k in range(df.shape[1])]
+    for row in zip(*columns, strict=True):
         lines.append("| " + " | ".join(_cell(v, floatfmt, escape) for v in row) + " |")
     return "\n".join(lines)

@@ -92,8 +92,11 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
         out.insert(3, "design", "")
     energy = (tests["test"] == "energy").to_numpy()
     notes = np.full((len(uniques), 2), "", dtype=object)
+    # only the columns read below are taken per kind (not a copy of the whole table)
+    read = ["test", "statistic", "dof", "pvalue", *adj, "effect", "p_method", "note"]
+    read = [c for c in read if c in tests.columns]
     for i, (kind, mask) in enumerate((("energy", energy), ("zones", ~energy))):
-        at, part = codes[mask], tests.loc[mask]
+        at, part = codes[mask], tests.loc[mask, read]
         if kind == "zones":
             out["zones_test"] = _column(part.get("test"), at, len(uniques), text=True)
         out[kind] = _column(part["statistic"], at, len(uniques))
@@ -172,7 +175,7 @@ def _design_frame_of(wide: pd.DataFrame, first: str) -> pd.DataFrame:
         out[first] = _within_options(wide["within"].tolist())
     out["groups"] = wide["groups"]
     out["n"] = wide["n"].astype("Int64")
-    if not wide["design"].isin(["independent", ""]).all():
+    if not set(wide["design"].tolist()) <= {"independent", ""}:
         out["design"] = wide["design"]
     for col in wide.columns:
         if col not in ("query", "by", "within", "groups", "design", "n", "note"):
@@ -234,6 +237,13 @@ def display_frame(
     >>> display_frame(frame, "groups", str).iloc[0, [0, 2, 3, 4]].tolist()
     ['E1|E2|E3', 'matched', '61.3', '0.1']
     """
+    return pd.DataFrame(_display_columns(frame, first, bold, text))
+
+
+def _display_columns(
+    frame: pd.DataFrame, first: str, bold: Callable[[str], str], text: Callable[[Any], Any]
+) -> dict[str, Any]:
+    """:func:`display_frame`'s columns (label → values), before they make a frame."""
     adjusted = any("_p_" in c for c in frame.columns)
     columns: dict[str, Any] = {}  # built whole, then one DataFrame
     # columns as Python lists: iterating an Arrow-held column value by value is slow
@@ -259,9 +269,10 @@ def display_frame(
             columns["dof"] = ["" if pd.isna(v) else str(int(v)) for v in frame[col].tolist()]
         else:
             columns[_label(col)] = [
-                "" if np.isnan(v) else f"{v:.3g}" for v in frame[col].to_numpy(dtype=float)
+                "" if v != v else f"{v:.3g}"  # NaN
+                for v in frame[col].to_numpy(dtype=float).tolist()
             ]
-    return pd.DataFrame(columns)
+    return columns
 
 
 def design_frames(result: Result) -> list[tuple[str, str, pd.DataFrame, str]]:

@@ -221,8 +221,14 @@ def _design_tables(result: Result) -> list[dict[str, Any]]:
     """Every design's table as the page shows it: the overall ones open, the others
     collapsed under a line that counts their tests; past :data:`~rrmap.report.designs.ROW_LIMIT`
     rows, one row per family."""
-    from rrmap.report.designs import ROW_LIMIT, display_frame, summarise_families
-    from rrmap.report.page import design_counts, groups_cell, reading_order, vocabulary
+    from rrmap.report.designs import ROW_LIMIT, _display_columns, summarise_families
+    from rrmap.report.page import (
+        _columns_table,
+        design_counts,
+        groups_cell,
+        reading_order,
+        vocabulary,
+    )
 
     words = vocabulary(result.settings, result.points)
     tables = []
@@ -238,21 +244,22 @@ def _design_tables(result: Result) -> list[dict[str, Any]]:
                 "of all its groups at once, and how many of its pairs pass p < 0.05. Every "
                 "test, pairs included: tests.csv."
             )
-        pairs = shown_rows[[c for c in shown_rows.columns if c.startswith("pairs_")]]
-        shown = display_frame(
-            shown_rows.drop(columns=pairs.columns), first, lambda t: f"<b>{t}</b>", html_text
+        pairs = [c for c in shown_rows.columns if c.startswith("pairs_")]
+        # the shown columns as lists, ordered and made a table with no frame between
+        shown = _display_columns(
+            shown_rows.drop(columns=pairs), first, lambda t: f"<b>{t}</b>", html_text
         )
-        shown["groups"] = [groups_cell(g, words) for g in shown_rows["groups"]]
-        for col in pairs.columns:
-            shown[f"pairs p < 0.05 ({col.removeprefix('pairs_')})"] = pairs[col].to_numpy()
-        shown = shown[reading_order(list(shown.columns))]
+        shown["groups"] = [groups_cell(g, words) for g in shown_rows["groups"].tolist()]
+        for col in pairs:
+            shown[f"pairs p < 0.05 ({col.removeprefix('pairs_')})"] = shown_rows[col].tolist()
+        shown = {c: shown[c] for c in reading_order(list(shown))}
         tables.append(
             {
                 "title": head,
                 "intro": intro,
                 "counts": design_counts(frame),
                 "open": head.startswith(("Expert effect, overall", "Generator effect, overall")),
-                "frame": page_table(shown, escaped=True, note=note),
+                "frame": _columns_table(shown, escaped=True, note=note),
             }
         )
     return tables
