@@ -87,16 +87,19 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
     codes, uniques = pd.factorize(joined.to_numpy())
     first = np.unique(codes, return_index=True)[1]  # first row of each comparison
     cols = [*keys, "design", "n"] if "design" in tests.columns else [*keys, "n"]
-    out = tests.iloc[first][cols].reset_index(drop=True)
-    if "design" not in out.columns:
-        out.insert(3, "design", "")
+    index = pd.RangeIndex(len(first))
+    # the columns gathered, then one frame: a column set at a time copied the frame each
+    # time (14 of them), and rows taken of the whole table took all its columns
+    out: dict[str, Any] = {c: tests[c].iloc[first].set_axis(index) for c in cols}
+    if "design" not in out:
+        out = dict([*list(out.items())[:3], ("design", ""), *list(out.items())[3:]])
     energy = (tests["test"] == "energy").to_numpy()
     notes = np.full((len(uniques), 2), "", dtype=object)
     # only the columns read below are taken per kind (not a copy of the whole table)
     read = ["test", "statistic", "dof", "pvalue", *adj, "effect", "p_method", "note"]
     read = [c for c in read if c in tests.columns]
     for i, (kind, mask) in enumerate((("energy", energy), ("zones", ~energy))):
-        at, part = codes[mask], tests.loc[mask, read]
+        at, part = codes[mask], {c: tests[c][mask] for c in read}
         if kind == "zones":
             out["zones_test"] = _column(part.get("test"), at, len(uniques), text=True)
         out[kind] = _column(part["statistic"], at, len(uniques))
@@ -111,7 +114,7 @@ def side_by_side(tests: pd.DataFrame) -> pd.DataFrame:
             if isinstance(v, str) and v:
                 notes[j, i] = f"{kind}: {v}"
     out["note"] = ["; ".join(x for x in row if x) for row in notes]
-    return out
+    return pd.DataFrame(out, index=index)
 
 
 def _column(values: pd.Series | None, at: np.ndarray, n: int, *, integer: bool = False,
