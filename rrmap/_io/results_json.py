@@ -19,8 +19,8 @@ def json_text(payload: dict[str, Any]) -> str:
     is encoded in pure Python, several times slower).
     """
 
-    def dump(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, default=str)
+    # one encoder for every record: json.dumps with options makes a new one per call
+    dump = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
     parts = []
     for key, value in payload.items():
@@ -53,6 +53,8 @@ def _json_values(col: pd.Series) -> list[Any]:
             for i in np.flatnonzero(~np.isfinite(values)).tolist():
                 out[i] = None
         return out
+    if isinstance(col.dtype, pd.StringDtype):  # Python strings, missing as None
+        return col.to_numpy(dtype=object, na_value=None).tolist()
     out = []
     for value in col.astype(object).tolist():
         if isinstance(value, np.generic):

@@ -146,9 +146,10 @@ def _widths(columns: list[Column], rows: list[Row]) -> tuple[float, list[tuple[f
     for j, col in enumerate(columns):
         cells = [r.cells[j] for r in rows]
         if col.kind == "num":
-            lefts = [text_em(_num_text(c)[0]) for c in cells]
-            rights = [text_em(_num_text(c)[1]) for c in cells]
-            body = max(lefts, default=0) + max(rights, default=0)
+            texts = [_num_text(c) for c in cells]
+            body = max((text_em(t[0]) for t in texts), default=0) + max(
+                (text_em(t[1]) for t in texts), default=0
+            )
             fixed += max(body, text_em(col.head))
         elif col.kind == "wrap":
             texts = [str(c) for c in cells] + [col.head]
@@ -160,11 +161,11 @@ def _widths(columns: list[Column], rows: list[Row]) -> tuple[float, list[tuple[f
     return fixed + seps, wraps
 
 
-def _spec(columns: list[Column], rows: list[Row]) -> str:
+def _spec(columns: list[Column], widths: tuple[float, list[tuple[float, float]]]) -> str:
     """The column specification: a wrapping column is as wide as its longest word, and
     takes a share of what the line leaves beyond that (in proportion to the rest of its
-    longest cell), up to its longest cell."""
-    fixed, wraps = _widths(columns, rows)
+    longest cell), up to its longest cell (*widths*: :func:`_widths`)."""
+    fixed, wraps = widths
     words = sum(w for w, _ in wraps)
     total = sum(long - word for word, long in wraps) or 1.0
     it = iter(wraps)
@@ -255,10 +256,15 @@ def _body(columns: list[Column], rows: list[Row]) -> list[str]:
     return lines
 
 
-def _lines(columns: list[Column], rows: list[Row], line_em: float) -> list[float]:
+def _lines(
+    columns: list[Column],
+    rows: list[Row],
+    line_em: float,
+    widths: tuple[float, list[tuple[float, float]]],
+) -> list[float]:
     """Estimated lines each row takes (its wrapped names; a heading line, a block's space)
-    in a table on a line *line_em* wide."""
-    fixed, wraps = _widths(columns, rows)
+    in a table on a line *line_em* wide (*widths*: :func:`_widths`)."""
+    fixed, wraps = widths
     room = max(line_em - fixed - sum(w for w, _ in wraps), 0.0)
     rest = sum(long - word for word, long in wraps) or 1.0
     widths = [word + min(long - word, room * (long - word) / rest) for word, long in wraps]
@@ -329,9 +335,10 @@ def render_floats(
     True
     """
     env = "table*" if wide else "table"
-    spec = _spec(columns, rows)
+    widths = _widths(columns, rows)  # once: the specification and the lines read them
+    spec = _spec(columns, widths)
     # lines estimated for a narrow page: 30 em a column, 40 the text block (345 pt)
-    lines = _lines(columns, rows, 40.0 if wide else 30.0)
+    lines = _lines(columns, rows, 40.0 if wide else 30.0, widths)
     parts = []
     short = caption.split(". ", 1)[0].rstrip(".")
     for i, run in enumerate(_chunks(rows, lines, limit)):

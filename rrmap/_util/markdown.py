@@ -39,12 +39,35 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g", *, escape: bool = Tr
     | \\*\\*x\\*\\* | 1 |
     | a\\|b | 2 |
     """
-    cols = [markdown_text(c) for c in df.columns]
     numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]
+    # the columns as lists, then rows: itertuples walks Arrow-held text value by value
+    columns = [df.iloc[:, k].tolist() for k in range(df.shape[1])]
+    return columns_markdown(list(df.columns), numeric, columns, floatfmt, escape=escape)
+
+
+def columns_markdown(
+    names: list[object],
+    numeric: list[bool],
+    columns: list[list[object]],
+    floatfmt: str = ".4g",
+    *,
+    escape: bool = True,
+) -> str:
+    """:func:`markdown_table` of a table given as its column *names*, whether each is
+    numeric (right-aligned) and its *columns* of values, without a DataFrame.
+
+    Examples
+    --------
+    >>> print(columns_markdown(["rater", "n"], [False, True], [["E1"], [3]]))
+    | rater | n |
+    |---|---:|
+    | E1 | 3 |
+    """
+    cols = [markdown_text(c) for c in names]
     lines = [
         "| " + " | ".join(cols) + " |",
         "|" + "|".join("---:" if n else "---" for n in numeric) + "|",
     ]
-    for row in df.itertuples(index=False, name=None):
+    for row in zip(*columns, strict=True):
         lines.append("| " + " | ".join(_cell(v, floatfmt, escape) for v in row) + " |")
     return "\n".join(lines)

@@ -3,7 +3,6 @@ the terminal summary): shared by the report and its sections."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from rrmap.stats.settings import ALPHA as _ALPHA
@@ -45,7 +44,10 @@ def format_pvalue(p: float, alpha: float = _ALPHA) -> str:
     >>> format_pvalue(0.0312), format_pvalue(0.2), format_pvalue(1.2e-9)
     ('**0.0312**', '0.2', '**1.2e-09**')
     """
-    if p is None or (isinstance(p, float) and np.isnan(p)) or pd.isna(p):
+    if type(p) is float:  # the usual case, without pd.isna's cost per cell
+        if p != p:
+            return ""
+    elif p is None or pd.isna(p):
         return ""
     text = f"{p:.3g}"
     return f"**{text}**" if p < alpha else text
@@ -72,7 +74,7 @@ def is_pvalue_column(col: str) -> bool:
 def _method_suffix(method: str, p: float, usual: str) -> str:
     """`` (MC)``, `` (exact)`` or `` (perm.)`` after a p-value obtained otherwise than
     *usual* (permutation for energy tests, asymptotic for zone tests)."""
-    if pd.isna(p) or not method or method == usual:
+    if not method or method == usual or pd.isna(p):
         return ""
     return f" ({P_METHODS.get(method, method)})"
 

@@ -18,11 +18,13 @@ being in ``tests.csv``. Every label from the data is escaped by the template eng
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from rrmap._util.escape import html_text
@@ -73,19 +75,28 @@ def _overall_finding(tests: pd.DataFrame, col: str) -> str | None:
 
 
 def _category_findings(tests: pd.DataFrame, col: str, by: Sequence[str]) -> list[str]:
+    # each category's k-sample tests (the first test of each rater) found in one pass over
+    # the columns as lists, not by a groupby per category and kind of test
+    tested = tests["pvalue"].notna().to_numpy()
+    first: dict[tuple[Any, bool, Any], float] = {}  # (by, energy?, within) → p, in order
+    for key in zip(
+        tests["by"].to_numpy(dtype=object)[tested].tolist(),
+        (tests["test"] == "energy").to_numpy(dtype=bool)[tested].tolist(),
+        tests["within"].to_numpy(dtype=object)[tested].tolist(),
+        tests[col].to_numpy(dtype=float, na_value=np.nan)[tested].tolist(),
+        strict=True,
+    ):
+        first.setdefault(key[:3], key[3])
     out = []
     for cat in by:
-        rows = tests[(tests["by"] == cat) & tests["pvalue"].notna()]
         parts = []
         for kind, what in ((True, "the (Δ, R) points"), (False, "the zones")):
-            of_kind = rows[(rows["test"] == "energy") == kind]
-            per_rater = of_kind.groupby("within", sort=False).head(1)  # each k-sample test
-            if per_rater.empty:
+            per_rater = [(w, p) for (b, e, w), p in first.items() if b == cat and e == kind]
+            if not per_rater:
                 continue
-            hits = per_rater[per_rater[col] < _ALPHA]
-            raters = [str(split_within(w)[1]) for w in hits["within"]]
+            raters = [str(split_within(w)[1]) for w, p in per_rater if p < _ALPHA]
             parts.append(
-                f"on {what} for {len(hits)} of {len(per_rater)} raters"
+                f"on {what} for {len(raters)} of {len(per_rater)} raters"
                 + (f" ({', '.join(raters)})" if raters else "")
             )
         if parts:
@@ -106,16 +117,25 @@ def _rater_shares(
     overall = props[props["category"] == "all"]
     if corpus is not None:
         overall = overall[overall["query"].astype(str) == corpus]
-    out = []
-    for rater, g in overall.groupby(overall["expert"].astype(str), sort=False):
-        shares = {}
-        for _, row in g.iterrows():
-            text = f"{100 * row['share']:.0f} %"
-            if "ci_low" in g.columns and pd.notna(row["ci_low"]):
-                text += f" [{100 * row['ci_low']:.0f}{sep}{100 * row['ci_high']:.0f}]"
-            shares[str(row["quality"])] = text
-        out.append((rater, int(g["n"].iloc[0]), shares))
-    return out
+    # the rows as lists, gathered per rater in order (no groupby, no row Series)
+    ci = "ci_low" in overall.columns
+    nan = [np.nan] * len(overall)
+    rows = zip(
+        overall["expert"].astype(str).tolist(),
+        overall["n"].tolist(),
+        overall["quality"].astype(str).tolist(),
+        overall["share"].tolist(),
+        overall["ci_low"].tolist() if ci else nan,
+        overall["ci_high"].tolist() if ci else nan,
+        strict=True,
+    )
+    raters: dict[str, tuple[int, dict[str, str]]] = {}
+    for rater, n, quality, share, low, high in rows:
+        text = f"{100 * share:.0f} %"
+        if ci and pd.notna(low):
+            text += f" [{100 * low:.0f}{sep}{100 * high:.0f}]"
+        raters.setdefault(rater, (int(n), {}))[1][quality] = text
+    return [(rater, n, shares) for rater, (n, shares) in raters.items()]
 
 
 def _zone_findings(result: Result, corpus: str | None = None) -> list[str]:
@@ -201,8 +221,14 @@ def _design_tables(result: Result) -> list[dict[str, Any]]:
     """Every design's table as the page shows it: the overall ones open, the others
     collapsed under a line that counts their tests; past :data:`~rrmap.report.designs.ROW_LIMIT`
     rows, one row per family."""
-    from rrmap.report.designs import ROW_LIMIT, display_frame, summarise_families
-    from rrmap.report.page import design_counts, groups_cell, reading_order, vocabulary
+    from rrmap.report.designs import ROW_LIMIT, _display_columns, summarise_families
+    from rrmap.report.page import (
+        _columns_table,
+        design_counts,
+        groups_cell,
+        reading_order,
+        vocabulary,
+    )
 
     words = vocabulary(result.settings, result.points)
     tables = []
@@ -218,21 +244,22 @@ def _design_tables(result: Result) -> list[dict[str, Any]]:
                 "of all its groups at once, and how many of its pairs pass p < 0.05. Every "
                 "test, pairs included: tests.csv."
             )
-        pairs = shown_rows[[c for c in shown_rows.columns if c.startswith("pairs_")]]
-        shown = display_frame(
-            shown_rows.drop(columns=pairs.columns), first, lambda t: f"<b>{t}</b>", html_text
+        pairs = [c for c in shown_rows.columns if c.startswith("pairs_")]
+        # the shown columns as lists, ordered and made a table with no frame between
+        shown = _display_columns(
+            shown_rows.drop(columns=pairs), first, lambda t: f"<b>{t}</b>", html_text
         )
-        shown["groups"] = [groups_cell(g, words) for g in shown_rows["groups"]]
-        for col in pairs.columns:
-            shown[f"pairs p < 0.05 ({col.removeprefix('pairs_')})"] = pairs[col].to_numpy()
-        shown = shown[reading_order(list(shown.columns))]
+        shown["groups"] = [groups_cell(g, words) for g in shown_rows["groups"].tolist()]
+        for col in pairs:
+            shown[f"pairs p < 0.05 ({col.removeprefix('pairs_')})"] = shown_rows[col].tolist()
+        shown = {c: shown[c] for c in reading_order(list(shown))}
         tables.append(
             {
                 "title": head,
                 "intro": intro,
                 "counts": design_counts(frame),
                 "open": head.startswith(("Expert effect, overall", "Generator effect, overall")),
-                "frame": page_table(shown, escaped=True, note=note),
+                "frame": _columns_table(shown, escaped=True, note=note),
             }
         )
     return tables
@@ -362,21 +389,10 @@ def page_context(result: Result) -> dict[str, Any]:
     """What the HTML report shows besides its figures and its interactive map, and its
     template: made before the figures are drawn (``rrmap analyze`` makes it while the
     workers draw), rendered with them by :func:`render_page`."""
-    import jinja2
-
-    from rrmap._util.escape import template_text
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("rrmap", "templates"),
-        autoescape=True,
-        finalize=template_text,  # every text shown as every format shows a label
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
     s = result.settings
     th = s.get("thresholds") or {}
     return {
-        "template": env.get_template("report.html.j2"),
+        "template": _template(),
         "title": f"RRMap analysis of {Path(str(s.get('input', 'ratings'))).name}",
         "summary": summary_lines(result),
         "findings": key_findings(result),
@@ -390,6 +406,23 @@ def page_context(result: Result) -> dict[str, Any]:
         "adjust": {"holm": "Holm", "fdr_bh": "BH"}.get(s.get("p_adjust", "none")),
         "version": __version__,
     }
+
+
+@functools.cache
+def _template() -> Any:
+    """The page's template, compiled once per process (0.04 s of jinja2 per compilation)."""
+    import jinja2
+
+    from rrmap._util.escape import template_text
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("rrmap", "templates"),
+        autoescape=True,
+        finalize=template_text,  # every text shown as every format shows a label
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template("report.html.j2")
 
 
 def render_page(

@@ -18,16 +18,18 @@ abbreviations and marks. The preamble needs ``\\usepackage{booktabs}`` only
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from rrmap._util.escape import latex_text, split_groups
 from rrmap._util.latex_tabular import Column, Num, Row, either, needed_em, render_floats
 from rrmap.errors import InputError
-from rrmap.report.designs import design_frames, design_masks, side_by_side
+from rrmap.report.designs import _wide_tests, design_frames, design_masks
 from rrmap.stats.settings import ALPHA as _ALPHA
 from rrmap.zones import QUALITY_LEVELS
 
@@ -83,7 +85,7 @@ def _p_num(
     p: float, alpha: float = _ALPHA, *, floor: bool = False, mark: str = "", cochran: bool = False
 ) -> Num:
     """A p-value cell: bold below *alpha* unless the asymptotic χ² is unreliable."""
-    if p is None or pd.isna(p):
+    if _missing(p):
         return Num("")
     if cochran:
         mark = _P_MARKS["cochran"][0]
@@ -113,20 +115,45 @@ def latex_pvalue(
 
 def _stat(v: Any) -> Num:
     """A statistic or an effect size: three significant digits, no exponent above 1000."""
-    if v is None or pd.isna(v):
+    if _missing(v):
         return Num("")
     v = float(v)
     return Num.of(f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}")
 
 
 def _count(v: Any) -> str:
-    return "" if v is None or pd.isna(v) else str(int(v))
+    return "" if _missing(v) else str(int(v))
+
+
+def _missing(v: Any) -> bool:
+    """``pd.isna`` of one value, without its cost for the plain floats of a table's cells."""
+    if v is None or v is pd.NA:
+        return True
+    if type(v) is float:
+        return v != v
+    return bool(pd.isna(v))
+
+
+@functools.lru_cache(maxsize=65536)
+def _tex_str(text: str) -> str:
+    return latex_text(text)
+
+
+def _tex(v: Any) -> str:
+    """:func:`latex_text`, each distinct label escaped once (a table repeats its labels
+    on every row)."""
+    return _tex_str(v) if type(v) is str else latex_text(v)
+
+
+@functools.lru_cache(maxsize=65536)
+def _groups_str(text: str) -> str:
+    labels = split_groups(text)
+    return latex_text(", ".join(f"“{g}”" if "," in g or "|" in g else g for g in labels))
 
 
 def _groups(v: Any) -> str:
     """The compared groups as a list; a label holding a comma or ``|`` is quoted."""
-    labels = split_groups(str(v))
-    return latex_text(", ".join(f"“{g}”" if "," in g or "|" in g else g for g in labels))
+    return _groups_str(str(v))
 
 
 def _headers(points: Any) -> dict[str, str]:
@@ -252,16 +279,18 @@ def tests_latex(
         headers = _headers(getattr(result, "points", None))
     adjust = settings.get("p_adjust", "none")
     by = list(settings.get("by") or [])
-    side = side_by_side(tests)
+    side = _wide_tests(result)  # the rows design_frames split, computed once
     masks = design_masks(side, by)
     extra = _test_extras(tests)
+    # each comparison's key as text, once: rows of it picked per design by position
+    names = _KEYS[1:] if "query" not in side else _KEYS
+    keys = list(zip(*([str(v) for v in side[k].tolist()] for k in names), strict=True))
     parts = ["% rrmap tests; needs \\usepackage{booktabs}\n"]
     for (head, _, frame, first), (_, _, mask, _) in zip(design_frames(result), masks, strict=True):
         if frame.empty:
             continue
-        keys = side.loc[mask, _KEYS[1:] if "query" not in side else _KEYS]
-        keys = keys.itertuples(index=False, name=None)
-        info = _design_info(frame, [extra.get(tuple(map(str, k)), {}) for k in keys], adjust)
+        ext = [extra.get(keys[i], {}) for i in np.flatnonzero(mask).tolist()]
+        info = _design_info(frame, ext, adjust)
         title, intro, compared = _titles(head, by, headers)
         label = "tab:rrmap-" + "-".join(_slug(head).split())
         cat = None if first == "groups" else first
@@ -303,8 +332,10 @@ def _test_extras(tests: pd.DataFrame) -> dict[tuple[str, ...], dict[str, Any]]:
     keys = _KEYS if "query" in tests.columns else _KEYS[1:]
     cols = [*keys, "test", "pvalue"]
     more = [c for c in ("n_perm", "min_expected", "share_expected_below_5") if c in tests]
-    for row in tests[cols + more].itertuples(index=False):
-        rec = row._asdict()
+    names = cols + more
+    columns = [tests[c].tolist() for c in names]  # lists: not a namedtuple per row
+    for row in zip(*columns, strict=True):
+        rec = dict(zip(names, row, strict=True))
         kind = "energy" if rec["test"] == "energy" else "zones"
         key = tuple(str(rec[k]) for k in keys)
         entry = out.setdefault(key, {})
@@ -329,7 +360,9 @@ def _design_info(frame: pd.DataFrame, extras: list[dict[str, Any]], adjusted: st
         kind: next((c for c in frame.columns.tolist() if c.startswith(f"{kind}_p_")), None)
         for kind in ("energy", "zones")
     }
-    for i, row in enumerate(frame.to_dict("records")):
+    names = frame.columns.tolist()  # the columns as lists, then rows (to_dict is slower)
+    rows = zip(*(frame[c].tolist() for c in names), strict=True)
+    for i, row in enumerate(dict(zip(names, values, strict=True)) for values in rows):
         ext = extras[i] if i < len(extras) else {}
         rec: dict[str, Any] = {
             "row": row,
@@ -347,9 +380,9 @@ def _design_info(frame: pd.DataFrame, extras: list[dict[str, Any]], adjusted: st
             floor = bool(
                 method in _DRAWN
                 and draws is not None
-                and not pd.isna(draws)
+                and not _missing(draws)
                 and raw is not None
-                and not pd.isna(raw)
+                and not _missing(raw)
                 and raw * (float(draws) + 1) <= 1 + 1e-9
             )
             cochran = kind == "zones" and method == "asymptotic" and ext.get("cochran_fails")
@@ -361,7 +394,7 @@ def _design_info(frame: pd.DataFrame, extras: list[dict[str, Any]], adjusted: st
                 "dof": row.get("zones_dof") if kind == "zones" else None,
                 "test": row.get("zones_test") if kind == "zones" else "energy",
                 "method": "cochran" if cochran else "" if method == usual else method,
-                "ran": not (pd.isna(row.get(kind)) and pd.isna(shown)),
+                "ran": not (_missing(row.get(kind)) and _missing(shown)),
             }
         out.append(rec)
     return out
@@ -389,20 +422,24 @@ def _lead_columns(
     cells, blocks, notes = [], [], []
     for rec in info:
         row = rec["row"]
-        lead = [latex_text(row[cat])] if cat is not None and not heading else []
+        lead = [_tex(row[cat])] if cat is not None and not heading else []
         groups = _groups(rec["groups"])
         if rec["note"]:
-            notes.append(latex_text(rec["note"]))
+            notes.append(_tex(rec["note"]))
             groups += f"$^{{\\mathrm{{{_letter(len(notes))}}}}}$"
         lead += [groups, _count(rec["n"])]
         if vary:
-            lead.append(latex_text(rec["design"]))
+            lead.append(_tex(rec["design"]))
         cells.append(lead)
         blocks.append(row[cat] if cat is not None else None)
     text = "; ".join(f"$^{{\\mathrm{{{_letter(i + 1)}}}}}$ {n}" for i, n in enumerate(notes))
     if not vary and designs - {""}:
         text = f"Design: {latex_text(next(iter(designs - {''})))}." + (f" {text}" if text else "")
     return columns, cells, blocks, text
+
+
+def _zone_test(test: Any) -> str:
+    return _ZONE_TESTS[test] if test in _ZONE_TESTS else _tex(test)
 
 
 def _letter(i: int) -> str:
@@ -444,9 +481,9 @@ def _stacked_rows(
             t = rec[kind]
             if not t["ran"]:
                 continue
-            name = "$E$" if kind == "energy" else _ZONE_TESTS.get(t["test"], latex_text(t["test"]))
+            name = "$E$" if kind == "energy" else _zone_test(t["test"])
             cells = [*lead[i], name, _stat(t["stat"]), _count(t["dof"]), t["p"], _stat(t["effect"])]
-            heading = f"{label}: {latex_text(blocks[i])}" if cat is not None else ""
+            heading = f"{label}: {_tex(blocks[i])}" if cat is not None else ""
             rows.append(Row(cells, block=blocks[i], item=i, heading=heading))
     effect = (
         "effect: between-group share of the energy dispersion ($E$; within keys when matched); "
@@ -484,7 +521,7 @@ def _side_rows(
         if energy:
             cells += [_stat(e["stat"]), e["p"], _stat(e["effect"])]
         if zones:
-            test = _ZONE_TESTS.get(z["test"], latex_text(z["test"])) if z["ran"] else ""
+            test = _zone_test(z["test"]) if z["ran"] else ""
             cells += [test, _stat(z["stat"]), _count(z["dof"]), z["p"], _stat(z["effect"])]
         rows.append(Row(cells, block=blocks[i], item=i))
     effect = (
@@ -559,7 +596,7 @@ def proportions_latex(
             columns.append(Column(_name(str(category), headers), "wrap"))
         columns += [Column("$n$"), *(Column(q, "num") for q in QUALITY_LEVELS)]
         rows = []
-        for _, rec in table.iterrows():
+        for rec in table.to_dict("records"):  # plain values, not a Series per row
             n = int(rec["n"])
             cells: list[Any] = [latex_text(rec[k]) for k in keys[heading:]] + [str(n)]
             for q in QUALITY_LEVELS:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
@@ -118,7 +119,36 @@ def page_table(
     return {
         "columns": [_column(str(c)) for c in frame.columns],
         "numeric": [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns],
-        "rows": [[_cell(v, escaped) for v in row] for row in frame.itertuples(index=False)],
+        # the columns as lists, then rows: itertuples walks Arrow-held text value by value
+        "rows": [
+            [_cell(v, escaped) for v in row]
+            for row in zip(*(frame.iloc[:, k].tolist() for k in range(frame.shape[1])), strict=True)
+        ],
+        "note": note,
+    }
+
+
+def _columns_table(
+    columns: Mapping[str, Any], *, escaped: bool = False, note: str | None = None
+) -> dict[str, Any]:
+    """:func:`page_table` of the frame *columns* (label → its values, a list or a NumPy
+    array) would make, without making it: a list's cells are text, an array is numeric
+    when its dtype is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = _columns_table({"groups": ["E1|E2"], "n": np.array([12])})
+    >>> t["numeric"], t["rows"]
+    ([False, True], [['E1|E2', 12]])
+    """
+    values = [v.tolist() if isinstance(v, np.ndarray) else list(v) for v in columns.values()]
+    return {
+        "columns": [_column(str(c)) for c in columns],
+        "numeric": [
+            isinstance(v, np.ndarray) and v.dtype.kind in "biufc" for v in columns.values()
+        ],
+        "rows": [[_cell(v, escaped) for v in row] for row in zip(*values, strict=True)],
         "note": note,
     }
 

@@ -22,25 +22,36 @@ def proportions_section(result: Result) -> str:
     props = result.proportions
     overall = props[props["category"] == "all"]
     keys = ["query", "expert"] if "query" in overall.columns else ["expert"]
-    by_rater = overall.groupby([overall[k].astype(str) for k in keys], sort=False)
+    # one pass over the rows as lists: each rater's n (its first row) and the text of
+    # each zone (its first row of that zone), raters in order of appearance
+    has_ci = "ci_low" in overall.columns
+    nan = [np.nan] * len(overall)
+    names = zip(*(overall[k].astype(str).tolist() for k in keys), strict=True)
+    rows = zip(
+        names,
+        overall["n"].tolist(),
+        overall["quality"].astype(str).tolist(),
+        overall["share"].tolist(),
+        overall["ci_low"].tolist() if has_ci else nan,
+        overall["ci_high"].tolist() if has_ci else nan,
+        strict=True,
+    )
+    raters: dict[tuple[str, ...], tuple[Any, dict[str, str]]] = {}
+    for name, n, quality, share, low, high in rows:
+        rater = raters.setdefault(name, (n, {}))[1]
+        if quality in rater:
+            continue
+        text = f"{100 * share:.0f} %"
+        if has_ci and pd.notna(low):
+            text += f" [{100 * low:.0f}, {100 * high:.0f}]"
+        rater[quality] = text
     table = pd.DataFrame(
-        [name if isinstance(name, tuple) else (name,) for name, _ in by_rater],
+        list(raters),
         columns=["query corpus", "rater"] if len(keys) == 2 else ["rater"],
     )
-    table["n"] = [int(g["n"].iloc[0]) for _, g in by_rater]
-    has_ci = "ci_low" in overall.columns
+    table["n"] = [int(n) for n, _ in raters.values()]
     for lv in QUALITY_LEVELS:
-        cells = []
-        for _, g in by_rater:
-            row = g[g["quality"].astype(str) == lv]
-            if row.empty:
-                cells.append("")
-                continue
-            text = f"{100 * row['share'].iloc[0]:.0f} %"
-            if has_ci and pd.notna(row["ci_low"].iloc[0]):
-                text += f" [{100 * row['ci_low'].iloc[0]:.0f}, {100 * row['ci_high'].iloc[0]:.0f}]"
-            cells.append(text)
-        table[lv] = cells
+        table[lv] = [zones.get(lv, "") for _, zones in raters.values()]
     head = "per query corpus and rater" if len(keys) == 2 else "per rater"
     return (
         f"## Quality proportions {head}\n\n"
