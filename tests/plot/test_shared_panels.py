@@ -66,7 +66,9 @@ def test_the_grid_is_joined_once_laid_out(example_points, sibling_lookups):
     assert all(first.get_shared_y_axes().joined(first, ax) for ax in rest)
 
 
-def test_a_figure_only_saved_keeps_its_ticks_fixed(example_points):
+def test_a_figure_only_saved_keeps_its_ticks_fixed_and_its_panels_apart(example_points):
     with off_screen():
         fig = plot_rrmap_grid(example_points, ["movement"], width="7in")
     assert all(isinstance(ax.xaxis.get_major_locator(), FixedLocator) for ax in _panels(fig))
+    first, *rest = _panels(fig)
+    assert not any(first.get_shared_x_axes().joined(first, ax) for ax in rest)

@@ -278,8 +278,13 @@ def share_panels(axes: Sequence[Axes]) -> None:
     Shared from the start, each panel's limits were looked up through all its siblings
     (matplotlib checks every one for a pending autoscale) at each of the thousands of
     times the layout and the drawing read them: a quarter of the time of a grid of 40
-    panels. The panels' limits and ticks are the same either way.
+    panels. The panels' limits and ticks are the same either way. The panels of a figure
+    made :func:`off_screen`, only saved, are left apart: nobody zooms them, and each
+    drawing of the figure (one per format) would look their limits up through all of
+    them again.
     """
+    if _OFF_SCREEN.get():
+        return
     for ax in axes:
         live = ax.__dict__.pop(_LIVE_TICKS, None)
         if live is None:
