@@ -42,7 +42,12 @@ def sibling_lookups(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "make", [plot_rrmap_grid, lambda pts, **kw: plot_rrmap_by_rater(pts, "movement", **kw)]
+    "make",
+    [
+        lambda pts, **kw: plot_rrmap_grid(pts, ["movement"], **kw),
+        lambda pts, **kw: plot_rrmap_by_rater(pts, "movement", **kw),
+    ],
+    ids=["grid", "by_rater"],
 )
 def test_panels_zoom_together_and_their_ticks_follow(example_points, make):
     fig = make(example_points, width="7in")
