@@ -132,10 +132,13 @@ def _opened(font: Any, glyph_map: dict[int, int]) -> Iterator[Any]:
 
 def _bounds(font: Any) -> Any:
     """The box of every glyph of *font* (a ``TTFont``), as matplotlib's PostScript
-    ``_bounds`` measures it; within :func:`lean_font_subsets`, once per font file."""
-    key = _font_key(font) if _LEAN.get() else None
-    if key is None:
+    ``_bounds`` measures it; within :func:`lean_font_subsets` from the glyphs at its
+    edges, once per font file (a font not read from a file: each time)."""
+    if not _LEAN.get():
         return _matplotlib_bounds(font)
+    key = _font_key(font)
+    if key is None:
+        return tuple(_outer_glyphs_bounds(font) or _matplotlib_bounds(font))
     box = _font_boxes.get(key)
     if box is None:
         box = _font_boxes[key] = tuple(_outer_glyphs_bounds(font) or _matplotlib_bounds(font))
