@@ -241,21 +241,61 @@ def freeze_ticks(fig: Figure, label_size: float) -> None:
         )
 
 
+#: A panel's tickers (locator, formatter) as set before :func:`thin_ticks` fixed them for
+#: the layout, by axis: given back by :func:`share_panels`.
+_LIVE_TICKS = "_rrmap_live_ticks"
+
+
 def thin_ticks(axes: Iterable[Axes]) -> None:
     """Ticks of panels set side by side: no label at the panels' shared edges, so the
     last label of one panel never runs into the first of the next ("4-4", "2.5" over "0.0").
 
-    Call it once the panels' limits are set. A figure made :func:`off_screen` gets its
-    ticks fixed here (:func:`fix_ticks`): with a fixed number of bins a locator looks
-    at the limits alone, so the ticks are those it would find at every layout pass
-    and draw, without the work (12 % of the raters × categories grid).
+    Call it once the panels' limits are set. The ticks are then fixed (:func:`fix_ticks`):
+    with a fixed number of bins a locator looks at the limits alone, so the ticks are
+    those it would find at every layout pass and draw, without the work (12 % of the
+    raters × categories grid). A figure made :func:`off_screen` keeps them fixed; the
+    panels of another get their locators back from :func:`share_panels` once laid out
+    (they follow a zoom).
     """
     axes = list(axes)
     for ax in axes:
         ax.xaxis.set_major_locator(MaxNLocator(nbins=4, prune="both"))
         ax.yaxis.set_major_locator(MaxNLocator(nbins=5, prune="upper"))
+        if not _OFF_SCREEN.get():
+            live = [
+                (axis.get_major_locator(), axis.get_major_formatter())
+                for axis in (ax.xaxis, ax.yaxis)
+            ]
+            setattr(ax, _LIVE_TICKS, live)
+    fix_ticks(axes)
+
+
+def share_panels(axes: Sequence[Axes]) -> None:
+    """The x and y axes of the panels *axes* shared with the first's (a zoom or pan of one
+    moves them all), once their figure is laid out; locators given back to the panels
+    whose ticks :func:`thin_ticks` fixed for the layout.
+
+    Shared from the start, each panel's limits were looked up through all its siblings
+    (matplotlib checks every one for a pending autoscale) at each of the thousands of
+    times the layout and the drawing read them: a quarter of the time of a grid of 40
+    panels. The panels' limits and ticks are the same either way. The panels of a figure
+    made :func:`off_screen`, only saved, are left apart: nobody zooms them, and each
+    drawing of the figure (one per format) would look their limits up through all of
+    them again.
+    """
     if _OFF_SCREEN.get():
-        fix_ticks(axes)
+        return
+    for ax in axes:
+        live = ax.__dict__.pop(_LIVE_TICKS, None)
+        if live is None:
+            continue
+        for axis, (locator, formatter) in zip((ax.xaxis, ax.yaxis), live, strict=True):
+            axis.set_major_locator(locator)
+            axis.set_major_formatter(formatter)
+    first = axes[0]
+    for ax in axes[1:]:
+        ax.sharex(first)
+        ax.sharey(first)
 
 
 def fix_ticks(axes: Iterable[Axes]) -> None:

@@ -16,7 +16,7 @@ from rrmap.errors import InputError
 from rrmap.gaussian import interval_to_gaussian
 from rrmap.plot.base._glyphs import gathers_glyph_warnings
 from rrmap.plot.base._keywords import lists_keywords
-from rrmap.plot.base._sizing import freeze_ticks, new_figure, text_width_pt
+from rrmap.plot.base._sizing import freeze_ticks, lay_out, new_figure, text_width_pt
 from rrmap.plot.base._style import QUALITY_COLORS, rc_points, style_map, typography
 from rrmap.plot.base._widths import parse_width
 from rrmap.plot.base.geometry import DEFAULT_XLIM, DEFAULT_YLIM
@@ -309,7 +309,7 @@ def _fit_map_height(fig: Figure, left: Any, right: Any, ax: Any, stacked: bool) 
     """Figure height giving the map panel a height of 0.8 × its width."""
     width = fig.get_figwidth()
     for _ in range(5):
-        fig.draw_without_rendering()
+        lay_out(fig)  # drawing it (draw_without_rendering) walked every artist once more
         box = ax.get_window_extent()
         target = 0.8 * box.width / fig.dpi
         got = box.height / fig.dpi

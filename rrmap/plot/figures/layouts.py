@@ -39,6 +39,7 @@ from rrmap.plot.base._sizing import (
     legend_ncols,
     new_figure,
     renderer_of,
+    share_panels,
     text_width_pt,
     thin_ticks,
 )
@@ -274,7 +275,9 @@ def plot_rrmap_by_rater(
     typ = typography(w)
     with mpl.rc_context(typ):
         fig = new_figure(w, w)
-        grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+        grid = fig.subplots(nrows, ncols, squeeze=False)  # shared once laid out
+        for ax in grid.flat:
+            ax.label_outer()  # as a grid of shared panels is made
         st.order = levels_of(points[color], st.order) if color is not None else None
         clipped, mappable, styles = 0, None, []
         first_labels = st.zone_labels
@@ -306,6 +309,7 @@ def plot_rrmap_by_rater(
         footer = _add_footer(fig, st, mappable, before, after, colorbar)
         freeze_ticks(fig, typ["xtick.labelsize"])
         fit_with_footer(fig, [grid.flat[0]], aspect, nrows, footer)
+        share_panels(list(grid.flat))
     return fig
 
 
@@ -430,6 +434,7 @@ def plot_rrmap_grid(
         footer = _add_footer(grid.fig, st, grid.mappable, [grid.last_legend], after, colorbar)
         freeze_ticks(grid.fig, typ["xtick.labelsize"])
         grid.fit(aspect, footer)
+        share_panels(list(grid.grid.flat))
     return grid.fig
 
 
@@ -492,12 +497,9 @@ class _GridFigure:
         )
         step = 1 if right else 2
         self.grid = np.empty((nrows, ncols), dtype=object)
-        for i in range(nrows):
+        for i in range(nrows):  # shared once laid out (share_panels)
             for j in range(ncols):
-                share = self.grid[0, 0] if i or j else None
-                self.grid[i, j] = self.fig.add_subplot(
-                    self.gs[i * step, j], sharex=share, sharey=share
-                )
+                self.grid[i, j] = self.fig.add_subplot(self.gs[i * step, j])
         #: the legend under (or right of) each row that has one, by row
         self.row_legends: dict[int, Any] = {}
         self.last_legend: dict[str, Any] | None = None
