@@ -1,6 +1,6 @@
 """What the figure workers' server and its workers share: what the server imports, the
-word on its command line that binds it to its caller, how a process knows it is that
-server, and how a process asks to end with its parent.
+word on its command line that binds it to its caller, and how a process knows it is that
+server (how a process asks to end with its parent: :mod:`rrmap._util.children`).
 
 :mod:`rrmap.plot._workers` starts the server and its workers; :mod:`rrmap.plot._server`
 is what the server imports. Both read this module, which imports nothing but the
@@ -16,7 +16,6 @@ True
 
 from __future__ import annotations
 
-import signal
 import sys
 
 __all__: list[str] = []
@@ -42,8 +41,6 @@ PRELOAD: list[str] = ["rrmap.plot._server"]
 #: server with its caller. Linux ties that signal to the *thread* that started the
 #: process: from another thread, the server would end with that thread.
 DIES_WITH_CALLER = "rrmap.plot._server.dies_with_caller"
-#: ``prctl`` option: the signal this process gets when its parent ends (Linux).
-_PR_SET_PDEATHSIG = 1
 
 
 def in_forkserver() -> bool:
@@ -56,22 +53,3 @@ def in_forkserver() -> bool:
     False
     """
     return any("multiprocessing.forkserver import main" in arg for arg in sys.orig_argv)
-
-
-def die_with_parent() -> bool:
-    """Ask the kernel to kill this process (``SIGKILL``) when its parent ends (Linux's
-    ``PR_SET_PDEATHSIG``; the parent being the *thread* that started this process);
-    whether it could.
-
-    Not called here: in the process that runs this module's examples, it would stay
-    asked for the rest of that process's life.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-    except (OSError, AttributeError):  # no libc prctl (another C library)
-        return False

@@ -37,12 +37,8 @@ import importlib
 import os
 import sys
 
-from rrmap.plot._forkserver import (
-    DIES_WITH_CALLER,
-    DRAWING_MODULES,
-    die_with_parent,
-    in_forkserver,
-)
+from rrmap._util.children import die_with_parent
+from rrmap.plot._forkserver import DIES_WITH_CALLER, DRAWING_MODULES, in_forkserver
 
 __all__: list[str] = []
 

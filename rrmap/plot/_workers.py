@@ -46,7 +46,8 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from rrmap.plot._forkserver import DIES_WITH_CALLER, PRELOAD, die_with_parent, in_forkserver
+from rrmap._util.children import die_with_parent
+from rrmap.plot._forkserver import DIES_WITH_CALLER, PRELOAD, in_forkserver
 
 __all__: list[str] = []
 

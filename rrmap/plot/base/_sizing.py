@@ -241,12 +241,12 @@ def freeze_ticks(fig: Figure, label_size: float) -> None:
         )
 
 
-#: A panel's tickers (locator, formatter) as set before :func:`thin_ticks` fixed them for
-#: the layout, by axis: given back by :func:`share_panels`.
-_LIVE_TICKS = "_rrmap_live_ticks"
+#: The tickers (locator, formatter) of each panel, x then y, as set before
+#: :func:`thin_ticks` fixed them for the layout: given back by :func:`share_panels`.
+LiveTicks = dict[Axes, list[tuple[Any, Any]]]
 
 
-def thin_ticks(axes: Iterable[Axes]) -> None:
+def thin_ticks(axes: Iterable[Axes]) -> LiveTicks:
     """Ticks of panels set side by side: no label at the panels' shared edges, so the
     last label of one panel never runs into the first of the next ("4-4", "2.5" over "0.0").
 
@@ -255,25 +255,26 @@ def thin_ticks(axes: Iterable[Axes]) -> None:
     those it would find at every layout pass and draw, without the work (12 % of the
     raters × categories grid). A figure made :func:`off_screen` keeps them fixed; the
     panels of another get their locators back from :func:`share_panels` once laid out
-    (they follow a zoom).
+    (they follow a zoom): returned here for it (empty when off screen).
     """
     axes = list(axes)
+    live: LiveTicks = {}
     for ax in axes:
         ax.xaxis.set_major_locator(MaxNLocator(nbins=4, prune="both"))
         ax.yaxis.set_major_locator(MaxNLocator(nbins=5, prune="upper"))
         if not _OFF_SCREEN.get():
-            live = [
+            live[ax] = [
                 (axis.get_major_locator(), axis.get_major_formatter())
                 for axis in (ax.xaxis, ax.yaxis)
             ]
-            setattr(ax, _LIVE_TICKS, live)
     fix_ticks(axes)
+    return live
 
 
-def share_panels(axes: Sequence[Axes]) -> None:
+def share_panels(axes: Sequence[Axes], live: LiveTicks) -> None:
     """The x and y axes of the panels *axes* shared with the first's (a zoom or pan of one
     moves them all), once their figure is laid out; locators given back to the panels
-    whose ticks :func:`thin_ticks` fixed for the layout.
+    whose ticks :func:`thin_ticks` fixed for the layout (*live*, what it returned).
 
     Shared from the start, each panel's limits were looked up through all its siblings
     (matplotlib checks every one for a pending autoscale) at each of the thousands of
@@ -285,11 +286,8 @@ def share_panels(axes: Sequence[Axes]) -> None:
     """
     if _OFF_SCREEN.get():
         return
-    for ax in axes:
-        live = ax.__dict__.pop(_LIVE_TICKS, None)
-        if live is None:
-            continue
-        for axis, (locator, formatter) in zip((ax.xaxis, ax.yaxis), live, strict=True):
+    for ax, tickers in live.items():
+        for axis, (locator, formatter) in zip((ax.xaxis, ax.yaxis), tickers, strict=True):
             axis.set_major_locator(locator)
             axis.set_major_formatter(formatter)
     first = axes[0]

@@ -32,6 +32,7 @@ from rrmap.plot.base._glyphs import gathers_glyph_warnings
 from rrmap.plot.base._keywords import lists_keywords
 from rrmap.plot.base._sizing import (
     Footer,
+    LiveTicks,
     fit_with_footer,
     freeze_ticks,
     lay_out,
@@ -292,7 +293,7 @@ def plot_rrmap_by_rater(
             label = option_name(name, st.labels)
             ax.set_title(panel_title(label, len(sub), drawn.n_clipped, st.clip, panel_w))
         visible = np.arange(nrows * ncols).reshape(nrows, ncols) < n
-        thin_ticks(grid.flat[:n])
+        live = thin_ticks(grid.flat[:n])
         _show_outer_labels(grid, visible)
         entries = _options_only(styles)
         options = None
@@ -309,7 +310,7 @@ def plot_rrmap_by_rater(
         footer = _add_footer(fig, st, mappable, before, after, colorbar)
         freeze_ticks(fig, typ["xtick.labelsize"])
         fit_with_footer(fig, [grid.flat[0]], aspect, nrows, footer)
-        share_panels(list(grid.flat))
+        share_panels(list(grid.flat), live)
     return fig
 
 
@@ -434,7 +435,7 @@ def plot_rrmap_grid(
         footer = _add_footer(grid.fig, st, grid.mappable, [grid.last_legend], after, colorbar)
         freeze_ticks(grid.fig, typ["xtick.labelsize"])
         grid.fit(aspect, footer)
-        share_panels(list(grid.grid.flat))
+        share_panels(list(grid.grid.flat), grid.live)
     return grid.fig
 
 
@@ -502,6 +503,8 @@ class _GridFigure:
                 self.grid[i, j] = self.fig.add_subplot(self.gs[i * step, j])
         #: the legend under (or right of) each row that has one, by row
         self.row_legends: dict[int, Any] = {}
+        #: the panels' tickers before they were fixed for the layout (thin_ticks)
+        self.live: LiveTicks = {}
         self.last_legend: dict[str, Any] | None = None
         self.mappable = None
         self.clipped = 0
@@ -562,7 +565,7 @@ class _GridFigure:
                 )
                 leg.set_in_layout(False)
                 self.row_legends[r] = leg
-        thin_ticks(self.grid[visible])
+        self.live = thin_ticks(self.grid[visible])
         _show_outer_labels(self.grid, visible)
 
     def _fit_right_legend(self, entries: list[Any], column: str, ncols: int) -> str:
