@@ -31,7 +31,7 @@ from rrmap._util.escape import html_text
 from rrmap._util.labels import split_within
 from rrmap._version import __version__
 from rrmap.report.designs import design_frames
-from rrmap.report.format import LEGEND, MEASURE_NAMES
+from rrmap.report.format import LEGEND, MEASURE_NAMES, zone_shares
 from rrmap.report.markdown import summary_lines
 from rrmap.report.page import figure_caption, figure_entries, page_table
 from rrmap.stats.settings import ALPHA as _ALPHA
@@ -117,25 +117,8 @@ def _rater_shares(
     overall = props[props["category"] == "all"]
     if corpus is not None:
         overall = overall[overall["query"].astype(str) == corpus]
-    # the rows as lists, gathered per rater in order (no groupby, no row Series)
-    ci = "ci_low" in overall.columns
-    nan = [np.nan] * len(overall)
-    rows = zip(
-        overall["expert"].astype(str).tolist(),
-        overall["n"].tolist(),
-        overall["quality"].astype(str).tolist(),
-        overall["share"].tolist(),
-        overall["ci_low"].tolist() if ci else nan,
-        overall["ci_high"].tolist() if ci else nan,
-        strict=True,
-    )
-    raters: dict[str, tuple[int, dict[str, str]]] = {}
-    for rater, n, quality, share, low, high in rows:
-        text = f"{100 * share:.0f} %"
-        if ci and pd.notna(low):
-            text += f" [{100 * low:.0f}{sep}{100 * high:.0f}]"
-        raters.setdefault(rater, (int(n), {}))[1][quality] = text
-    return [(rater, n, shares) for rater, (n, shares) in raters.items()]
+    raters = zone_shares(overall, ["expert"], sep)
+    return [(rater, n, shares) for (rater,), (n, shares) in raters.items()]
 
 
 def _zone_findings(result: Result, corpus: str | None = None) -> list[str]:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from rrmap._util.escape import markdown_text
 from rrmap._util.markdown import markdown_table
-from rrmap.report.format import MEASURE_NAMES
+from rrmap.report.format import MEASURE_NAMES, zone_shares
 from rrmap.zones import QUALITY_LEVELS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -22,29 +22,7 @@ def proportions_section(result: Result) -> str:
     props = result.proportions
     overall = props[props["category"] == "all"]
     keys = ["query", "expert"] if "query" in overall.columns else ["expert"]
-    # one pass over the rows as lists: each rater's n (its first row) and the text of
-    # each zone (its first row of that zone), raters in order of appearance
-    has_ci = "ci_low" in overall.columns
-    nan = [np.nan] * len(overall)
-    names = zip(*(overall[k].astype(str).tolist() for k in keys), strict=True)
-    rows = zip(
-        names,
-        overall["n"].tolist(),
-        overall["quality"].astype(str).tolist(),
-        overall["share"].tolist(),
-        overall["ci_low"].tolist() if has_ci else nan,
-        overall["ci_high"].tolist() if has_ci else nan,
-        strict=True,
-    )
-    raters: dict[tuple[str, ...], tuple[Any, dict[str, str]]] = {}
-    for name, n, quality, share, low, high in rows:
-        rater = raters.setdefault(name, (n, {}))[1]
-        if quality in rater:
-            continue
-        text = f"{100 * share:.0f} %"
-        if has_ci and pd.notna(low):
-            text += f" [{100 * low:.0f}, {100 * high:.0f}]"
-        rater[quality] = text
+    raters = zone_shares(overall, keys, ", ")
     table = pd.DataFrame(
         list(raters),
         columns=["query corpus", "rater"] if len(keys) == 2 else ["rater"],
