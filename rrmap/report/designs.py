@@ -21,6 +21,7 @@ from rrmap.report.format import (
     ZONE_TESTS,
     _label,
     _method_suffix,
+    column_lists,
     format_pvalue,
     is_pvalue_column,
 )
@@ -236,8 +237,7 @@ def design_table(frame: pd.DataFrame, first: str) -> str:
     for i, col in enumerate(pairs):  # a summary's counts, after what is compared
         head = f"pairs p < 0.05 ({col.removeprefix('pairs_')})"
         shown.insert(at + i, (head, frame[col].tolist()))
-    numeric = [isinstance(v, np.ndarray) and v.dtype.kind in "biufc" for _, v in shown]
-    values = [v.tolist() if isinstance(v, np.ndarray) else list(v) for _, v in shown]
+    numeric, values = column_lists([v for _, v in shown])
     # which escapes the column names
     return columns_markdown([n for n, _ in shown], numeric, values, escape=False)
 

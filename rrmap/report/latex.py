@@ -30,6 +30,7 @@ from rrmap._util.escape import latex_text, split_groups
 from rrmap._util.latex_tabular import Column, Num, Row, either, needed_em, render_floats
 from rrmap.errors import InputError
 from rrmap.report.designs import _wide_tests, design_frames, design_masks
+from rrmap.report.format import is_missing
 from rrmap.stats.settings import ALPHA as _ALPHA
 from rrmap.zones import QUALITY_LEVELS
 
@@ -85,7 +86,7 @@ def _p_num(
     p: float, alpha: float = _ALPHA, *, floor: bool = False, mark: str = "", cochran: bool = False
 ) -> Num:
     """A p-value cell: bold below *alpha* unless the asymptotic χ² is unreliable."""
-    if _missing(p):
+    if is_missing(p):
         return Num("")
     if cochran:
         mark = _P_MARKS["cochran"][0]
@@ -115,23 +116,14 @@ def latex_pvalue(
 
 def _stat(v: Any) -> Num:
     """A statistic or an effect size: three significant digits, no exponent above 1000."""
-    if _missing(v):
+    if is_missing(v):
         return Num("")
     v = float(v)
     return Num.of(f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}")
 
 
 def _count(v: Any) -> str:
-    return "" if _missing(v) else str(int(v))
-
-
-def _missing(v: Any) -> bool:
-    """``pd.isna`` of one value, without its cost for the plain floats of a table's cells."""
-    if v is None or v is pd.NA:
-        return True
-    if type(v) is float:
-        return v != v
-    return bool(pd.isna(v))
+    return "" if is_missing(v) else str(int(v))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -380,9 +372,9 @@ def _design_info(frame: pd.DataFrame, extras: list[dict[str, Any]], adjusted: st
             floor = bool(
                 method in _DRAWN
                 and draws is not None
-                and not _missing(draws)
+                and not is_missing(draws)
                 and raw is not None
-                and not _missing(raw)
+                and not is_missing(raw)
                 and raw * (float(draws) + 1) <= 1 + 1e-9
             )
             cochran = kind == "zones" and method == "asymptotic" and ext.get("cochran_fails")
@@ -394,7 +386,7 @@ def _design_info(frame: pd.DataFrame, extras: list[dict[str, Any]], adjusted: st
                 "dof": row.get("zones_dof") if kind == "zones" else None,
                 "test": row.get("zones_test") if kind == "zones" else "energy",
                 "method": "cochran" if cochran else "" if method == usual else method,
-                "ran": not (_missing(row.get(kind)) and _missing(shown)),
+                "ran": not (is_missing(row.get(kind)) and is_missing(shown)),
             }
         out.append(rec)
     return out

@@ -15,12 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
 from rrmap._util.escape import display_text, html_text, split_groups
 from rrmap.report.designs import ROW_LIMIT, passing, summarise_families
+from rrmap.report.format import column_lists
 
 __all__ = [
     "ROW_LIMIT",
@@ -142,12 +142,10 @@ def _columns_table(
     >>> t["numeric"], t["rows"]
     ([False, True], [['E1|E2', 12]])
     """
-    values = [v.tolist() if isinstance(v, np.ndarray) else list(v) for v in columns.values()]
+    numeric, values = column_lists(list(columns.values()))
     return {
         "columns": [_column(str(c)) for c in columns],
-        "numeric": [
-            isinstance(v, np.ndarray) and v.dtype.kind in "biufc" for v in columns.values()
-        ],
+        "numeric": numeric,
         "rows": [[_cell(v, escaped) for v in row] for row in zip(*values, strict=True)],
         "note": note,
     }
