@@ -137,11 +137,11 @@ def _bounds(font: Any) -> Any:
     if not _LEAN.get():
         return _matplotlib_bounds(font)
     key = _font_key(font)
-    if key is None:
-        return tuple(_outer_glyphs_bounds(font) or _matplotlib_bounds(font))
-    box = _font_boxes.get(key)
+    box = None if key is None else _font_boxes.get(key)
     if box is None:
-        box = _font_boxes[key] = tuple(_outer_glyphs_bounds(font) or _matplotlib_bounds(font))
+        box = tuple(_outer_glyphs_bounds(font) or _matplotlib_bounds(font))
+        if key is not None:
+            _font_boxes[key] = box
     return box
 
 
