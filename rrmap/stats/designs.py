@@ -646,11 +646,11 @@ def _runner(n_jobs: int | None) -> Iterator[Callable[[Iterable[Any]], Iterable[A
         with forked_pool(workers) as run:
             yield run
         return
-    try:
-        parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator_unordered")
-    except ValueError:  # a backend that returns lists only (joblib's "multiprocessing")
-        parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="list")
-    yield parallel
+    # a backend whose pool returns lists only (joblib's "multiprocessing") gives one list
+    unordered = default or backend.supports_return_generator
+    yield Parallel(
+        n_jobs=n_jobs, prefer="threads", return_as="generator_unordered" if unordered else "list"
+    )
 
 
 def _numbered(
