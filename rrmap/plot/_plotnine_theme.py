@@ -361,11 +361,6 @@ class Sketch:
         return self._built[bare]
 
 
-def sketch_of(plot: ggplot) -> Sketch:
-    """The :class:`Sketch` of *plot* its drafts are drawn from."""
-    return Sketch(plot)
-
-
 def _trial(plot: ggplot) -> _Trial:
     """Draw a copy of *plot* (not shown) and measure it."""
     import matplotlib.pyplot as plt

@@ -49,10 +49,10 @@ from plotnine.scales.scale_discrete import scale_discrete
 from rrmap.plot._plotnine_theme import (
     FIRST_BOX,
     Recipe,
+    Sketch,
     arranged,
     fills_height,
     settled,
-    sketch_of,
     without_side_labels,
 )
 from rrmap.plot.base._glyphs import gathered_glyph_warnings
@@ -203,7 +203,7 @@ class RRMapPlot(ggplot):
             plot = without_side_labels(plot)
             plot = _thin_facet_breaks(plot)
         side, user = self._legend_side(), self._rrmap_user_theme
-        sketch = sketch_of(plot)
+        sketch = Sketch(plot)
         if side is not None and side not in ("right", "left", "top", "bottom"):
             found = [settled(sketch, Recipe(), user)]  # "none", inside the panels: as given
         else:
