@@ -41,7 +41,14 @@ __all__ = [
     "can_fork_workers",
     "die_with_parent",
     "forked_pool",
+    "signals_blocked",
 ]
+
+#: What stops a command (Ctrl-C, ``kill``, a closed terminal): blocked while workers are
+#: forked, so that none reaches a worker before it has set its own handling.
+_STOPS = frozenset(
+    getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)
+)
 
 #: Begins the name of a thread that waits on an event holding no lock until it is set (the
 #: command line's signal watch): a process may fork beside it (:func:`can_fork_workers`).
@@ -109,12 +116,37 @@ def can_fork_workers() -> bool:
     )
 
 
+@contextlib.contextmanager
+def signals_blocked(signals: Iterable[int]) -> Iterator[None]:
+    """*signals* blocked in this thread meanwhile: a process started here starts with them
+    blocked (the mask survives ``fork`` and ``exec``), and so do the processes it forks.
+
+    A signal that comes meanwhile is not lost: it is delivered when the block ends.
+
+    Examples
+    --------
+    >>> with signals_blocked({signal.SIGINT}):
+    ...     pass
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: nothing to block
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, set(signals))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _start_worker() -> None:
-    """In each worker, before its first job."""
+    """In each worker, before its first job; it starts with :data:`_STOPS` blocked, and
+    takes them once its own handling is set (a Ctrl-C that reached it first went through
+    the caller's handler it inherited: a ``KeyboardInterrupt`` traceback)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
     die_with_parent()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")  # for the worker's life
@@ -141,5 +173,7 @@ def forked_pool(workers: int) -> Iterator[Callable[[Iterable[Job]], Iterator[Any
     for stream in (sys.stdout, sys.stderr):  # a child must not write the caller's buffer
         with contextlib.suppress(Exception):  # closed, or no stream at all
             stream.flush()
-    with mp.get_context("fork").Pool(workers, initializer=_start_worker) as procs:
+    with signals_blocked(_STOPS):  # the workers start with them blocked (_start_worker)
+        procs = mp.get_context("fork").Pool(workers, initializer=_start_worker)
+    with procs:
         yield lambda jobs: procs.imap_unordered(_call, jobs)

@@ -30,7 +30,7 @@ reader of them (``$(rrmap ...)``, ``| tee``, a CI step) waits until the last one
   imports (:data:`~rrmap.plot._forkserver.DIES_WITH_CALLER`).
 - None of them takes Ctrl-C: the terminal sends it to every process of the group, and
   a worker then printed a ``KeyboardInterrupt`` traceback. The server starts with
-  ``SIGINT`` blocked (:func:`_interrupts_blocked`), which its workers inherit; the
+  ``SIGINT`` blocked (:func:`~rrmap._util.children.signals_blocked`), which its workers inherit; the
   caller, on ``KeyboardInterrupt``, stops them (``AnalysisFigures.close``).
 """
 
@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from rrmap._util.children import die_with_parent
+from rrmap._util.children import die_with_parent, signals_blocked
 from rrmap.plot._forkserver import DIES_WITH_CALLER, PRELOAD, in_forkserver
 
 __all__: list[str] = []
@@ -77,7 +77,7 @@ def start_server() -> Any:
 
         with _quiet_tracker():  # first: it unblocks SIGINT when it starts
             resource_tracker.ensure_running()
-        with _interrupts_blocked():
+        with signals_blocked({signal.SIGINT}):
             forkserver.ensure_running()
         # a server restarted later (it was killed) may be started from another thread
         ctx.set_forkserver_preload(PRELOAD)
@@ -113,23 +113,6 @@ def _quiet_tracker() -> Iterator[None]:
         yield
     finally:
         sys.warnoptions.remove(_TRACKER_FILTER)
-
-
-@contextlib.contextmanager
-def _interrupts_blocked() -> Iterator[None]:
-    """``SIGINT`` blocked in this thread meanwhile: a process started here starts with it
-    blocked (the mask survives ``fork`` and ``exec``), and so do the processes it forks.
-
-    A Ctrl-C that comes meanwhile is not lost: it is delivered when the block ends.
-    """
-    if not hasattr(signal, "pthread_sigmask"):  # Windows: nothing to block
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def block_interrupts() -> None:

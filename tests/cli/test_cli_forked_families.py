@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
+import textwrap
 import threading
 
 import pytest
@@ -104,3 +106,44 @@ def test_no_fork_beside_a_thread_that_may_hold_a_lock():
         assert children.can_fork_workers() is False
     finally:
         stop.set()
+
+
+def test_a_worker_takes_stop_signals_only_once_its_handling_is_set(tmp_path):
+    """A Ctrl-C that reached a worker in its first instructions went through the caller's
+    handler it inherited (a ``KeyboardInterrupt`` traceback under ``Interrupted.``): the
+    workers start with the stop signals blocked and take them once they ignore Ctrl-C."""
+    script = tmp_path / "masks.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, signal
+            from rrmap._util import children
+
+            def blocked():
+                with open("/proc/self/status") as fh:
+                    line = next(x for x in fh if x.startswith("SigBlk:"))
+                mask = int(line.split()[1], 16)
+                stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+                return [bool(mask & (1 << (s - 1))) for s in stops]
+
+            dies = children.die_with_parent
+            def at_start():  # in _start_worker, before it unblocks them
+                os.write(1, f"start {blocked()}\\n".encode())  # one write: two workers
+                return dies()
+            children.die_with_parent = at_start
+            assert children.can_fork_workers()
+            with children.forked_pool(2) as run:
+                print("job", list(run([(blocked, (), {})]))[0], flush=True)
+            print("caller", blocked(), flush=True)
+            """
+        )
+    )
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True, cwd=tmp_path
+    ).stdout.splitlines()
+    assert sorted(set(out)) == [
+        "caller [False, False, False]",
+        "job [False, False, False]",
+        "start [True, True, True]",
+    ]
+    assert out.count("start [True, True, True]") == 2
