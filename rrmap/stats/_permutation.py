@@ -18,8 +18,8 @@ differences between products of different shapes are far below the
 tolerance τ of the p-value, so a relabelling that ties with the observed
 one in exact arithmetic is always counted.
 
-Up to :data:`SCREEN_MAX_N` points a chunk is first evaluated in single
-precision with a rigorous rounding bound; only relabellings within that
+When its float32 copy fits the memory budget, a chunk of distances is first
+evaluated in single precision with a rigorous rounding bound; only relabellings within that
 bound of the threshold ``E_obs − τ`` are evaluated again in double
 precision (:func:`screened_statistics`), so every relabelling is counted
 exactly as in double precision. Relabellings between ``E_obs − τ`` and
@@ -70,11 +70,6 @@ REL_TOL = 1e-12
 
 #: Rounding allowance of a statistic, in units of ``m·ε·S`` (docs/tests.md).
 ROUNDING_ULPS = 16
-
-#: Up to this many points a batch is screened in single precision
-#: (:func:`screened_statistics`); past it the rounding bound, which grows
-#: like m², would send most relabellings back to double precision.
-SCREEN_MAX_N = 1024
 
 #: Up to this many points, products run on one BLAS thread: they are small
 #: and many, and thread start-up costs more than it saves.
@@ -183,7 +178,7 @@ class _Blockwise:
 
     Its total ``1ᵀ D 1`` is summed during the first product (the observed
     labels), so no pass over the blocks is spent on it alone. It is never
-    screened in single precision (the rounding bound grows like m²).
+    screened in single precision (there is no matrix to hold a copy of).
     """
 
     d32 = None
@@ -677,6 +672,22 @@ def _source(sizes: tuple[int, ...], blocks: int, exact: bool, strata: bytes | No
     return BlockEnumeration(len(sizes), blocks) if exact else BlockShuffles(len(sizes), blocks)
 
 
+def screens(m: int, n_perm: int, memory_bytes: int) -> bool:
+    """Whether a batch of *m* points is screened in single precision: when it draws
+    relabellings and a test's float64 distances and their float32 copy fit half the budget.
+
+    The rounding bound grows like m², but a test far from its null (the costly kind: it
+    never stops early) stays far outside it; a batch whose relabellings fall inside it
+    gives screening up after one chunk (:data:`SCREEN_GIVE_UP`).
+
+    Examples
+    --------
+    >>> screens(3000, 5000, 2**30), screens(3000, 0, 2**30), screens(10_000, 5000, 2**30)
+    (True, False, False)
+    """
+    return n_perm > 0 and 12 * m * m <= memory_bytes // 2
+
+
 def run_tests(
     points: np.ndarray,
     specs: Sequence[PlannedTest],
@@ -700,8 +711,8 @@ def run_tests(
         gen = None if exact else streams(key)
         m = sum(sizes)
         seed = None if gen is None else gen.bit_generator.state
-        screen = m <= SCREEN_MAX_N and n_perm > 0
-        per_test = (12 if screen else 8) * m * m  # float64 distances, and float32 to screen
+        screen = screens(m, n_perm, memory_bytes)
+        per_test = (12 if screen else 8) * m * m  # float64 distances, float32 to screen
         fit = max(1, (memory_bytes // 2) // per_test)
         for s0 in range(0, len(members), fit):
             part = members[s0 : s0 + fit]

@@ -20,6 +20,7 @@ from rrmap.stats._permutation import (
     order_groups,
     run_batch,
     screened_statistics,
+    screens,
     single_precision_statistics,
     statistics,
     term_scale,
@@ -169,3 +170,29 @@ def test_identical_points_are_all_sent_back_and_the_screen_is_given_up():
     # every relabelling ties: p = 1 with and without screening
     res = run_batch(dist, ssizes, 200, np.random.default_rng(0), None, 16)[0]
     assert res.pvalue == 1.0 and res.n_perm == 200
+
+
+def test_screening_is_chosen_by_memory_at_its_exact_edge():
+    m = 1500  # past the 1,024 points that used to bound screening
+    budget = 2 * 12 * m * m  # float64 and float32 copies take exactly half of it
+    assert screens(m, 5000, budget)
+    assert not screens(m, 5000, budget - 2)
+    assert not screens(m, 0, budget)  # no relabellings: nothing to screen
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.4])
+def test_a_large_batch_is_screened_with_the_same_result(shift):
+    rng = np.random.default_rng(7)
+    m, k = 1400, 4
+    x = rng.normal(size=(m, 2)) + shift * np.repeat(np.arange(k), m // k)[:, None]
+    sizes = np.full(k, m // k)
+    d = pairwise_distances(x)[None]
+    plain = run_batch(_Stacked(d), sizes, 300, np.random.default_rng(1), None, 60)
+    screened = run_batch(_Stacked(d, screen=True), sizes, 300, np.random.default_rng(1), None, 60)
+    assert screened == plain
+    if shift:  # far from the null: the screen decides (almost) every relabelling itself
+        threshold = np.array([plain[0].statistic * (1 - 1e-9)])
+        labels = draw(np.repeat(np.arange(k), sizes), 60, np.random.default_rng(2))
+        _, share = screened_statistics(_Stacked(d, screen=True), labels, sizes, threshold)
+        assert share == 0.0
+        assert plain[0].pvalue == 1 / 301

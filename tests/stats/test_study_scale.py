@@ -3,6 +3,7 @@ the products of a test when the families fill the cores, or when the test is sma
 
 from __future__ import annotations
 
+import joblib
 import numpy as np
 import pandas as pd
 import pytest
@@ -57,12 +58,27 @@ def _threads_seen(monkeypatch, pts: pd.DataFrame, n_jobs: int) -> list[set[int]]
 
 
 def test_parallel_families_of_a_large_study_use_one_blas_thread(monkeypatch, big_points):
-    # families in parallel fill the cores: their products run on one BLAS thread each,
-    # whatever the size of the study (before, past 2,048 points every product of every
-    # family used every BLAS thread)
-    seen = _threads_seen(monkeypatch, big_points, n_jobs=2)
+    # families in parallel threads fill the cores: their products run on one BLAS thread
+    # each, whatever the size of the study (before, past 2,048 points every product of
+    # every family used every BLAS thread); the threads are asked for, since a process
+    # without other threads forks its workers instead (next test)
+    with joblib.parallel_config(backend="threading"):
+        seen = _threads_seen(monkeypatch, big_points, n_jobs=2)
     assert len(big_points) == 2400
     assert seen == [{1}] * 5
+
+
+def test_forked_family_workers_use_one_blas_thread():
+    from rrmap._util.children import can_fork_workers, forked_pool
+
+    if not can_fork_workers():
+        pytest.skip("workers are forked only from a process without other threads")
+    with threadpool_limits(limits=2, user_api="blas"), forked_pool(2) as run:
+        infos = list(run([(threadpool_info, (), {})] * 4))
+        caller = _blas_threads()
+    seen = [{p["num_threads"] for p in info if p["user_api"] == "blas"} for info in infos]
+    assert caller == {2}  # the caller keeps its own
+    assert seen == [{1}] * 4
 
 
 def test_sequential_families_are_limited_by_their_own_size(monkeypatch, big_points):
