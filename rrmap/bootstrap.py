@@ -88,6 +88,11 @@ class Interval:
     note: str = ""
 
 
+#: Resampled statistics within this distance of the estimate (relative to
+#: ``max(1, |estimate|)``) tie with it in the BCa bias correction.
+TIE_TOL = 1e-12
+
+
 def resample_weights(
     n_units: int,
     n_boot: int,
@@ -183,6 +188,13 @@ def bootstrap_interval(
     -------
     Interval
 
+    Notes
+    -----
+    The BCa bias correction counts the resamples below the estimate, ties half. A resample
+    that holds the data themselves (each unit drawn once) gives the estimate in exact
+    arithmetic and differs from it only by rounding, so resampled values within
+    :data:`TIE_TOL` ``· max(1, |estimate|)`` of the estimate count as ties.
+
     Examples
     --------
     >>> g = np.random.default_rng(0)
@@ -225,9 +237,11 @@ def _bca_levels(
     jack = np.asarray(jackknife, dtype=float)
     if np.isnan(jack).any():
         return None, "BCa undefined (a leave-one-out value is undefined): percentile interval"
-    share = (np.count_nonzero(draws < estimate) + np.count_nonzero(draws <= estimate)) / (
-        2.0 * len(draws)
-    )
+    # a resample equal to the data (each unit drawn once) gives the estimate up to rounding,
+    # which the order of the sums decides: within TIE_TOL it counts as a tie (half)
+    tol = TIE_TOL * max(1.0, abs(estimate))
+    below = np.count_nonzero(draws < estimate - tol)
+    share = (below + np.count_nonzero(draws <= estimate + tol)) / (2.0 * len(draws))
     if share <= 0.0 or share >= 1.0:
         return None, (
             "BCa undefined (every resample on one side of the estimate): percentile interval"

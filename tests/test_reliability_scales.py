@@ -128,6 +128,29 @@ def test_bca_of_two_samples_equals_scipy():
     assert iv.high == pytest.approx(ref.confidence_interval.high, rel=1e-12)
 
 
+def test_a_resample_equal_to_the_estimate_up_to_rounding_ties_with_it():
+    # 3 of 8 draws below, one equal in exact arithmetic: the bias share is 3.5 / 8 whether
+    # rounding put that draw a little above, a little below, or on the estimate
+    from statistics import NormalDist
+
+    est = 0.1 + 0.2  # 0.30000000000000004
+    base = np.array([0.1, 0.2, 0.25, 0.4, 0.5, 0.6, 0.7])
+    jack = np.array([0.2, 0.3, 0.35, 0.25])
+    got = [
+        bootstrap_interval(est, np.append(base, tied), jack)
+        for tied in (0.3, est, np.nextafter(est, 1.0))
+    ]
+    assert got[0] == got[1] == got[2]
+    nd = NormalDist()
+    z0 = nd.inv_cdf(3.5 / 8)
+    u = jack.mean() - jack
+    a = (u**3).sum() / (6 * (u**2).sum() ** 1.5)
+    lo = nd.cdf(z0 + (z0 + nd.inv_cdf(0.025)) / (1 - a * (z0 + nd.inv_cdf(0.025))))
+    assert got[0].low == pytest.approx(np.quantile(np.append(base, 0.3), lo), rel=1e-12)
+    # a draw 1e-9 away is no tie: 3 of 8 below, or 4
+    assert bootstrap_interval(est, np.append(base, est - 1e-9), jack) != got[0]
+
+
 def test_percentile_on_request_is_the_quantiles_of_the_resamples(pts):
     out = rrmap.reliability(pts, n_boot=300, rng=2, ci="percentile")
     zone, _, _ = _wide(pts, RATERS)
