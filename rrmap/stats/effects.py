@@ -192,6 +192,27 @@ def _squared_pair_sums(x: np.ndarray, groups: np.ndarray, units: np.ndarray, k: 
     return _PairSums(n_units, blocks, factors)
 
 
+def _merged(ps: _PairSums) -> _PairSums:
+    """*ps* with the groups that span the same units with the same counts added up into one
+    block (each group of a complete matched design: one point per key).
+
+    Such groups have the same size and number of pairs under every weight row, so the sum
+    of their dispersions is the dispersion formula applied to the sum of their pair sums:
+    one product per resample instead of one per group. Distances only (with squared
+    distances the blocks' factors do not add up).
+    """
+    if ps.factors is not None or len(ps.blocks) <= 2:
+        return ps
+    merged: dict[tuple[bytes, bytes], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for span, sums, count in ps.blocks[1:]:
+        key = (span.tobytes(), count.tobytes())
+        if key in merged:
+            merged[key] = (span, merged[key][1] + sums, count)
+        else:
+            merged[key] = (span, sums, count)
+    return _PairSums(ps.n_units, [ps.blocks[0], *merged.values()])
+
+
 def _dispersions(ps: _PairSums, w: np.ndarray) -> np.ndarray:
     """``size / 2 · mean distance`` of each block under each weight row, shape (R, k + 1);
     pairs counted by the rule of the module docstring; NaN where a block has no pair.
@@ -331,7 +352,7 @@ def dispersion_effect(
     if exponent == 2:
         ps = _squared_pair_sums(x, groups, units, k)
     else:  # the arithmetic of scipy's cdist, without importing scipy.spatial
-        ps = _pair_sums(distances(x, x), groups, units, k)
+        ps = _merged(_pair_sums(distances(x, x), groups, units, k))
     estimate = float(_shares(ps, np.ones((1, ps.n_units)))[0])
     if not n_boot or not math.isfinite(estimate) or rng is None:
         return EffectSize(estimate)
