@@ -303,13 +303,21 @@ def test_a_lost_answer_to_post_batches_never_creates_a_second_job(tmp_path):
     assert "paid calls 24" in r.stderr
 
 
-def test_two_batch_runs_on_one_cache_pay_for_every_request_once(tmp_path):
-    """The second run waits on the cache locks the first holds while its job runs."""
+@pytest.mark.parametrize("second", ["at once", "once the first saved its job"])
+def test_two_batch_runs_on_one_cache_pay_for_every_request_once(tmp_path, second):
+    """The second run waits on the cache locks the first holds while its job runs, also
+    when it finds the first one's job among the unfinished ones (it resumed it: the job
+    would have been submitted twice)."""
     cache = tmp_path / "cache"
     with ChatServer() as server:
         server.batch_mode = "hold"
         procs = []
         for i in range(2):
+            if i and second != "at once":
+                deadline = time.monotonic() + 60
+                while not list((cache / "batches").glob("*.json")):
+                    assert time.monotonic() < deadline, "the first run saved no job"
+                    time.sleep(0.05)
             cmd = [sys.executable, "-m", "rrmap.cli",
                    *_args(server, cache, "--batch", "--mode", "base"), "-o", str(tmp_path / f"{i}.csv")]  # fmt: skip
             procs.append(subprocess.Popen(cmd, env={**os.environ, KEY_ENV: API_KEY},

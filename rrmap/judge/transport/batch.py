@@ -431,8 +431,9 @@ def run_batched(
     bought: set[str] = set()
     reservations: list[Any] = []
     for job in BatchJob.unfinished(client):
-        say(f"resuming batch job {job.state.get('batch_id') or '(not yet submitted)'}")
-        report = job.run(poll_interval, progress)
+        report = _resume(job, say, poll_interval, progress)
+        if report is None:
+            continue
         bought.update(report.stored)
         failed.update(report.failed)
         _settle_round(client, report.stored, reservations)
@@ -459,6 +460,32 @@ def run_batched(
     return result, final
 
 
+#: Said when another process holds the cache locks of requests this one would send.
+_WAITING = "batch: another process is sending some of these requests; waiting for its answers"
+
+
+def _resume(
+    job: BatchJob, say: Callable[[str], None], poll_interval: float, progress: bool
+) -> BatchReport | None:
+    """Run an unfinished job found in the cache, under the cache locks of its requests.
+
+    The job may be another process's, running now: that process holds the locks of its
+    requests until it has read the job back (:func:`_submit_round`). This one waits for
+    them, and leaves the job alone (``None``) when the other process read it back
+    meanwhile; otherwise (that process ended before it finished) it takes the job up from
+    its last saved step. Without the locks, a job listed while its process was still
+    submitting it was submitted a second time.
+    """
+    with job.cache.holding(job.requests, on_wait=lambda: say(_WAITING)) as waited:
+        if waited:
+            state = _read_json(job.path)
+            if not isinstance(state, dict) or state.get("read_back"):
+                return None
+            job.state = state
+        say(f"resuming batch job {job.state.get('batch_id') or '(not yet submitted)'}")
+        return job.run(poll_interval, progress)
+
+
 def _submit_round(
     client: ChatClient,
     planner: Planner,
@@ -482,8 +509,7 @@ def _submit_round(
     cache = client.cache
     if cache is None:
         raise InputError("batch mode needs a cache (--cache DIR)")
-    notice = "batch: another process is sending some of these requests; waiting for its answers"
-    with cache.holding(todo, on_wait=lambda: say(notice)) as waited:
+    with cache.holding(todo, on_wait=lambda: say(_WAITING)) as waited:
         if waited:  # answered by the other process meanwhile: not asked again
             todo = {k: b for k, b in todo.items() if cache.get(k) is None}
             if not todo:
