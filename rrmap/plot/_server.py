@@ -65,9 +65,29 @@ def _bind_to_caller() -> None:
         die_with_parent()
 
 
+def quiet_when_caller_gone(kind: type[BaseException], value: BaseException, tb) -> None:
+    """The server's and its workers' ``sys.excepthook``: silent on the error of a worker
+    forked for a caller that was killed before it handed the worker its work.
+
+    The server forks a worker when the caller asks, then the worker reads its work from
+    the caller's pipe. A caller killed in between (``kill -9`` while workers start) leaves
+    that pipe empty: the worker's ``EOFError`` (or a reset connection) went through
+    multiprocessing's report of a failed start, a traceback on the caller's standard
+    error, under a command that was killed. Any other error is printed as before.
+
+    Examples
+    --------
+    >>> quiet_when_caller_gone(EOFError, EOFError("Ran out of input"), None)
+    """
+    if issubclass(kind, (EOFError, ConnectionError)):
+        return
+    sys.__excepthook__(kind, value, tb)
+
+
 #: Whether this process ends with ``os._exit`` (set on import, in the server only).
 FAST_EXIT = in_forkserver()
 if FAST_EXIT:
     atexit.register(os._exit, 0)
+    sys.excepthook = quiet_when_caller_gone  # the workers fork with it
     _bind_to_caller()
     _preload()

@@ -184,3 +184,22 @@ def test_a_process_started_from_the_submitting_thread_ignores_ctrl_c():
     thread.join()
     assert int(seen[0].split()[1], 16) & (1 << (signal.SIGINT - 1))
     assert not signal.pthread_sigmask(signal.SIG_BLOCK, [])  # this thread: untouched
+
+
+def test_a_worker_whose_caller_was_killed_before_handing_it_work_says_nothing():
+    # the server's workers fork with its excepthook: the EOFError of a worker whose caller
+    # died before writing its work to the pipe is not a traceback on the caller's stderr
+    code = (
+        "# multiprocessing.forkserver import main (what the server's command line holds)\n"
+        "import sys\n"
+        "import rrmap.plot._server as server\n"
+        "print(sys.excepthook is server.quiet_when_caller_gone, flush=True)\n"
+        "sys.excepthook(EOFError, EOFError('Ran out of input'), None)\n"
+        "sys.excepthook(ConnectionResetError, ConnectionResetError(104, 'reset'), None)\n"
+        "sys.excepthook(ValueError, ValueError('a real error'), None)\n"
+        "sys.stderr.flush()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout == "True\n"
+    assert "EOFError" not in out.stderr and "reset" not in out.stderr
+    assert "ValueError: a real error" in out.stderr  # anything else is still printed
