@@ -65,3 +65,20 @@ def test_the_dispersions_do_not_depend_on_the_layout_of_the_weights(kind):
     by_rows = effects._dispersions(ps, np.ascontiguousarray(w))
     by_columns = effects._dispersions(ps, np.asfortranarray(w))
     assert np.array_equal(by_rows, by_columns, equal_nan=True)
+
+
+@pytest.mark.parametrize("kind", ["independent", "matched", "incomplete"])
+def test_groups_on_the_same_keys_share_one_block_with_the_same_shares(kind):
+    # a complete matched design: its 3 groups span the same keys once each, one block;
+    # groups that differ in keys or counts keep a block each
+    x, groups, units, k = _case(kind)
+    ps = effects._pair_sums(distances(x, x), groups, units, k)
+    merged = effects._merged(ps)
+    assert len(merged.blocks) == (2 if kind == "matched" else 1 + k)
+    w = resample_weights(ps.n_units, 60, np.random.default_rng(2)).astype(float)
+    want = np.array([_one_resample(distances(x, x), groups, units, row, k) for row in w])
+    shares = 1.0 - want[:, 1:].sum(axis=1) / want[:, 0]
+    np.testing.assert_allclose(effects._shares(merged, w), shares, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        effects._jackknife_shares(merged), effects._jackknife_shares(ps), rtol=1e-12, atol=1e-14
+    )
