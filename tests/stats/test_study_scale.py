@@ -106,6 +106,30 @@ def test_sequential_families_are_limited_by_their_own_size(monkeypatch, big_poin
     assert seen == [{2}, {1}, {1}, {1}, {1}]
 
 
+def test_a_large_familys_effect_intervals_run_on_one_blas_thread_in_one_job(
+    monkeypatch, big_points
+):
+    # one job: the family of all 2,400 points keeps the BLAS threads for its relabellings,
+    # but its effect intervals run on one, as in parallel workers (their bounds differed in
+    # the 13th digit between n_jobs=1 and n_jobs=2 on a 3,000-point study)
+    from rrmap.stats import _family
+
+    seen: list[tuple[int, set[int]]] = []
+    real = _family._effect
+
+    def recording(x, *args):
+        seen.append((len(x), _blas_threads()))
+        return real(x, *args)
+
+    monkeypatch.setattr(_family, "_effect", recording)
+    if not _blas_threads():
+        pytest.skip("numpy is not linked to a BLAS threadpoolctl knows")
+    with threadpool_limits(limits=2, user_api="blas"):
+        designs.run_designs(big_points, by="movement", n_perm=0, n_jobs=1)
+    assert {n for n, _ in seen} >= {2400, 1200}  # the raters' family, the movements'
+    assert {frozenset(threads) for _, threads in seen} == {frozenset({1})}
+
+
 def test_squared_pair_sums_match_the_distance_sums():
     # the zone effects of matched tests (exponent 2) are had from each unit's count, sum of
     # squared norms and sum of points, without the points × points matrix; the sums and
