@@ -7,7 +7,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from rrmap.report.designs import display_frame, summarise_families
-from rrmap.report.page import _columns_table, page_table
+from rrmap.report.page import columns_table, page_table
 
 
 def _families() -> pd.DataFrame:
@@ -64,7 +64,7 @@ def test_columns_table_is_page_table_of_the_frame_the_columns_make():
         }
     )
     columns = {c: frame[c].to_numpy() if c == "n" else frame[c].tolist() for c in frame}
-    assert _columns_table(columns, escaped=True, note="see tests.csv") == page_table(
+    assert columns_table(columns, escaped=True, note="see tests.csv") == page_table(
         frame, escaped=True, note="see tests.csv"
     )
 

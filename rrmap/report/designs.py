@@ -38,10 +38,12 @@ __all__ = [
     "design_masks",
     "design_sections",
     "design_table",
+    "display_columns",
     "display_frame",
     "passing",
     "side_by_side",
     "summarise_families",
+    "wide_tests",
 ]
 
 
@@ -228,7 +230,7 @@ def design_table(frame: pd.DataFrame, first: str) -> str:
     pairs = [c for c in frame.columns if c.startswith("pairs_")]
     # the formatted columns straight into the table, no DataFrame between (2 ms a design)
     shown = list(
-        _display_columns(
+        display_columns(
             frame.drop(columns=pairs), first, lambda t: f"**{t}**", markdown_text
         ).items()
     )
@@ -259,13 +261,22 @@ def display_frame(
     >>> display_frame(frame, "groups", str).iloc[0, [0, 2, 3, 4]].tolist()
     ['E1|E2|E3', 'matched', '61.3', '0.1']
     """
-    return pd.DataFrame(_display_columns(frame, first, bold, text))
+    return pd.DataFrame(display_columns(frame, first, bold, text))
 
 
-def _display_columns(
+def display_columns(
     frame: pd.DataFrame, first: str, bold: Callable[[str], str], text: Callable[[Any], Any]
 ) -> dict[str, Any]:
-    """:func:`display_frame`'s columns (label → values), before they make a frame."""
+    """:func:`display_frame`'s columns (label → values), before they make a frame.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"groups": ["E1|E2"], "n": [270], "energy": [5.32],
+    ...                       "energy_p": [0.002], "energy_method": ["permutation"]})
+    >>> cols = display_columns(frame, "groups", lambda t: f"**{t}**", str)
+    >>> list(cols), cols["p (energy)"]
+    (['groups', 'n', 'E', 'p (energy)'], ['**0.002**'])
+    """
     adjusted = any("_p_" in c for c in frame.columns)
     columns: dict[str, Any] = {}  # built whole, then one DataFrame
     # columns as Python lists: iterating an Arrow-held column value by value is slow
@@ -314,9 +325,18 @@ def design_frames(result: Result) -> list[tuple[str, str, pd.DataFrame, str]]:
     return _designs_of(result)[1]
 
 
-def _wide_tests(result: Result) -> pd.DataFrame:
+def wide_tests(result: Result) -> pd.DataFrame:
     """:func:`side_by_side` of *result*'s tests, computed once with :func:`design_frames`
-    (the LaTeX tables read the same rows)."""
+    (the LaTeX tables read the same rows).
+
+    Examples
+    --------
+    >>> import rrmap
+    >>> res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by="modality",
+    ...                     n_perm=9, rng=0, n_boot=0)
+    >>> wide_tests(res).equals(side_by_side(res.tests))
+    True
+    """
     return _designs_of(result)[0]
 
 

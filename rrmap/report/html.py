@@ -204,9 +204,9 @@ def _design_tables(result: Result) -> list[dict[str, Any]]:
     """Every design's table as the page shows it: the overall ones open, the others
     collapsed under a line that counts their tests; past :data:`~rrmap.report.designs.ROW_LIMIT`
     rows, one row per family."""
-    from rrmap.report.designs import ROW_LIMIT, _display_columns, summarise_families
+    from rrmap.report.designs import ROW_LIMIT, display_columns, summarise_families
     from rrmap.report.page import (
-        _columns_table,
+        columns_table,
         design_counts,
         groups_cell,
         reading_order,
@@ -229,7 +229,7 @@ def _design_tables(result: Result) -> list[dict[str, Any]]:
             )
         pairs = [c for c in shown_rows.columns if c.startswith("pairs_")]
         # the shown columns as lists, ordered and made a table with no frame between
-        shown = _display_columns(
+        shown = display_columns(
             shown_rows.drop(columns=pairs), first, lambda t: f"<b>{t}</b>", html_text
         )
         shown["groups"] = [groups_cell(g, words) for g in shown_rows["groups"].tolist()]
@@ -242,7 +242,7 @@ def _design_tables(result: Result) -> list[dict[str, Any]]:
                 "intro": intro,
                 "counts": design_counts(frame),
                 "open": head.startswith(("Expert effect, overall", "Generator effect, overall")),
-                "frame": _columns_table(shown, escaped=True, note=note),
+                "frame": columns_table(shown, escaped=True, note=note),
             }
         )
     return tables

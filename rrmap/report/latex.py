@@ -29,7 +29,7 @@ import pandas as pd
 from rrmap._util.escape import latex_text, split_groups
 from rrmap._util.latex_tabular import Column, Num, Row, either, needed_em, render_floats
 from rrmap.errors import InputError
-from rrmap.report.designs import _wide_tests, design_frames, design_masks
+from rrmap.report.designs import design_frames, design_masks, wide_tests
 from rrmap.report.format import is_missing
 from rrmap.stats.settings import ALPHA as _ALPHA
 from rrmap.zones import QUALITY_LEVELS
@@ -271,7 +271,7 @@ def tests_latex(
         headers = _headers(getattr(result, "points", None))
     adjust = settings.get("p_adjust", "none")
     by = list(settings.get("by") or [])
-    side = _wide_tests(result)  # the rows design_frames split, computed once
+    side = wide_tests(result)  # the rows design_frames split, computed once
     masks = design_masks(side, by)
     extra = _test_extras(tests)
     # each comparison's key as text, once: rows of it picked per design by position

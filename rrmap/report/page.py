@@ -24,6 +24,7 @@ from rrmap.report.format import column_lists
 
 __all__ = [
     "ROW_LIMIT",
+    "columns_table",
     "design_counts",
     "figure_caption",
     "figure_entries",
@@ -128,7 +129,7 @@ def page_table(
     }
 
 
-def _columns_table(
+def columns_table(
     columns: Mapping[str, Any], *, escaped: bool = False, note: str | None = None
 ) -> dict[str, Any]:
     """:func:`page_table` of the frame *columns* (label → its values, a list or a NumPy
@@ -138,7 +139,7 @@ def _columns_table(
     Examples
     --------
     >>> import numpy as np
-    >>> t = _columns_table({"groups": ["E1|E2"], "n": np.array([12])})
+    >>> t = columns_table({"groups": ["E1|E2"], "n": np.array([12])})
     >>> t["numeric"], t["rows"]
     ([False, True], [['E1|E2', 12]])
     """
