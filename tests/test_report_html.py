@@ -10,6 +10,7 @@ import re
 import pytest
 
 import rrmap
+from rrmap.report.format import MEASURE_NAMES
 from rrmap.report.html import key_findings, render_html
 
 FAST = {"n_perm": 99, "n_boot": 50, "rng": 0}
@@ -196,3 +197,18 @@ def test_labels_are_escaped_in_the_page(example_points):
     page = render_html(res, interactive=False)
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "a&amp;b" in page
+
+
+def test_a_reliability_that_rounds_to_zero_reads_zero_in_both_reports():
+    """−0.0004999 is 0.000 at three decimals (no "-0.000"); −0.0005001 is −0.001."""
+    res = rrmap.analyze(rrmap.datasets.load_example_ratings(), by=[], n_perm=19, n_boot=20, rng=0)
+    rel = res.reliability
+    rel.loc[rel.index[0], ["value", "ci_low", "ci_high"]] = [-0.0004999, -0.0005001, -1e-12]
+    first = MEASURE_NAMES[rel["measure"].iloc[0]]
+    row = next(line for line in res.report().splitlines() if f"| {first} |" in line)
+    assert "| 0.000 | \\[-0.001, 0.000\\] |" in row and "-0.000" not in row
+    page = render_html(res, interactive=False)
+    assert "[-0.001, 0.000]" in page and "-0.000" not in page
+    row = next(r for r in page.split("<tr") if "[-0.001, 0.000]" in r)
+    cells = [c.strip() for c in re.findall(r"<td[^>]*>([^<]*)</td>", row)]
+    assert cells[-3:-1] == ["0", "[-0.001, 0.000]"]  # the value: 0 as the page writes it

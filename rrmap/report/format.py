@@ -14,6 +14,7 @@ __all__ = [
     "P_METHODS",
     "ZONE_TESTS",
     "column_lists",
+    "format_fixed",
     "format_pvalue",
     "is_missing",
     "is_pvalue_column",
@@ -27,6 +28,36 @@ MEASURE_NAMES = {
     "fleiss_kappa": "Fleiss' κ",
     "cohens_kappa": "Cohen's κ",
 }
+
+
+def format_fixed(v: float, digits: int = 3) -> str:
+    """*v* with *digits* decimals, without the minus sign of a value that rounds to zero.
+
+    A reliability of −0.0002 reads "0.000", not "-0.000": at the precision shown it is
+    zero, and a signed zero looks like a typesetting error. The tables' CSV files keep
+    the value itself.
+
+    Parameters
+    ----------
+    v : float
+        The value (NaN gives an empty string).
+    digits : int, default 3
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_fixed(-0.00023), format_fixed(-0.0005), format_fixed(0.1316)
+    ('0.000', '-0.001', '0.132')
+    >>> format_fixed(float("nan")), format_fixed(-0.04, digits=1)
+    ('', '0.0')
+    """
+    if pd.isna(v):
+        return ""
+    shown = f"{v:.{digits}f}"
+    return shown[1:] if shown.startswith("-") and float(shown) == 0.0 else shown
 
 
 def format_pvalue(p: float, alpha: float = _ALPHA) -> str:

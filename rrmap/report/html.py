@@ -31,7 +31,7 @@ from rrmap._util.escape import html_text
 from rrmap._util.labels import split_within
 from rrmap._version import __version__
 from rrmap.report.designs import design_frames
-from rrmap.report.format import LEGEND, MEASURE_NAMES, zone_shares
+from rrmap.report.format import LEGEND, MEASURE_NAMES, format_fixed, zone_shares
 from rrmap.report.markdown import summary_lines
 from rrmap.report.page import figure_caption, figure_entries, page_table
 from rrmap.stats.settings import ALPHA as _ALPHA
@@ -293,9 +293,10 @@ def _reliability_table(result: Result) -> dict[str, Any] | None:
             "raters": rel["raters"].astype(str),
             "measure": [MEASURE_NAMES.get(m, m) for m in rel["measure"]],
             "variable": rel["variable"],
-            "value": rel["value"].round(3),
+            # + 0.0: a value that rounds to zero is 0, never -0 (format_fixed)
+            "value": rel["value"].round(3) + 0.0,
             "95 % interval": [
-                "" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]"
+                "" if pd.isna(lo) else f"[{format_fixed(lo)}, {format_fixed(hi)}]"
                 for lo, hi in zip(rel["ci_low"], rel["ci_high"], strict=True)
             ],
             "keys": rel["n_units"].astype(int),

@@ -11,7 +11,7 @@ import pandas as pd
 
 from rrmap._util.escape import markdown_text
 from rrmap._util.markdown import markdown_table
-from rrmap.report.format import MEASURE_NAMES, zone_shares
+from rrmap.report.format import MEASURE_NAMES, format_fixed, zone_shares
 from rrmap.zones import QUALITY_LEVELS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,9 +49,9 @@ def reliability_section(result: Result) -> str:
             "raters": rel["raters"].to_numpy(),
             "measure": [MEASURE_NAMES.get(m, m) for m in rel["measure"]],
             "variable": rel["variable"].to_numpy(),
-            "value": [_num(v) for v in rel["value"]],
+            "value": [format_fixed(v) for v in rel["value"]],
             "95 % interval": [
-                "" if pd.isna(lo) else f"[{_num(lo)}, {_num(hi)}]"
+                "" if pd.isna(lo) else f"[{format_fixed(lo)}, {format_fixed(hi)}]"
                 for lo, hi in zip(rel["ci_low"], rel["ci_high"], strict=True)
             ],
             "keys": rel["n_units"].astype(int).to_numpy(),
@@ -68,10 +68,6 @@ def reliability_section(result: Result) -> str:
         "and κ (`ci_method` in `reliability.csv`). Per rater set: `reliability.csv`.\n\n"
         + markdown_table(table)
     )
-
-
-def _num(v: float) -> str:
-    return "" if pd.isna(v) else f"{v:.3f}"
 
 
 def agreement_section(result: Result) -> str:
