@@ -256,7 +256,9 @@ fig = plot_rrmap_grid(pts, width="7in")
 # %%
 from rrmap.plot.figures.layouts import grid_min_width
 
-print(f"the grid of {pts.expert.nunique()} raters needs {grid_min_width(pts.expert.nunique()):.2f} in")
+print(
+    f"the grid of {pts.expert.nunique()} raters needs {grid_min_width(pts.expert.nunique()):.2f} in"
+)
 fig = plot_rrmap_by_rater(pts, "modality", width="3.5in")
 
 # %% [markdown]
