@@ -239,3 +239,22 @@ def test_single_rater_layouts(pts):
     assert fig.get_figwidth() == 7.0
     fig = plot_rrmap_grid(e2, ["movement", "modality"])
     assert len([ax for ax in fig.axes if panel_artists(ax).background is not None]) == 2
+
+
+
+@pytest.mark.parametrize("width", ["85mm", "180mm"])
+def test_the_grid_is_fitted_in_two_layout_passes(width, pts, monkeypatch):
+    """One pass measures the panels; the height is set from it and from the spacer rows'
+    ratios it was laid out with and those it takes (legends below the rows at 85 mm, beside
+    them at 180 mm); the second pass finds the panels at their aspect. At 85 mm a third pass
+    corrected a height guessed with the new ratios as if the first pass had used them."""
+    from rrmap.plot.figures import layouts
+
+    real, calls = layouts.lay_out, []
+    monkeypatch.setattr(layouts, "lay_out", lambda fig: calls.append(1) or real(fig))
+    fig = plot_rrmap_grid(pts, width=width)
+    assert len(calls) == 2
+    inches = [ax.get_position().bounds[2:] for ax in _panels(fig)]
+    w, h = fig.get_size_inches()
+    for pw, ph in inches:
+        assert ph * h == pytest.approx(0.85 * pw * w, abs=0.01)

@@ -581,6 +581,10 @@ class _GridFigure:
         name = column_name(column, self.points, self.st.labels)
         return fitted_text(name, float(rc["legend.title_fontsize"]), _RIGHT_LEGEND - 0.2)
 
+    def _spacer_ratios(self) -> float:
+        """The spacer rows' height ratios added up (0 with the legends right of the rows)."""
+        return 0.0 if self.right else float(sum(self.gs.get_height_ratios()[1::2]))
+
     def _spacers(self, panel_h: float) -> bool:
         """Height ratios giving each spacer row its legend's height; whether they changed
         (the layout is then out of date)."""
@@ -616,11 +620,13 @@ class _GridFigure:
             box = self.grid[0, 0].get_position()
             target = box.width * width * aspect
             panel_h = box.height * height
+            laid_out = self._spacer_ratios()  # the ratios this layout was made with
             stale = self._spacers(target)
             if abs(panel_h - target) < 0.01:
                 break
-            spacer = sum(self.gs.get_height_ratios()[1::2]) * panel_h if not self.right else 0.0
-            grow = nrows * (target - panel_h) + spacer * (target / max(panel_h, 0.1) - 1.0)
+            # every row's height is its ratio times the panels' height: the spacer rows
+            # took laid_out × panel_h and take (their new ratios) × target
+            grow = nrows * (target - panel_h) + self._spacer_ratios() * target - laid_out * panel_h
             fig.set_size_inches(width, max(height + grow, 0.5), forward=False)
             stale = True
         if stale:  # each layout pass measures every panel: none is run twice for nothing

@@ -1,0 +1,125 @@
+"""Benchmark: fitting the raters × categories grid (``plot_rrmap_grid``), now and before.
+
+The grid's height is fitted so that its panels keep their aspect: a constrained layout
+measures the panels, the height is set from that measure, and a further layout checks it.
+Where the legends lie under the rows, their spacer rows' height ratios are set from the
+first measure; the height used to be computed as if the first layout had been made with
+those ratios, so a third layout corrected it.
+
+For this checkout and a git worktree of ``--baseline``, each in a fresh interpreter, on
+the example (3 raters) and on 10 raters (the example's E1 as R0 … R9), at 85 mm and
+180 mm: the CPU time of ``plot_rrmap_grid`` (best of ``--repeat``, runs alternating
+between the trees), the layout passes it ran, and the largest difference of the figure's
+height and of the Axes' positions between the two trees (the same figure: differences of
+rounding only).
+
+Usage::
+
+    python benchmarks/bench_grid_fit.py [--baseline e7a42f9] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Run in a child interpreter with the tree on sys.path: prints {case: [cpu, passes,
+#: height, positions]} as JSON.
+_CHILD = r"""
+import json, sys, time
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+import rrmap
+from rrmap.plot import plot_rrmap, plot_rrmap_grid
+from rrmap.plot.figures import layouts
+
+real, passes = layouts.lay_out, []
+layouts.lay_out = lambda fig: passes.append(1) or real(fig)
+pts = rrmap.points(rrmap.datasets.load_example_ratings())
+e1 = pts[pts["expert"] == "E1"]
+raw = rrmap.datasets.load_example_ratings()
+raw = raw[raw["expert"] == "E1"]
+ten = pd.concat([raw.assign(expert=f"R{i}") for i in range(10)])
+ten.attrs = raw.attrs
+ten = rrmap.points(ten)
+plot_rrmap(e1, "movement")  # fonts and caches warmed
+plt.close("all")
+out = {}
+for name, points in (("3 raters", pts), ("10 raters", ten)):
+    for width in ("85mm", "180mm"):
+        passes.clear()
+        t = time.process_time()
+        fig = plot_rrmap_grid(points, width=width)
+        cpu = time.process_time() - t
+        out[f"{name}, {width}"] = [
+            cpu, len(passes), fig.get_figheight(), [list(ax.get_position().bounds) for ax in fig.axes]
+        ]
+        plt.close("all")
+print(json.dumps(out))
+"""
+
+
+def _run(tree: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONWARNINGS="ignore")
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD], capture_output=True, text=True, env=env, cwd=tree
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _worktree(rev: str, tmp: Path) -> Path:
+    tree = tmp / "baseline"
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev],
+        check=True,
+        capture_output=True,
+    )
+    return tree
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", default="e7a42f9")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = _worktree(args.baseline, Path(tmp))
+        try:
+            runs = {"now": [], "baseline": []}
+            for _ in range(args.repeat):
+                runs["now"].append(_run(ROOT))
+                runs["baseline"].append(_run(base))
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)])
+    print(f"load average {os.getloadavg()[0]:.2f}; CPU seconds, best of {args.repeat}")
+    print(
+        f"{'case':<18} {'now':>7} {'passes':>6} {'baseline':>9} {'passes':>6} {'ratio':>6}"
+        f" {'max |Δ height|':>15} {'max |Δ position|':>17}"
+    )
+    for case in runs["now"][0]:
+        now = min(r[case][0] for r in runs["now"])
+        old = min(r[case][0] for r in runs["baseline"])
+        a, b = runs["now"][0][case], runs["baseline"][0][case]
+        dh = abs(a[2] - b[2])
+        dp = max(
+            abs(x - y) for p, q in zip(a[3], b[3], strict=True) for x, y in zip(p, q, strict=True)
+        )
+        print(
+            f"{case:<18} {now:7.2f} {a[1]:6d} {old:9.2f} {b[1]:6d} {old / now:6.2f}"
+            f" {dh:15.1e} {dp:17.1e}"
+        )
+
+
+if __name__ == "__main__":
+    main()
