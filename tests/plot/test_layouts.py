@@ -241,7 +241,6 @@ def test_single_rater_layouts(pts):
     assert len([ax for ax in fig.axes if panel_artists(ax).background is not None]) == 2
 
 
-
 @pytest.mark.parametrize("width", ["85mm", "180mm"])
 def test_the_grid_is_fitted_in_two_layout_passes(width, pts, monkeypatch):
     """One pass measures the panels; the height is set from it and from the spacer rows'

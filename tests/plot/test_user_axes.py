@@ -187,3 +187,24 @@ def test_a_misspelt_keyword_names_the_one_meant():
         plot_proportions(PTS, witdh="3.5in")
     with pytest.raises(TypeError, match=r"accepts: .*palette.*zone_labels"):
         plot_rrmap_by_rater(PTS, "movement", pallete=["k"])
+
+
+@pytest.mark.parametrize("layout", [None, "constrained"])
+def test_fitting_a_panel_into_a_users_axes_lays_the_figure_out_but_draws_nothing(
+    layout, monkeypatch
+):
+    """The colorbar and legend are fitted from measures of the laid-out figure; drawing it
+    (even without rendering) walked every artist on top of the layout, three times per
+    panel, and measured nothing more. The panel lands where it did: see the tests above."""
+    from matplotlib.figure import Figure
+
+    draws = []
+    real = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda fig, r: draws.append(1) or real(fig, r))
+    fig, axs = plt.subplots(1, 2, figsize=(7, 3.5), layout=layout)
+    plot_rrmap(E1, "movement", ax=axs[0])
+    plot_rrmap(E1, "modality", ax=axs[1])
+    assert draws == []
+    fig.canvas.draw()  # the figure itself still draws
+    assert draws == [1]
+    assert panel_artists(axs[1]).legend.get_window_extent().x0 >= 0

@@ -177,6 +177,21 @@ def lay_out(fig: Figure) -> None:
         engine.execute(fig)
 
 
+def measured_layout(fig: Figure) -> None:
+    """Lay *fig* out to measure its artists, as a draw does before drawing them: its
+    layout engine run (if it has one), each Axes placed at its aspect; nothing drawn.
+
+    ``draw_without_rendering`` does the same and then walks every artist once more,
+    about as long again; the measures read afterwards (window extents, tight boxes) are
+    computed from the positions, ticks and texts, not from that walk.
+    """
+    lay_out(fig)
+    renderer = renderer_of(fig)
+    for ax in fig.get_axes():
+        locator = ax.get_axes_locator()
+        ax.apply_aspect(locator(ax, renderer) if locator else None)
+
+
 def renderer_of(fig: Figure) -> Any:
     """A renderer to measure *fig*'s artists with, whatever canvas the figure has."""
     canvas = fig.canvas

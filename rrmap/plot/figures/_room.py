@@ -19,6 +19,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 from rrmap.plot.base._glyphs import outside_frame
+from rrmap.plot.base._sizing import measured_layout
 from rrmap.plot.base._style import rc_points
 
 __all__: list[str] = []
@@ -59,7 +60,7 @@ def plan_room(
     """
     root = ax.get_figure(root=True)
     dpi = root.dpi
-    root.draw_without_rendering()
+    measured_layout(root)
     renderer = root._get_renderer()
     box, tight = ax.get_window_extent(renderer), ax.get_tightbbox(renderer)
     deco_w = (box.x0 - tight.x0) + (tight.x1 - box.x1)

@@ -28,7 +28,7 @@ from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import Bbox, ScaledTranslation
 
 from rrmap.plot.base._glyphs import outside_frame
-from rrmap.plot.base._sizing import save_like_paper_figures
+from rrmap.plot.base._sizing import measured_layout, save_like_paper_figures
 from rrmap.plot.base._style import title
 from rrmap.plot.figures._room import (
     MIN_PANEL_HEIGHT,
@@ -205,7 +205,7 @@ def attach(
             legend = _legend_under_colorbar(ax, legend, cb, handles, legend_title, ncols)
     else:
         _fit_by_hand(ax, room, cb, legend, beside)
-    root.draw_without_rendering()
+    measured_layout(root)
     _keep_side_labels_inside(ax)
     fit_axis_label(ax)
     fit_zone_labels(ax)
@@ -229,7 +229,7 @@ def _legend_under_colorbar(
     root = _root(ax)
     legend.remove()
     owner = cb.ax if cb is not None else ax
-    root.draw_without_rendering()
+    measured_layout(root)
     renderer = root._get_renderer()
     box = owner.get_window_extent(renderer)
     tight = owner.get_tightbbox(renderer)
@@ -257,7 +257,7 @@ def _fit_by_hand(ax: Axes, room: Bbox, cb: Any, legend: Any, beside: bool) -> No
     to_fig = fig.transSubfigure.inverted()
     bar_h = 0.07 * dpi
     for _ in range(3):
-        root.draw_without_rendering()
+        measured_layout(root)
         renderer = root._get_renderer()
         box = ax.get_window_extent(renderer)
         if legend is not None:

@@ -16,7 +16,7 @@ from matplotlib.legend import Legend
 from matplotlib.transforms import Bbox
 
 from rrmap.errors import InputError
-from rrmap.plot.base._sizing import legend_ncols
+from rrmap.plot.base._sizing import legend_ncols, measured_layout
 from rrmap.plot.base._style import rc_points
 from rrmap.plot.figures._room import fit_axis_label
 from rrmap.plot.figures._user_axes import adaptive_ticks, constrained
@@ -111,12 +111,12 @@ def add_legend(
         legend = fig.legend(
             handles=handles, title=title or head, loc="outside lower center", ncols=ncols
         )
-        root.draw_without_rendering()
+        measured_layout(root)
         for ax in axes:
             fit_axis_label(ax)
         return legend
     legend = fig.legend(handles=handles, title=title or head, loc="lower center", ncols=ncols)
-    root.draw_without_rendering()
+    measured_layout(root)
     height = fig.bbox.height / root.dpi
     below = legend.get_window_extent().height / root.dpi + 0.04  # inches under the panels
     if colorbar and mappable is not None:
@@ -127,7 +127,7 @@ def add_legend(
         _shared_colorbar(fig, mappable, list(axes), fig.add_axes(bar))
     else:
         _make_room_below(fig, below / height)
-    root.draw_without_rendering()
+    measured_layout(root)
     for ax in axes:
         fit_axis_label(ax)
     return legend
@@ -147,7 +147,7 @@ def _make_room_below(fig: Any, share: float) -> None:
     """Without a layout engine: move the Axes of *fig* up, scaled into its top part, so
     that the bottom *share* of it stays free under their tick and axis labels."""
     root = fig.get_figure(root=True)
-    root.draw_without_rendering()
+    measured_layout(root)
     renderer = root._get_renderer()
     to_fig = fig.transSubfigure.inverted()
     axes = fig.get_axes()
