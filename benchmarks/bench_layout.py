@@ -15,7 +15,7 @@ rounding only).
 
 Usage::
 
-    python benchmarks/bench_grid_fit.py [--baseline e7a42f9] [--repeat 3]
+    python benchmarks/bench_layout.py [--baseline e7a42f9] [--repeat 3]
 """
 
 from __future__ import annotations
