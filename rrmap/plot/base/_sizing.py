@@ -186,10 +186,9 @@ def measured_layout(fig: Figure) -> None:
     computed from the positions, ticks and texts, not from that walk.
     """
     lay_out(fig)
-    renderer = renderer_of(fig)
     for ax in fig.get_axes():
-        locator = ax.get_axes_locator()
-        ax.apply_aspect(locator(ax, renderer) if locator else None)
+        locator = ax.get_axes_locator()  # an inset's: placed from the renderer's sizes
+        ax.apply_aspect(locator(ax, fig._get_renderer()) if locator else None)
 
 
 def renderer_of(fig: Figure) -> Any:
