@@ -210,5 +210,6 @@ def test_a_reliability_that_rounds_to_zero_reads_zero_in_both_reports():
     page = render_html(res, interactive=False)
     assert "[-0.001, 0.000]" in page and "-0.000" not in page
     row = next(r for r in page.split("<tr") if "[-0.001, 0.000]" in r)
-    cells = [c.strip() for c in re.findall(r"<td[^>]*>([^<]*)</td>", row)]
-    assert cells[-3:-1] == ["0", "[-0.001, 0.000]"]  # the value: 0 as the page writes it
+    cells = re.findall(r"<td([^>]*)>([^<]*)</td>", row)
+    # three decimals as in report.md, and aligned as the numbers they are
+    assert cells[-3] == (' class="num"', "0.000") and cells[-2][1] == "[-0.001, 0.000]"

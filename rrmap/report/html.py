@@ -293,8 +293,7 @@ def _reliability_table(result: Result) -> dict[str, Any] | None:
             "raters": rel["raters"].astype(str),
             "measure": [MEASURE_NAMES.get(m, m) for m in rel["measure"]],
             "variable": rel["variable"],
-            # + 0.0: a value that rounds to zero is 0, never -0 (format_fixed)
-            "value": rel["value"].round(3) + 0.0,
+            "value": [format_fixed(v) for v in rel["value"]],  # 0.100, as report.md
             "95 % interval": [
                 "" if pd.isna(lo) else f"[{format_fixed(lo)}, {format_fixed(hi)}]"
                 for lo, hi in zip(rel["ci_low"], rel["ci_high"], strict=True)
@@ -302,7 +301,9 @@ def _reliability_table(result: Result) -> dict[str, Any] | None:
             "keys": rel["n_units"].astype(int),
         }
     )
-    return _table(frame)
+    table = _table(frame)
+    table["numeric"][list(frame.columns).index("value")] = True  # aligned as numbers
+    return table
 
 
 #: Characters of the interactive map (plotly.js, about 4.8 million, and the points' data)
