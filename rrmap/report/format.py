@@ -18,6 +18,7 @@ __all__ = [
     "format_pvalue",
     "is_missing",
     "is_pvalue_column",
+    "reliability_display",
     "zone_shares",
 ]
 
@@ -58,6 +59,46 @@ def format_fixed(v: float, digits: int = 3) -> str:
         return ""
     shown = f"{v:.{digits}f}"
     return shown[1:] if shown.startswith("-") and float(shown) == 0.0 else shown
+
+
+def reliability_display(rel: pd.DataFrame) -> pd.DataFrame:
+    """The reliability table as both reports show it: measures named, values and interval
+    ends with three decimals (:func:`format_fixed`), the keys counted.
+
+    Parameters
+    ----------
+    rel : DataFrame
+        ``AnalysisResult.reliability`` (``raters``, ``measure``, ``variable``, ``value``,
+        ``ci_low``, ``ci_high``, ``n_units``; ``query`` with several query corpora).
+
+    Returns
+    -------
+    DataFrame
+        Text cells, but ``keys``; labels as given (each report escapes them).
+
+    Examples
+    --------
+    >>> rel = pd.DataFrame({"raters": ["E1|E2"], "measure": ["cohens_kappa"],
+    ...                     "variable": ["zone"], "value": [-0.0002], "ci_low": [-0.06],
+    ...                     "ci_high": [0.1], "n_units": [135]})
+    >>> reliability_display(rel).to_dict("records")[0]  # doctest: +NORMALIZE_WHITESPACE
+    {'raters': 'E1|E2', 'measure': "Cohen's κ", 'variable': 'zone', 'value': '0.000',
+     '95 % interval': '[-0.060, 0.100]', 'keys': 135}
+    """
+    return pd.DataFrame(
+        {
+            **({"query corpus": rel["query"].astype(str)} if "query" in rel.columns else {}),
+            "raters": rel["raters"].astype(str),
+            "measure": [MEASURE_NAMES.get(m, m) for m in rel["measure"]],
+            "variable": rel["variable"],
+            "value": [format_fixed(v) for v in rel["value"]],
+            "95 % interval": [
+                "" if pd.isna(lo) else f"[{format_fixed(lo)}, {format_fixed(hi)}]"
+                for lo, hi in zip(rel["ci_low"], rel["ci_high"], strict=True)
+            ],
+            "keys": rel["n_units"].astype(int),
+        }
+    )
 
 
 def format_pvalue(p: float, alpha: float = _ALPHA) -> str:

@@ -31,7 +31,7 @@ from rrmap._util.escape import html_text
 from rrmap._util.labels import split_within
 from rrmap._version import __version__
 from rrmap.report.designs import design_frames
-from rrmap.report.format import LEGEND, MEASURE_NAMES, format_fixed, zone_shares
+from rrmap.report.format import LEGEND, reliability_display, zone_shares
 from rrmap.report.markdown import summary_lines
 from rrmap.report.page import figure_caption, figure_entries, page_table
 from rrmap.stats.settings import ALPHA as _ALPHA
@@ -287,23 +287,7 @@ def _reliability_table(result: Result) -> dict[str, Any] | None:
     rel = result.reliability
     if rel is None or rel.empty:
         return None
-    frame = pd.DataFrame(
-        {
-            **({"query corpus": rel["query"].astype(str)} if "query" in rel.columns else {}),
-            "raters": rel["raters"].astype(str),
-            "measure": [MEASURE_NAMES.get(m, m) for m in rel["measure"]],
-            "variable": rel["variable"],
-            "value": [format_fixed(v) for v in rel["value"]],  # 0.100, as report.md
-            "95 % interval": [
-                "" if pd.isna(lo) else f"[{format_fixed(lo)}, {format_fixed(hi)}]"
-                for lo, hi in zip(rel["ci_low"], rel["ci_high"], strict=True)
-            ],
-            "keys": rel["n_units"].astype(int),
-        }
-    )
-    table = _table(frame)
-    table["numeric"][list(frame.columns).index("value")] = True  # aligned as numbers
-    return table
+    return page_table(reliability_display(rel), numbers=["value"])
 
 
 #: Characters of the interactive map (plotly.js, about 4.8 million, and the points' data)

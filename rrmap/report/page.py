@@ -92,7 +92,11 @@ def _cell(v: Any, escaped: bool) -> Any:
 
 
 def page_table(
-    frame: pd.DataFrame, *, escaped: bool = False, note: str | None = None
+    frame: pd.DataFrame,
+    *,
+    escaped: bool = False,
+    note: str | None = None,
+    numbers: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Header and rows of *frame* as the page's template shows a table.
 
@@ -104,6 +108,8 @@ def page_table(
         Its text cells are HTML already (escaped labels, the page's own markup).
     note : str, optional
         What the table leaves out and where to find it.
+    numbers : sequence of str, optional
+        Columns of numbers written as text (``"0.100"``), aligned as numbers too.
 
     Returns
     -------
@@ -119,7 +125,7 @@ def page_table(
     """
     return {
         "columns": [_column(str(c)) for c in frame.columns],
-        "numeric": [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns],
+        "numeric": [c in numbers or pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns],
         # the columns as lists, then rows: itertuples walks Arrow-held text value by value
         "rows": [
             [_cell(v, escaped) for v in row]

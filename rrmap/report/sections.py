@@ -11,7 +11,7 @@ import pandas as pd
 
 from rrmap._util.escape import markdown_text
 from rrmap._util.markdown import markdown_table
-from rrmap.report.format import MEASURE_NAMES, format_fixed, zone_shares
+from rrmap.report.format import reliability_display, zone_shares
 from rrmap.zones import QUALITY_LEVELS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,20 +43,7 @@ def reliability_section(result: Result) -> str:
     head = "## Reliability\n\n"
     if rel is None or rel.empty:
         return head + "Not computed: reliability needs at least two raters."
-    table = pd.DataFrame(
-        {
-            **({"query corpus": rel["query"].to_numpy()} if "query" in rel.columns else {}),
-            "raters": rel["raters"].to_numpy(),
-            "measure": [MEASURE_NAMES.get(m, m) for m in rel["measure"]],
-            "variable": rel["variable"].to_numpy(),
-            "value": [format_fixed(v) for v in rel["value"]],
-            "95 % interval": [
-                "" if pd.isna(lo) else f"[{format_fixed(lo)}, {format_fixed(hi)}]"
-                for lo, hi in zip(rel["ci_low"], rel["ci_high"], strict=True)
-            ],
-            "keys": rel["n_units"].astype(int).to_numpy(),
-        }
-    )
+    table = reliability_display(rel)
     boot = result.settings.get("bootstrap")
     return head + (
         "Agreement beyond chance between the raters on the same comparison keys: "
