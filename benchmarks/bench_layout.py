@@ -28,6 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_speed import _baseline_tree
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Run in a child interpreter with the tree on sys.path: prints {case: [cpu, passes,
@@ -116,23 +118,15 @@ def _run(tree: Path) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def _worktree(rev: str, tmp: Path) -> Path:
-    tree = tmp / "baseline"
-    subprocess.run(
-        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev],
-        check=True,
-        capture_output=True,
-    )
-    return tree
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--baseline", default="e7a42f9")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        base = _worktree(args.baseline, Path(tmp))
+        base = _baseline_tree(args.baseline, Path(tmp))
+        if base is None:
+            raise SystemExit(f"git worktree add {args.baseline} failed")
         try:
             runs = {"now": [], "baseline": []}
             for _ in range(args.repeat):
