@@ -211,14 +211,27 @@ class _Draft(NamedTuple):
     bare: bool  # without the names beside the Δ band (they would overlap)
 
 
-def settled(sketch: Sketch, recipe: Recipe, user: frozenset[str]) -> _Draft | None:
+def settled(
+    sketch: Sketch, recipe: Recipe, user: frozenset[str], beat: float | None = None
+) -> _Draft | None:
     """Drafts of *sketch* arranged by *recipe*, with titles wrapped and the legends
     rearranged until everything fits; ``None`` if legends beside the panels cannot fit
-    the figure's height or leave the panels under a third of its width."""
+    the figure's height or leave the panels under a third of its width.
+
+    With *beat* (the score of a draft already settled), legends below or above the
+    panels stop as soon as they cannot score more (``None``): each further draft of them
+    wraps titles or keys into more lines, so the panels' height only shrinks, and the
+    score is at most the height over :data:`_PANEL_ASPECT`.
+    """
     fixes: list = []
     bare = False
     for _ in range(8):
-        trial = _trial(arranged(sketch.built(bare), recipe, user) + fixes)
+        draft = arranged(sketch.built(bare), recipe, user)
+        draft += fixes  # a copy already: no second one
+        trial = _trial(draft)
+        if beat is not None and recipe.side in ("top", "bottom"):
+            if trial.panel[1] / _PANEL_ASPECT <= beat:
+                return None
         if trial.crowded and not bare:  # a panel too short for the names beside the band
             # and the titles that do not fit: the names lie inside the panel, so the titles
             # measure the same without them (one draft fewer)
@@ -287,10 +300,11 @@ def _bar(plot: ggplot, side: str) -> float:
 
 
 def arranged(plot: ggplot, recipe: Recipe, user: frozenset[str]) -> ggplot:
-    """*plot* with its legends arranged by *recipe*."""
+    """A copy of *plot* with its legends arranged by *recipe* (the caller owns it: further
+    additions go in place, ``+=``, without another copy)."""
     side = recipe.side
     if side is None:
-        return plot
+        return deepcopy(plot)
     bar = recipe.bar or _bar(plot, side)
     given = {a for a in ("color", "colour", "shape", "fill") if getattr(plot.guides, a, None)}
     out = plot + legend_layout(
@@ -305,7 +319,7 @@ def arranged(plot: ggplot, recipe: Recipe, user: frozenset[str]) -> ggplot:
     )
     own = getattr(plot, "_rrmap_fill_title", None)
     if side in ("left", "right") and own is not None and out.labels.fill == own:
-        out = out + labs(fill=_two_lines(own))  # narrower beside the panels
+        out += labs(fill=_two_lines(own))  # narrower beside the panels
     # three labels along a horizontal bar or a short one (five would run together)
     if side in ("top", "bottom") or bar < 4 * _key_size(plot):
         for scale in out.scales:
@@ -361,11 +375,10 @@ class Sketch:
         return self._built[bare]
 
 
-def _trial(plot: ggplot) -> _Trial:
-    """Draw a copy of *plot* (not shown) and measure it."""
+def _trial(trial: ggplot) -> _Trial:
+    """Draw *trial* (a draft of its own, changed: not shown) and measure it."""
     import matplotlib.pyplot as plt
 
-    trial = deepcopy(plot)
     if getattr(trial, "_rrmap_built", False):
         trial._build = lambda: None  # a sketch's draft: built already (Sketch.built)
     # plotnine lays the figure out from its texts, axes and legends, never from what the

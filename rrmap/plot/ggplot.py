@@ -211,12 +211,15 @@ class RRMapPlot(ggplot):
             for where in [side] if side is not None else ["right", "bottom"]:
                 if found and found[-1] is not None and fills_height(found[-1]):
                     break  # legends below would leave smaller panels: no drafts of them
-                found.append(settled(sketch, Recipe(where, FIRST_BOX[where]), user))
+                # legends below stop drafting once they cannot beat those beside
+                beat = max((d.trial.score for d in found if d is not None), default=None)
+                found.append(settled(sketch, Recipe(where, FIRST_BOX[where]), user, beat))
         found = [d for d in found if d is not None]
         if not found:  # beside the panels they would be cropped or squeeze the panels
             found = [settled(sketch, Recipe("bottom", "horizontal"), user)]
         best = max(found, key=lambda d: d.trial.score)
-        plot = arranged(plot, best.recipe, user) + best.fixes
+        plot = arranged(plot, best.recipe, user)
+        plot += best.fixes
         return without_side_labels(plot) if best.bare else plot
 
 
@@ -275,7 +278,8 @@ def _plain_breaks(breaks: Sequence[Any]) -> list[str]:
 
 
 def _thin_facet_breaks(plot: ggplot) -> ggplot:
-    """Breaks away from the panels' shared edges, unless the user set position scales."""
+    """*plot* (changed in place) with breaks away from the panels' shared edges, unless
+    the user set position scales."""
     from matplotlib.ticker import MaxNLocator
     from plotnine import scale_x_continuous, scale_y_continuous
 
@@ -287,9 +291,9 @@ def _thin_facet_breaks(plot: ggplot) -> ggplot:
 
     have = {s.aesthetics[0] for s in plot.scales}
     if "x" not in have:
-        plot = plot + scale_x_continuous(breaks=inner("both", 4))
+        plot += scale_x_continuous(breaks=inner("both", 4))
     if "y" not in have:
-        plot = plot + scale_y_continuous(breaks=inner("upper", 5))
+        plot += scale_y_continuous(breaks=inner("upper", 5))
     return plot
 
 

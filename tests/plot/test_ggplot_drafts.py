@@ -4,7 +4,9 @@ Measured before, with the example's points: a single panel at 7 × 3 in drew 4 d
 with the legends beside the panels, 2 with them below, which could only leave the panels
 shorter), at 3.5 × 3.5 in 7; at 20 dpi a caption that wrapping left as it was asked for
 another draft until the 8 allowed were spent, and the legends went below the panels
-(at 50 dpi and over: beside them).
+(at 50 dpi and over: beside them). At plotnine's default size (6.4 × 4.8 in) it drew 3: the
+first with the legends below already left the panel shorter than beside them, and a second
+one wrapped their keys into two rows.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 from plotnine import theme
 from test_ggplot import CELLS, _legend_boxes, _panels
 
+import rrmap.plot.ggplot as ggplot_module
 from rrmap.plot import _plotnine_theme, ggrrmap
 
 
@@ -76,7 +79,9 @@ def test_a_square_panel_leaves_out_the_names_and_wraps_the_caption_in_one_draft(
     assert "37 points beyond the view\nclipped to its edge (triangles)" in texts
     assert not {"excellent", "perfect\nalignment"} & {t.get_text() for t in fig.axes[0].texts}
     assert (right - left, top - bottom) == pytest.approx((1.725, 2.661), abs=0.001)
-    assert len(drafts) == 6  # 3 with the legends beside the panel, 3 below it
+    # 3 with the legends beside the panel; 2 below it, the second leaving the panel too
+    # short to beat them (below, further drafts only wrap more lines: 3 were drawn)
+    assert len(drafts) == 5
     builds, drawn = built_and_drawn
     assert len(builds) == 3  # the sketch with and without the names, then the figure
     kinds = [type(x.geom).__name__ for x in drawn]
@@ -113,4 +118,45 @@ def test_facets_are_drawn_from_python_strings_and_the_users_plot_is_left_as_it_w
         ("movement", "category"),  # not a facet: as it was
         ("expert", "object"),
         ("modality", "object"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("size", "before", "after"),
+    # plotnine's default size, and two single-column sizes
+    [((6.4, 4.8), 3, 2), ((3.5, 3.5), 6, 5), ((3.5, 3), 7, 6)],
+)
+def test_legends_below_stop_drafting_once_they_cannot_beat_those_beside(
+    pts, drafts, monkeypatch, size, before, after
+):
+    """Each further draft with the legends below wraps a title or the keys into more
+    lines, so the panels' height only shrinks: once it is at most the height of the
+    panels beside the legends, no later draft can win. The figure is the one drawn when
+    every draft is made (``beat`` ignored): the same panels, legends and texts."""
+
+    def measured(fig):
+        fig.canvas.draw()
+        boxes = [tuple(round(v, 6) for v in ax.get_position().bounds) for ax in fig.axes]
+        texts = sorted(
+            (t.get_text(), round(t.get_window_extent().x0, 2), round(t.get_window_extent().y0, 2))
+            for t in fig.findobj(matplotlib.text.Text)
+            if t.get_visible() and t.get_text()
+        )
+        return boxes, _legend_boxes(fig), texts
+
+    plot = ggrrmap(pts, "movement", resolution=CELLS) + theme(figure_size=size)
+    fast = measured(plot.draw())
+    assert len(drafts) == after
+    drafts.clear()
+    settled = _plotnine_theme.settled
+    monkeypatch.setattr(
+        ggplot_module,
+        "settled",
+        lambda sketch, recipe, user, beat=None: settled(sketch, recipe, user),
+    )
+    every = measured(plot.draw())
+    assert len(drafts) == before
+    assert fast[0] == every[0] and fast[2] == every[2]
+    assert {k: tuple(b.bounds) for k, b in fast[1].items()} == {
+        k: tuple(b.bounds) for k, b in every[1].items()
     }
