@@ -35,11 +35,17 @@ def toy_points(delta, r, cat=None):
 
 def drawn_texts(fig):
     """(string, bbox in inches, size in points) of every text drawn when *fig* is rendered
-    (recorded as drawn, so hidden tick labels and texts of hidden axes are left out)."""
+    (recorded as drawn, so hidden tick labels and texts of hidden axes are left out).
+
+    The figure is drawn as Agg draws it, with Agg's text metrics, but without rasterizing
+    anything (as ``Figure.draw_without_rendering``): every artist, and so every text, is
+    laid out and drawn in the same order, onto a renderer that paints nothing.
+    """
     from unittest import mock
 
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.text import Text
+
+    from rrmap.plot.base._sizing import renderer_of
 
     drawn = []
     original = Text.draw
@@ -49,9 +55,9 @@ def drawn_texts(fig):
         if self.get_visible() and self.get_text().strip():
             drawn.append((self, renderer))
 
-    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-    with mock.patch.object(Text, "draw", draw):
-        canvas.draw()
+    renderer = renderer_of(fig)
+    with mock.patch.object(Text, "draw", draw), renderer._draw_disabled():
+        fig.draw(renderer)
     to_in = fig.dpi_scale_trans.inverted()
     out = []
     for t, renderer in drawn:
