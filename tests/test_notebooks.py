@@ -6,9 +6,6 @@ import base64
 import struct
 from pathlib import Path
 
-import jupytext
-import nbclient
-import nbformat
 import pytest
 
 # each notebook runs a whole study end to end (20-30 s): run by .ci/run (pytest -m slow)
@@ -23,6 +20,11 @@ def test_notebooks_found():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_top_to_bottom(path, tmp_path):
+    # the Jupyter stack is imported by the tests that run (slow), not at collection
+    import jupytext
+    import nbclient
+    import nbformat
+
     nb = jupytext.read(path)
     client = nbclient.NotebookClient(
         nb,
@@ -53,6 +55,8 @@ def test_notebook_runs_top_to_bottom(path, tmp_path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_ipynb_is_clean_and_in_sync(path):
+    import jupytext
+
     ipynb = path.with_suffix(".ipynb")
     assert ipynb.exists(), f"run: jupytext --sync {path.name}"
     paired = jupytext.read(ipynb)
