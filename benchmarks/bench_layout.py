@@ -21,16 +21,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
-from bench_speed import _baseline_tree
-
-ROOT = Path(__file__).resolve().parents[1]
+from bench_speed import _runs_against
 
 #: Run in a child interpreter with the tree on sys.path: prints {case: [cpu, passes,
 #: height, positions]} as JSON.
@@ -108,32 +101,12 @@ print(json.dumps(out))
 """
 
 
-def _run(tree: Path) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONWARNINGS="ignore")
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD], capture_output=True, text=True, env=env, cwd=tree
-    )
-    if done.returncode != 0:
-        raise SystemExit(done.stderr)
-    return json.loads(done.stdout.splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--baseline", default="e7a42f9")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        base = _baseline_tree(args.baseline, Path(tmp))
-        if base is None:
-            raise SystemExit(f"git worktree add {args.baseline} failed")
-        try:
-            runs = {"now": [], "baseline": []}
-            for _ in range(args.repeat):
-                runs["now"].append(_run(ROOT))
-                runs["baseline"].append(_run(base))
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)])
+    runs = _runs_against(_CHILD, args.baseline, args.repeat)
     print(f"load average {os.getloadavg()[0]:.2f}; CPU seconds, best of {args.repeat}")
     print("draws / layouts: the figure's draws and its constrained layout passes")
     print(

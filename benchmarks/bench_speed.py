@@ -148,6 +148,36 @@ def _baseline_tree(rev: str, tmp: Path) -> Path | None:
     return tree if done.returncode == 0 else None
 
 
+def _child_json(code: str, tree: Path) -> dict:
+    """The JSON a child interpreter running *code* prints last, with *tree* on sys.path."""
+    import json
+
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONWARNINGS="ignore")
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tree
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _runs_against(code: str, rev: str, repeat: int) -> dict[str, list[dict]]:
+    """*code* (see :func:`_child_json`) run *repeat* times in this checkout ("now") and in
+    a temporary git worktree of *rev* ("baseline"), alternating between the trees."""
+    with tempfile.TemporaryDirectory() as tmp:
+        base = _baseline_tree(rev, Path(tmp))
+        if base is None:
+            raise SystemExit(f"git worktree add {rev} failed")
+        try:
+            runs: dict[str, list[dict]] = {"now": [], "baseline": []}
+            for _ in range(repeat):
+                runs["now"].append(_child_json(code, ROOT))
+                runs["baseline"].append(_child_json(code, base))
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)])
+    return runs
+
+
 def _big_ratings(path: Path, n: int) -> None:
     g = np.random.default_rng(0)
     lo = np.round(g.uniform(0, 60, (n, 2)))
