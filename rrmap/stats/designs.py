@@ -617,14 +617,17 @@ def _run(
     )
     done: dict[int, list[dict]] = {}
     # families are counted as they finish, then put back in plan order; the workers are
-    # forked before the progress bar's thread starts
+    # forked before the progress bar's thread starts, and start on the families while the
+    # bar is made
     whole_run = blas_threads(0) if one_limit else contextlib.nullcontext()
-    with _runner(n_jobs) as run, _progress_bar(len(plan), progress) as bar, whole_run:
-        for i, family_rows in run(jobs):
-            for row in family_rows:
-                row["query"] = plan[i].query or ""
-            done[i] = family_rows
-            bar.update(1)
+    with _runner(n_jobs) as run, whole_run:
+        finished = run(jobs)
+        with _progress_bar(len(plan), progress) as bar:
+            for i, family_rows in finished:
+                for row in family_rows:
+                    row["query"] = plan[i].query or ""
+                done[i] = family_rows
+                bar.update(1)
     rows = [row for i in range(len(plan)) for row in done[i]]
     return as_tests_table(rows, _several(points), settings.mid_p)
 
@@ -669,13 +672,13 @@ def _numbered(
 def _progress_bar(total: int, show: bool) -> Iterator[Any]:
     """A tqdm bar of test families on stderr, refreshed twice a second so its elapsed time
     moves while a long family runs; off when stderr is not a terminal (except in Jupyter),
-    and a stand-in that does nothing when not shown."""
-    if not show:
+    and a stand-in that does nothing when not shown (tqdm is not even imported)."""
+    from rrmap._util.progress import progress_bar, shows_progress
+
+    if not show or not shows_progress():
         yield _NoBar()
         return
     import threading
-
-    from rrmap._util.progress import progress_bar
 
     bar = progress_bar(total, "tests", "family")
     stop = threading.Event()

@@ -489,3 +489,20 @@ def test_the_progress_bar_counts_families_on_a_terminal_only(example_points, mon
             assert res["within"].nunique() == 7 and "7/7" in text and "family/s" in text
     with _progress_bar(3, False) as bar:
         bar.update(1)  # the stand-in takes updates and shows nothing
+
+
+def test_a_bar_that_would_not_show_costs_no_import_of_tqdm(example_points, monkeypatch):
+    """Off a terminal the bar is a stand-in from the start: tqdm (50 ms to import) is not
+    imported; in Jupyter it is shown."""
+    import io
+    import sys
+
+    from rrmap._util.progress import shows_progress
+
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # importing it fails
+    res = run_designs(example_points, by="modality", n_perm=9, rng=0, progress=True)
+    assert len(res) == 56 and sys.stderr.getvalue() == ""
+    assert not shows_progress()
+    monkeypatch.setitem(sys.modules, "ipykernel", sys)  # any module: Jupyter is running
+    assert shows_progress()
