@@ -123,8 +123,13 @@ def test_facets_are_drawn_from_python_strings_and_the_users_plot_is_left_as_it_w
 
 @pytest.mark.parametrize(
     ("size", "before", "after"),
-    # plotnine's default size, and two single-column sizes
-    [((6.4, 4.8), 3, 2), ((3.5, 3.5), 6, 5), ((3.5, 3), 7, 6)],
+    # plotnine's default size; two single-column sizes, further sizes of the same check
+    # (more drafts below the panels), run by .ci/run (pytest -m slow)
+    [
+        ((6.4, 4.8), 3, 2),
+        pytest.param((3.5, 3.5), 6, 5, marks=pytest.mark.slow),
+        pytest.param((3.5, 3), 7, 6, marks=pytest.mark.slow),
+    ],
 )
 def test_legends_below_stop_drafting_once_they_cannot_beat_those_beside(
     pts, drafts, monkeypatch, size, before, after
