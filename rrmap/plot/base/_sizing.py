@@ -102,12 +102,13 @@ def _laid_out_once(fig: Figure, fname: Any, kwargs: dict[str, Any]) -> Iterator[
     """While *fig* is printed: its constrained layout run once, by the draw that prints.
 
     Matplotlib prints a figure that has a layout engine in two draws: a first one that
-    renders nothing, so that the layout is done, and the one that prints, which runs the
-    engine again (the same positions: it starts from the same artists). The first draw
-    was 40 % of saving a PDF. Here the engine is held back while the figure prints and
-    :func:`_paper_draw` runs it before the printing draw gathers the artists, as the first
-    draw had left them: the files are the same. Not for a tight bounding box (measured
-    from a first draw), another engine than the constrained layout, or a format outside
+    runs the engine and walks every artist without rendering it, then the one that
+    prints, with the engine turned off. That first walk was 10–36 % of the time of saving
+    a PDF (``benchmarks/bench_save.py``). Here the engine is held back while the figure
+    prints, and :func:`_paper_draw` runs it at the start of the printing draw, before the
+    figure gathers its artists: the layout runs once either way, with the printer's own
+    renderer, and the files are the same. Not for a tight bounding box (measured from a
+    first draw), another engine than the constrained layout, or a format outside
     :data:`_ONE_LAYOUT_FORMATS`.
     """
     engine = fig.get_layout_engine()
