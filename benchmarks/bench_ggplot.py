@@ -18,10 +18,9 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 
-from bench_speed import _runs_against
+from bench_speed import _against_args, _best_cases, _runs_against
 
 #: Run in a child interpreter with the tree on sys.path: prints {case: [cpu, drafts,
 #: boxes, texts]} as JSON.
@@ -85,20 +84,14 @@ print(json.dumps(out))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--baseline", default="3090d03")
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = _against_args(__doc__, "3090d03")
     runs = _runs_against(_CHILD, args.baseline, args.repeat)
     print(f"load average {os.getloadavg()[0]:.2f}; CPU seconds of p.draw(), best of {args.repeat}")
     print(
         f"{'case':<26} {'now':>6} {'drafts':>6} {'baseline':>8} {'drafts':>6} {'ratio':>6}"
         f" {'max |Δ box|':>12} {'same texts':>10}"
     )
-    for case in runs["now"][0]:
-        now = min(r[case][0] for r in runs["now"])
-        old = min(r[case][0] for r in runs["baseline"])
-        a, b = runs["now"][0][case], runs["baseline"][0][case]
+    for case, now, old, a, b in _best_cases(runs):
         if len(a[2]) != len(b[2]):
             box = "artists differ"
         else:

@@ -20,10 +20,9 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 
-from bench_speed import _runs_against
+from bench_speed import _against_args, _best_cases, _runs_against
 
 #: Run in a child interpreter with the tree on sys.path: prints {case: [cpu, passes,
 #: height, positions]} as JSON.
@@ -102,10 +101,7 @@ print(json.dumps(out))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--baseline", default="e7a42f9")
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = _against_args(__doc__, "e7a42f9")
     runs = _runs_against(_CHILD, args.baseline, args.repeat)
     print(f"load average {os.getloadavg()[0]:.2f}; CPU seconds, best of {args.repeat}")
     print("draws / layouts: the figure's draws and its constrained layout passes")
@@ -114,10 +110,7 @@ def main() -> None:
         f"{'draws / layouts':>15} {'ratio':>6}"
         f" {'max |Δ height|':>15} {'max |Δ position|':>17}"
     )
-    for case in runs["now"][0]:
-        now = min(r[case][0] for r in runs["now"])
-        old = min(r[case][0] for r in runs["baseline"])
-        a, b = runs["now"][0][case], runs["baseline"][0][case]
+    for case, now, old, a, b in _best_cases(runs):
         dh = abs(a[2] - b[2])
         dp = max(
             abs(x - y) for p, q in zip(a[3], b[3], strict=True) for x, y in zip(p, q, strict=True)

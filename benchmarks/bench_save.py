@@ -19,10 +19,9 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 
-from bench_speed import _runs_against
+from bench_speed import _against_args, _best_cases, _runs_against
 
 #: Run in a child interpreter with the tree on sys.path: prints {case: [cpu, draws,
 #: digest of the file]} as JSON.
@@ -90,20 +89,14 @@ print(json.dumps(out))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--baseline", default="e8f9d94")
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = _against_args(__doc__, "e8f9d94")
     runs = _runs_against(_CHILD, args.baseline, args.repeat)
     print(f"load average {os.getloadavg()[0]:.2f}; CPU seconds of savefig, best of {args.repeat}")
     print(
         f"{'case':<24} {'now':>6} {'draws':>5} {'baseline':>8} {'draws':>5} {'ratio':>6}"
         f" {'same file':>9}"
     )
-    for case in runs["now"][0]:
-        now = min(r[case][0] for r in runs["now"])
-        old = min(r[case][0] for r in runs["baseline"])
-        a, b = runs["now"][0][case], runs["baseline"][0][case]
+    for case, now, old, a, b in _best_cases(runs):
         print(
             f"{case:<24} {now:6.2f} {a[1]:>5} {old:8.2f} {b[1]:>5} {old / now:6.2f}"
             f" {'yes' if a[2] == b[2] else 'NO':>9}"

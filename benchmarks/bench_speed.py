@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -176,6 +177,24 @@ def _runs_against(code: str, rev: str, repeat: int) -> dict[str, list[dict]]:
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)])
     return runs
+
+
+def _against_args(doc: str, baseline: str) -> argparse.Namespace:
+    """``--baseline`` (a git revision, default *baseline*) and ``--repeat`` of a benchmark
+    run against a baseline tree by :func:`_runs_against`."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--baseline", default=baseline)
+    parser.add_argument("--repeat", type=int, default=3)
+    return parser.parse_args()
+
+
+def _best_cases(runs: dict[str, list[dict]]) -> Iterator[tuple[str, float, float, list, list]]:
+    """Each case of :func:`_runs_against`'s *runs*: its name, the best (smallest) first
+    value of the runs now and of the baseline's, and the first run's values of each."""
+    for case in runs["now"][0]:
+        now = min(r[case][0] for r in runs["now"])
+        old = min(r[case][0] for r in runs["baseline"])
+        yield case, now, old, runs["now"][0][case], runs["baseline"][0][case]
 
 
 def _big_ratings(path: Path, n: int) -> None:
