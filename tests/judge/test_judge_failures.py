@@ -68,11 +68,13 @@ def test_a_server_that_dies_during_the_run_stops_it():
     server = ChatServer(latency=0.02, api_key=None).start()
     client = ChatClient(Endpoint(server.base_url, MODEL, api_key_env=None, backoff=0.01))
 
+    run_over = threading.Event()
+
     def kill_after(n: int) -> None:
         # count what the client received: the server counts an answer before sending it,
         # and a kill can cut the answers still on their way
-        while client.stats.paid < n:
-            threading.Event().wait(0.01)
+        while client.stats.paid < n and not run_over.is_set():
+            run_over.wait(0.01)
         server.kill()
 
     killer = threading.Thread(target=kill_after, args=(10,))
@@ -81,6 +83,7 @@ def test_a_server_that_dies_during_the_run_stops_it():
         with pytest.raises(EndpointError, match=r"stopped: 20 of the last 20 attempts failed"):
             judge_pairs(_pairs(n=40), client, mode="base")
     finally:
+        run_over.set()  # a run that ended otherwise fails below, not hangs in the killer
         killer.join()
     assert 10 <= client.stats.paid < 80
     # the failed attempts after the kill: about one window, not every call's retries
