@@ -9,8 +9,9 @@ in the three criterion groups in turn): 6,000 intervals, 3,000 points, 7,144 tes
 
 Each ``rrmap analyze --no-figures`` (default options) runs in a child of a small
 wrapper process, so that the wrapper's ``ru_maxrss`` of its children is that run's peak
-resident memory. Printed: the best and the median wall time of ``--repeat`` runs with the
-load average beside each, the peak memory, the ratio study / holdout (the goal: at most
+resident memory. Printed: pandas' version and whether pyarrow is installed (pandas 3
+imports it on start-up when it is); the best and the median wall time of ``--repeat``
+runs with the load average beside each, the peak memory, the ratio study / holdout (the goal: at most
 15, and at most 1 GB), the sizes of ``results.json``, ``report.md`` and ``tests.csv``;
 and, when R and its energy package are installed (``apt-get install r-base-core
 r-cran-energy``), R ``energy::eqdist.etest`` on the holdout's 252 energy tests (the loop
@@ -119,6 +120,14 @@ def _measure(name: str, data: Path, out: Path, repeat: int) -> tuple[float, floa
     return min(walls), peak
 
 
+def _pandas_line() -> str:
+    """pandas' version, and whether it imports pyarrow on start-up (pandas 3 does when
+    pyarrow is installed, as the test and parquet extras install it: about 0.1–0.25 s of
+    every ``rrmap`` run on this machine, not paid by a plain ``pip install rrmap``)."""
+    arrow = importlib.util.find_spec("pyarrow") is not None
+    return f"pandas {pd.__version__}; pyarrow {'installed' if arrow else 'not installed'}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -133,7 +142,8 @@ def main() -> None:
         table.to_csv(args.write_study, index=False)
         print(f"wrote {args.write_study}: {len(table)} intervals")
         return
-    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()}\n")
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()}")
+    print(f"{_pandas_line()}\n")
     with tempfile.TemporaryDirectory() as tmpname:
         tmp = Path(tmpname)
         keep = args.keep or tmp
