@@ -11,9 +11,9 @@ Each ``rrmap analyze --no-figures`` (default options) runs in a child of a small
 wrapper process, so that the wrapper's ``ru_maxrss`` of its children is that run's peak
 resident memory. Printed: pandas' version and whether pyarrow is installed (pandas 3
 imports it on start-up when it is); the best and the median wall time of ``--repeat``
-runs with the load average beside each, the peak memory, the ratio study / holdout (the goal: at most
-15, and at most 1 GB), the sizes of ``results.json``, ``report.md`` and ``tests.csv``;
-and, when R and its energy package are installed (``apt-get install r-base-core
+runs with the load average beside each, the peak memory, the ratio study / holdout (the
+goal: at most 15, and at most 1 GB), the sizes of ``results.json``, ``report.md`` and
+``tests.csv``; and, when R and its energy package are installed (``apt-get install r-base-core
 r-cran-energy``), R ``energy::eqdist.etest`` on the holdout's 252 energy tests (the loop
 of ``bench_speed.py``, imported from there) with the ratio R / rrmap (the goal: at least 3).
 
