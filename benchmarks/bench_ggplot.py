@@ -18,9 +18,7 @@ Usage::
 
 from __future__ import annotations
 
-import os
-
-from bench_speed import _against_args, _best_cases, _runs_against
+from bench_speed import _compare_against
 
 #: Run in a child interpreter with the tree on sys.path: prints {case: [cpu, drafts,
 #: boxes, texts]} as JSON.
@@ -84,14 +82,12 @@ print(json.dumps(out))
 
 
 def main() -> None:
-    args = _against_args(__doc__, "3090d03")
-    runs = _runs_against(_CHILD, args.baseline, args.repeat)
-    print(f"load average {os.getloadavg()[0]:.2f}; CPU seconds of p.draw(), best of {args.repeat}")
+    cases = _compare_against(__doc__, "3090d03", _CHILD, " of p.draw()")
     print(
         f"{'case':<26} {'now':>6} {'drafts':>6} {'baseline':>8} {'drafts':>6} {'ratio':>6}"
         f" {'max |Δ box|':>12} {'same texts':>10}"
     )
-    for case, now, old, a, b in _best_cases(runs):
+    for case, now, old, a, b in cases:
         if len(a[2]) != len(b[2]):
             box = "artists differ"
         else:

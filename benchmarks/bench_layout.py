@@ -20,9 +20,7 @@ Usage::
 
 from __future__ import annotations
 
-import os
-
-from bench_speed import _against_args, _best_cases, _runs_against
+from bench_speed import _compare_against
 
 #: Run in a child interpreter with the tree on sys.path: prints {case: [cpu, passes,
 #: height, positions]} as JSON.
@@ -101,16 +99,14 @@ print(json.dumps(out))
 
 
 def main() -> None:
-    args = _against_args(__doc__, "e7a42f9")
-    runs = _runs_against(_CHILD, args.baseline, args.repeat)
-    print(f"load average {os.getloadavg()[0]:.2f}; CPU seconds, best of {args.repeat}")
+    cases = _compare_against(__doc__, "e7a42f9", _CHILD, "")
     print("draws / layouts: the figure's draws and its constrained layout passes")
     print(
         f"{'case':<26} {'now':>6} {'draws / layouts':>15} {'baseline':>8} "
         f"{'draws / layouts':>15} {'ratio':>6}"
         f" {'max |Δ height|':>15} {'max |Δ position|':>17}"
     )
-    for case, now, old, a, b in _best_cases(runs):
+    for case, now, old, a, b in cases:
         dh = abs(a[2] - b[2])
         dp = max(
             abs(x - y) for p, q in zip(a[3], b[3], strict=True) for x, y in zip(p, q, strict=True)

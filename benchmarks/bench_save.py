@@ -19,9 +19,7 @@ Usage::
 
 from __future__ import annotations
 
-import os
-
-from bench_speed import _against_args, _best_cases, _runs_against
+from bench_speed import _compare_against
 
 #: Run in a child interpreter with the tree on sys.path: prints {case: [cpu, draws,
 #: digest of the file]} as JSON.
@@ -89,14 +87,12 @@ print(json.dumps(out))
 
 
 def main() -> None:
-    args = _against_args(__doc__, "e8f9d94")
-    runs = _runs_against(_CHILD, args.baseline, args.repeat)
-    print(f"load average {os.getloadavg()[0]:.2f}; CPU seconds of savefig, best of {args.repeat}")
+    cases = _compare_against(__doc__, "e8f9d94", _CHILD, " of savefig")
     print(
         f"{'case':<24} {'now':>6} {'draws':>5} {'baseline':>8} {'draws':>5} {'ratio':>6}"
         f" {'same file':>9}"
     )
-    for case, now, old, a, b in _best_cases(runs):
+    for case, now, old, a, b in cases:
         print(
             f"{case:<24} {now:6.2f} {a[1]:>5} {old:8.2f} {b[1]:>5} {old / now:6.2f}"
             f" {'yes' if a[2] == b[2] else 'NO':>9}"

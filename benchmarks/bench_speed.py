@@ -197,6 +197,18 @@ def _best_cases(runs: dict[str, list[dict]]) -> Iterator[tuple[str, float, float
         yield case, now, old, runs["now"][0][case], runs["baseline"][0][case]
 
 
+def _compare_against(
+    doc: str, baseline: str, code: str, measured: str
+) -> list[tuple[str, float, float, list, list]]:
+    """A benchmark run against a baseline: its options (:func:`_against_args`), *code*
+    run in both trees (:func:`_runs_against`), the load average and what the CPU seconds
+    are of (*measured*) printed, and each case's best runs (:func:`_best_cases`)."""
+    args = _against_args(doc, baseline)
+    runs = _runs_against(code, args.baseline, args.repeat)
+    print(f"load average {os.getloadavg()[0]:.2f}; CPU seconds{measured}, best of {args.repeat}")
+    return list(_best_cases(runs))
+
+
 def _big_ratings(path: Path, n: int) -> None:
     g = np.random.default_rng(0)
     lo = np.round(g.uniform(0, 60, (n, 2)))
