@@ -114,7 +114,7 @@ def resample_weights(
     """
     out = np.zeros((n_boot, n_units), dtype=np.int64)
     parts = [np.arange(n_units)] if strata is None else [
-        np.flatnonzero(strata == s) for s in np.unique(strata)
+        np.flatnonzero(strata == s) for s in _strata_values(strata)
     ]  # fmt: skip
     rows = np.arange(n_boot)[:, None]
     for cols in parts:
@@ -122,6 +122,12 @@ def resample_weights(
         drawn = rng.integers(0, m, size=(n_boot, m)) + rows * m  # unit drawn, per resample
         out[:, cols] = np.bincount(drawn.ravel(), minlength=n_boot * m).reshape(n_boot, m)
     return out
+
+
+def _strata_values(strata: np.ndarray) -> list:
+    """The distinct values of *strata*, sorted (``np.unique`` without its overhead: a few
+    strata of a few hundred units, once per interval)."""
+    return sorted(set(np.asarray(strata).tolist()))
 
 
 def jackknife_weights(n_units: int) -> np.ndarray:
@@ -149,10 +155,12 @@ def acceleration(jackknife: np.ndarray, strata: np.ndarray | None = None) -> flo
     -0.068
     """
     jack = np.asarray(jackknife, dtype=float)
-    strata = np.zeros(len(jack), dtype=np.intp) if strata is None else np.asarray(strata)
+    if not len(jack):
+        return 0.0
     num = den = 0.0
-    for s in np.unique(strata):
-        values = jack[strata == s]
+    strata = None if strata is None else np.asarray(strata)
+    for s in [None] if strata is None else _strata_values(strata):
+        values = jack if s is None else jack[strata == s]
         n = float(len(values))
         u = (n - 1.0) * (values.mean() - values)
         num += float((u**3).sum()) / n**3

@@ -152,6 +152,9 @@ class _PairSums:
 
 def _unit_order(units: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The points sorted by unit, the units spanned, and where each unit's run starts."""
+    if len(units) < 2 or (units[1:] > units[:-1]).all():  # one point per unit, in order
+        every = np.arange(len(units))
+        return every, units, every, np.ones(len(units), dtype=np.intp)
     order = np.argsort(units, kind="stable")
     span, starts, count = np.unique(units[order], return_index=True, return_counts=True)
     return order, span, starts, count

@@ -170,3 +170,14 @@ def test_the_pooled_share_is_kept_beside_the_within_key_one(run):
     np.testing.assert_array_equal(energy["effect"], energy["effect_pooled"])
     chi2 = independent[independent["test"] == "chi2"]
     np.testing.assert_array_equal(chi2["effect"], chi2["effect_pooled"])
+
+
+def test_acceleration_of_one_stratum_is_that_of_the_values_and_nothing_is_zero():
+    from rrmap.bootstrap import acceleration
+
+    jack = np.array([0.3, 0.1, 0.7, 0.2, 0.9])
+    u = (len(jack) - 1) * (jack.mean() - jack)  # Efron & Tibshirani (1993), eq. 14.15
+    want = (u**3).sum() / (6.0 * ((u**2).sum()) ** 1.5)
+    assert acceleration(jack) == pytest.approx(want, rel=1e-12)
+    assert acceleration(jack, np.zeros(5, dtype=int)) == acceleration(jack)
+    assert acceleration(np.array([])) == 0.0

@@ -82,3 +82,16 @@ def test_groups_on_the_same_keys_share_one_block_with_the_same_shares(kind):
     np.testing.assert_allclose(
         effects._jackknife_shares(merged), effects._jackknife_shares(ps), rtol=1e-12, atol=1e-14
     )
+
+
+@pytest.mark.parametrize(
+    "units",
+    [np.arange(6), np.array([0, 2, 3, 7]), np.array([4]), np.array([3, 1, 2]), np.array([0, 0, 1])],
+)
+def test_points_already_one_per_unit_in_order_are_ordered_as_by_sorting(units):
+    # the shortcut for one point per unit, in order (independent samples), against the sort
+    order = np.argsort(units, kind="stable")
+    span, starts, count = np.unique(units[order], return_index=True, return_counts=True)
+    got = effects._unit_order(units)
+    for a, b in zip(got, (order, span, starts, count), strict=True):
+        assert np.array_equal(a, b)
