@@ -16,6 +16,9 @@ goal: at most 15, and at most 1 GB), the sizes of ``results.json``, ``report.md`
 ``tests.csv``; and, when R and its energy package are installed (``apt-get install r-base-core
 r-cran-energy``), R ``energy::eqdist.etest`` on the holdout's 252 energy tests (the loop
 of ``bench_speed.py``, imported from there) with the ratio R / rrmap (the goal: at least 3).
+The holdout is also run without resampling (``--permutations 0 --chi2-monte-carlo 0
+--bootstrap 0``: every design planned, tested and written, nothing drawn), and R's loop is
+divided by that time too: the most that any speed-up of the resampling could give.
 
 The machine may be shared: the load average is printed beside every run; ratios from the
 same run are what to compare.
@@ -86,11 +89,16 @@ def study(raters: int = 10, criteria: int = 20, seed: int = 2025) -> pd.DataFram
         return model.simulate(seed)
 
 
-def _run(data: Path, out: Path) -> tuple[float, float, float]:
+#: The options of a run that draws nothing at random: no permutation, no Monte Carlo zone
+#: test, no bootstrap interval (every design still planned, tested and written).
+NO_RESAMPLING = ("--permutations", "0", "--chi2-monte-carlo", "0", "--bootstrap", "0")
+
+
+def _run(data: Path, out: Path, extra: tuple[str, ...] = ()) -> tuple[float, float, float]:
     """(wall seconds, peak MB, load average) of one ``rrmap analyze --no-figures``."""
     shutil.rmtree(out, ignore_errors=True)
     cmd = [sys.executable, "-m", "rrmap.cli", "analyze", str(data), "--out", str(out)]
-    cmd += ["--no-figures", "--force", "-q"]
+    cmd += ["--no-figures", "--force", "-q", *extra]
     load = os.getloadavg()[0]
     done = subprocess.run(
         [sys.executable, "-c", _WRAPPER, *cmd], capture_output=True, text=True, cwd=ROOT
@@ -106,11 +114,13 @@ def _sizes(out: Path) -> str:
     return ", ".join(f"{n} {(out / n).stat().st_size / 1e6:.2f} MB" for n in names)
 
 
-def _measure(name: str, data: Path, out: Path, repeat: int) -> tuple[float, float]:
+def _measure(
+    name: str, data: Path, out: Path, repeat: int, extra: tuple[str, ...] = ()
+) -> tuple[float, float]:
     """Run *data* *repeat* times; print every run; return (best wall, peak MB)."""
     runs = []
     for i in range(repeat):
-        wall, mb, load = _run(data, out)
+        wall, mb, load = _run(data, out, extra)
         runs.append((wall, mb))
         print(f"  {name} run {i + 1}: {wall:7.2f} s, peak {mb:5.0f} MB, load {load:.2f}")
     walls = [w for w, _ in runs]
@@ -151,6 +161,9 @@ def main() -> None:
         table.to_csv(data, index=False)
         label = f"{args.raters}-rater x {args.criteria}-criterion study"
         hold, _ = _measure("holdout", HOLDOUT, keep / "holdout", args.repeat)
+        floor, _ = _measure(
+            "holdout, no resampling", HOLDOUT, keep / "floor", args.repeat, NO_RESAMPLING
+        )
         big, peak = _measure(label, data, keep / "study", args.repeat)
         print(f"\n{label} / holdout: {big / hold:.1f}x (goal <= 15x), "
               f"peak {peak / 1024:.2f} GB (goal <= 1 GB)")  # fmt: skip
@@ -161,6 +174,8 @@ def main() -> None:
             print(f"R energy::eqdist.etest, the holdout's energy tests, R = 5,000: {r:.2f} s "
                   f"(load {os.getloadavg()[0]:.2f}); R / rrmap analyze (whole CLI): "
                   f"{r / hold:.1f}x (goal >= 3x)")  # fmt: skip
+            print(f"R / the CLI without resampling: {r / floor:.1f}x (the most that any "
+                  "speed-up of the permutations, Monte Carlo tests and bootstraps can give)")  # fmt: skip
 
 
 if __name__ == "__main__":
