@@ -113,21 +113,22 @@ def resample_weights(
     ((3, 4), [2, 2, 2], [2, 2, 2])
     """
     out = np.zeros((n_boot, n_units), dtype=np.int64)
-    parts = [np.arange(n_units)] if strata is None else [
-        np.flatnonzero(strata == s) for s in _strata_values(strata)
-    ]  # fmt: skip
     rows = np.arange(n_boot)[:, None]
-    for cols in parts:
+    for cols in _stratum_indices(n_units, strata):
         m = len(cols)
         drawn = rng.integers(0, m, size=(n_boot, m)) + rows * m  # unit drawn, per resample
         out[:, cols] = np.bincount(drawn.ravel(), minlength=n_boot * m).reshape(n_boot, m)
     return out
 
 
-def _strata_values(strata: np.ndarray) -> list:
-    """The distinct values of *strata*, sorted (``np.unique`` without its overhead: a few
-    strata of a few hundred units, once per interval)."""
-    return sorted(set(np.asarray(strata).tolist()))
+def _stratum_indices(n_units: int, strata: np.ndarray | None) -> list[np.ndarray]:
+    """The units of each stratum, strata in sorted order (all *n_units* units without
+    *strata*). The few distinct strata are found without ``np.unique``, whose overhead was
+    most of this once per interval."""
+    if strata is None:
+        return [np.arange(n_units)]
+    strata = np.asarray(strata)
+    return [np.flatnonzero(strata == s) for s in sorted(set(strata.tolist()))]
 
 
 def jackknife_weights(n_units: int) -> np.ndarray:
@@ -158,9 +159,8 @@ def acceleration(jackknife: np.ndarray, strata: np.ndarray | None = None) -> flo
     if not len(jack):
         return 0.0
     num = den = 0.0
-    strata = None if strata is None else np.asarray(strata)
-    for s in [None] if strata is None else _strata_values(strata):
-        values = jack if s is None else jack[strata == s]
+    for units in _stratum_indices(len(jack), strata):
+        values = jack[units]
         n = float(len(values))
         u = (n - 1.0) * (values.mean() - values)
         num += float((u**3).sum()) / n**3
