@@ -30,10 +30,13 @@ import matplotlib
 import pandas as pd
 import pytest
 from hypothesis import settings
+from tiers import pytest_collection_modifyitems  # noqa: F401  (the hook of the two tiers)
 
 import rrmap
 
 matplotlib.use("Agg")  # before any figure module imports pyplot
+
+pytest_plugins = ["pytester"]  # tests/test_tiers.py runs the tiers' hook on tests of its own
 
 # Property tests check values, not speed: no per-example deadline, so a busy CI
 # machine cannot fail them. Failing examples are still reported with their seed.
