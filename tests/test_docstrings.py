@@ -36,7 +36,35 @@ def test_public_api_has_numpydoc_examples(name):
     assert not missing, f"{name}: no Examples section in {missing}"
 
 
-@pytest.mark.parametrize("name", ALL_MODULES)
+#: Modules whose examples run whole analyses or draw and save figures (a second and more
+#: each): the slow tier runs them, as ``pytest --doctest-modules rrmap`` does.
+LONG_EXAMPLES = {
+    "rrmap.analysis.result",
+    "rrmap.analysis.run",
+    "rrmap.plot.analysis_figures",
+    "rrmap.plot.figures.intervals",
+    "rrmap.plot.figures.layouts",
+    "rrmap.plot.figures.map",
+    "rrmap.plot.figures.summaries",
+    "rrmap.plot.interactive",
+    "rrmap.report.designs",
+    "rrmap.report.html",
+    "rrmap.report.latex",
+    "rrmap.report.markdown",
+    "rrmap.report.sections",
+    "rrmap.stats.designs",
+}
+
+
+def test_the_long_examples_are_modules_of_the_package():
+    """A renamed module would otherwise leave the default tier without a word."""
+    assert LONG_EXAMPLES <= set(ALL_MODULES)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) if n in LONG_EXAMPLES else n for n in ALL_MODULES],
+)
 def test_docstring_examples_run(name):
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)

@@ -384,6 +384,7 @@ def test_a_fifo_without_a_writer_is_refused_after_the_wait(tmp_path, monkeypatch
     assert threading.active_count() == before  # the thread that waited was let go
 
 
+@pytest.mark.slow
 def test_a_fifo_whose_writer_comes_late_is_read_and_the_wait_said(tmp_path, capsys):
     path = tmp_path / "ratings.csv"
     os.mkfifo(path)

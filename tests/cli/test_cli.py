@@ -104,6 +104,7 @@ def test_importing_rrmap_imports_neither_numpy_nor_pandas():
     assert out.stdout.splitlines() == ["[]", "rrmap.points True rrmap.datasets"]
 
 
+@pytest.mark.slow
 def test_analyze_starts_its_figure_workers_before_importing_pandas(tmp_path):
     """The workers' server imports matplotlib and pandas (0.8 s of CPU) while this
     process imports its own and reads the ratings: started after pandas (0.3 s) or

@@ -420,6 +420,7 @@ def test_verbose_says_each_step_on_stderr(runner, tmp_path):
 TWO = str(rrmap.datasets.example_ratings_path(generators=2))
 
 
+@pytest.mark.slow
 def test_two_generators_end_to_end(runner, tmp_path):
     out = tmp_path / "res"
     res = runner.invoke(

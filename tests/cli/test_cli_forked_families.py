@@ -56,6 +56,7 @@ def _with_workers(run_in, tmp_path, *extra: str) -> GroupRun:
     return run
 
 
+@pytest.mark.slow
 def test_two_jobs_write_the_tables_of_one(run_in, tmp_path):
     fast = ["--permutations", "999", "--bootstrap", "200", "-q"]
     two = _with_workers(run_in, tmp_path, *fast)  # the families ran in two forked workers

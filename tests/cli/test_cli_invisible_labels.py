@@ -92,6 +92,7 @@ def test_data_outputs_keep_the_labels_as_read(analysed):
     assert set(settings["raters"]) == set(RATERS.values())
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("suffix", ["pdf", "ps", "svg", "png"])
 def test_plot_writes_a_figure_of_a_byte_order_mark_label(ratings, tmp_path, suffix):
     target = tmp_path / f"x.{suffix}"

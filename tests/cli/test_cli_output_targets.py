@@ -177,6 +177,7 @@ def test_force_never_deletes_a_user_s_file_inside_figures(runner, tmp_path, mani
     assert (out / "figures" / "map.pdf").read_text() == "earlier"
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("manifest", [True, False], ids=["manifest", "earlier rrmap"])
 def test_force_replaces_what_rrmap_wrote(runner, tmp_path, manifest):
     """Listed in the folder's record, or (a folder of an earlier rrmap) its results.json."""
@@ -246,6 +247,7 @@ def test_a_run_refused_on_a_full_disk_leaves_no_lock(tmp_path):
         assert sorted(p.name for p in disk.iterdir()) == ["fill"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
 def test_plot_on_a_full_disk_names_the_file(tmp_path):
     """It said ``unexpected error: Error -2 while flushing`` (zlib, over the disk's error)."""

@@ -98,11 +98,8 @@ def _stage_has(parent: Path, name: str, relative: str) -> bool:
     return any((stage / relative).exists() for stage in parent.glob(f".{name}.tmp-*"))
 
 
-@pytest.mark.parametrize(
-    "moment",
-    # a kill at another phase of the same write: the tables' case stays in the default tier
-    ["tables", pytest.param("figures", marks=pytest.mark.slow)],
-)
+@pytest.mark.slow  # a process scenario: the default tier keeps the full disk's
+@pytest.mark.parametrize("moment", ["tables", "figures"])
 def test_a_kill_while_writing_leaves_the_earlier_result_whole(
     earlier, two_inputs, tmp_path, moment
 ):
@@ -130,6 +127,7 @@ def test_a_kill_while_writing_leaves_the_earlier_result_whole(
     assert not (out / "figures").exists()  # replaced whole: no figure of the earlier run
 
 
+@pytest.mark.slow
 def test_a_second_writer_is_refused_and_the_first_result_is_whole(two_inputs, tmp_path):
     out = tmp_path / "out"
     first = subprocess.Popen(
@@ -153,6 +151,7 @@ def test_a_second_writer_is_refused_and_the_first_result_is_whole(two_inputs, tm
     assert not lock.exists()
 
 
+@pytest.mark.slow
 def test_a_killed_run_leaves_no_lock_behind(two_inputs, tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen(
@@ -172,6 +171,7 @@ def test_a_killed_run_leaves_no_lock_behind(two_inputs, tmp_path):
     assert not out.joinpath("figures").exists()
 
 
+@pytest.mark.slow
 def test_force_replaces_a_symlink_instead_of_writing_through_it(earlier, two_inputs, tmp_path):
     out = _copy_of(earlier, tmp_path)
     elsewhere = tmp_path / "elsewhere.md"
@@ -185,6 +185,7 @@ def test_force_replaces_a_symlink_instead_of_writing_through_it(earlier, two_inp
     assert (out / "report.md").read_text().startswith("# RRMap analysis report")
 
 
+@pytest.mark.slow
 def test_a_folder_with_other_files_is_never_replaced(earlier, two_inputs, tmp_path):
     out = _copy_of(earlier, tmp_path)
     (out / "notes.txt").write_text("mine")
@@ -194,6 +195,7 @@ def test_a_folder_with_other_files_is_never_replaced(earlier, two_inputs, tmp_pa
     assert _snapshot(out) == {**earlier[1], "notes.txt": _snapshot(out)["notes.txt"]}
 
 
+@pytest.mark.slow
 def test_a_file_size_limit_is_one_line_and_loses_nothing(earlier, two_inputs, tmp_path):
     out = _copy_of(earlier, tmp_path)
     line = _one_error_line(

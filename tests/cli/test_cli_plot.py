@@ -26,6 +26,7 @@ def n_outside(xlim=(-4, 4), ylim=(0, 2.5)):
     return int((~pts.delta.between(*xlim) | ~pts.r.between(*ylim)).sum())
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(
     ("facet", "name", "magic"),
     [
@@ -147,6 +148,7 @@ def test_plot_width_is_the_printed_width(runner, tmp_path, width, points):
     assert "/Type3" not in report["fonts"]
 
 
+@pytest.mark.slow
 def test_plot_eps_is_vector_and_small(runner, tmp_path):
     out = tmp_path / "fig.eps"
     res = runner.invoke(main, ["plot", EXAMPLE, "--facet", "grid", "-o", str(out)])
@@ -176,6 +178,7 @@ def test_plot_html_is_an_interactive_map(runner, tmp_path):
 TWO = str(rrmap.datasets.example_ratings_path(generators=2))
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(("args", "panels"), [(["--color", "query"], 3), (["--facet", "query"], 2)])
 def test_plot_colours_or_facets_by_generator(runner, tmp_path, monkeypatch, args, panels):
     import rrmap.plot

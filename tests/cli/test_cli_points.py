@@ -132,6 +132,7 @@ def test_dash_reads_standard_input_and_writes_standard_output(tmp_path):
     assert bad.returncode == 1 and bad.stderr.decode().startswith("Error: <stdin>:")
 
 
+@pytest.mark.slow
 def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
     import subprocess
     import sys

@@ -118,6 +118,7 @@ def _polled(server: ChatServer) -> bool:
     return any(b["status"] != "validating" for b in list(server.batches.values()))
 
 
+@pytest.mark.slow
 def test_a_run_killed_while_polling_finds_its_job_again(tmp_path, interactive):
     out = tmp_path / "out.csv"
     cache = tmp_path / "cache"
@@ -227,6 +228,7 @@ def test_batch_needs_a_cache_and_excludes_batch_file():
     assert no_cache.exit_code == 2 and "need --cache DIR" in no_cache.stderr
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("command", ["mcq", "interpret", "rate"])
 def test_the_other_commands_run_as_batches_too(command, tmp_path, corpora_file):
     from rating_model import interval_model
@@ -290,6 +292,7 @@ def test_a_budget_limits_what_a_batch_submits(tmp_path):
     assert f"budget: 9 paid call(s) of --max-calls 10, ${cost:.4f}" in r.stderr
 
 
+@pytest.mark.slow
 def test_a_lost_answer_to_post_batches_never_creates_a_second_job(tmp_path):
     """The server creates the job but its answer is lost (HTTP 500): the retry lists the
     jobs first, finds this one by its metadata, and submits nothing again."""
@@ -303,6 +306,7 @@ def test_a_lost_answer_to_post_batches_never_creates_a_second_job(tmp_path):
     assert "paid calls 24" in r.stderr
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("second", ["at once", "once the first saved its job"])
 def test_two_batch_runs_on_one_cache_pay_for_every_request_once(tmp_path, second):
     """The second run waits on the cache locks the first holds while its job runs, also
@@ -349,6 +353,7 @@ def test_two_batch_runs_on_one_cache_pay_for_every_request_once(tmp_path, second
     assert first["winner"].tolist() == second["winner"].tolist() and len(first) == N_PAIRS
 
 
+@pytest.mark.slow
 def test_a_turn_over_the_file_limits_is_split_into_several_jobs(tmp_path, interactive):
     out = tmp_path / "out.csv"
     with ChatServer() as server:

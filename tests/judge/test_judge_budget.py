@@ -53,6 +53,7 @@ def _2afc(base_url: str, tmp_path: Path, *extra: str):
 # --- fail fast, and say the truth in the exit code ------------------------------------------
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(
     "base_url",
     [lambda: f"http://127.0.0.1:{_free_port()}/v1", lambda: "http://rrmap-no-such-host.invalid/v1"],
@@ -172,6 +173,7 @@ def test_identical_requests_after_the_first_answer_are_not_paid_again_without_a_
     assert res.per_order["valid"].all() and len(res.per_order) == 30
 
 
+@pytest.mark.slow
 def test_two_processes_sharing_a_cache_pay_once(tmp_path):
     with ChatServer(latency=0.3) as server:
         cmd = [sys.executable, "-m", "rrmap.cli", "judge", "2afc", str(EXAMPLE / "PAIRS.csv"),
@@ -278,6 +280,7 @@ def test_outputs_record_their_provenance(tmp_path):
     assert json.loads((tmp_path / "acc.csv.json").read_text())["command"] == "rrmap judge mcq"
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("batch", [False, True], ids=["call by call", "batch jobs"])
 def test_a_budget_buys_whole_artcot_conversations(tmp_path, batch):
     """30 calls buy 9 complete three-turn judgements (each with room for its format re-ask),
@@ -322,6 +325,7 @@ def _spent(stderr: str) -> float:
     return float(stderr.split("budget: ")[1].split("$")[1].split()[0])
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(
     ("factor", "limit"),
     [(0.2, 0.04), (1.0, 0.12), (5.0, 0.4)],

@@ -140,6 +140,7 @@ def test_no_key_variable_sends_no_authorization():
     assert res.text == "ok"
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("concurrency", [1, 4])
 def test_concurrency_limit_is_respected(concurrency):
     with ChatServer(lambda body: "ok", latency=0.05) as server:
@@ -289,6 +290,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("encoding", [None, "gzip"])
 def test_a_huge_reply_is_never_held_in_memory(encoding):
     import subprocess

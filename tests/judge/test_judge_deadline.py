@@ -66,6 +66,7 @@ def test_a_call_trickled_mid_run_is_retried_within_the_deadline():
     assert sent < _answer_bytes("ok")
 
 
+@pytest.mark.slow
 def test_a_huge_retry_after_is_waited_for_at_most_the_timeout():
     with ChatServer(api_key=None, faults={1: "429"}, retry_after=999999) as server:
         r = _rrmap(server, "--timeout", "0.5", "--max-retries", "1")

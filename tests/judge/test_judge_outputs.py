@@ -182,6 +182,7 @@ def _no_leftovers(folder: Path) -> None:
     assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow
 def test_full_disk_never_leaves_a_truncated_output(tmp_path):
     path = _questions(tmp_path)
     replies = tmp_path / "replies.csv"

@@ -90,6 +90,7 @@ def test_png_is_opaque_rgb_at_the_dpi(tmp_path):
         assert im.getpixel((0, 0)) == (255, 255, 255)
 
 
+@pytest.mark.slow
 def test_parallel_figures_are_the_files_one_process_writes(tmp_path, tmp_path_factory):
     one = saved_analysis_figures(tmp_path_factory, formats=("png",), dpi=40, jobs=1, **TWO).files
     two = _save_two(tmp_path / "two", formats=("png",), dpi=40, jobs=2)
@@ -102,6 +103,7 @@ def test_parallel_figures_are_the_files_one_process_writes(tmp_path, tmp_path_fa
     assert plt.get_fignums() == []
 
 
+@pytest.mark.slow
 def test_every_format_reuses_one_layout(tmp_path_factory):
     """The figure is laid out once: saving PDF then PNG runs no layout engine."""
     from matplotlib import layout_engine  # its engine calls the name it imported
@@ -134,7 +136,8 @@ def _rgb(path):
         return im.mode, np.asarray(im.convert("RGB")).astype(int), im.info.get("dpi")
 
 
-@pytest.mark.parametrize("width", [pytest.param("85mm", marks=pytest.mark.slow), "7in"])
+@pytest.mark.slow
+@pytest.mark.parametrize("width", ["85mm", "7in"])
 def test_a_png_beside_its_pdf_is_the_pdfs_page(tmp_path_factory, width):
     """With PDF and PNG, the figure is drawn once: its PNG is the PDF's page rasterized by
     PDFium, at matplotlib's size and dpi, and looks as matplotlib's own PNG."""
@@ -159,6 +162,7 @@ def test_a_png_beside_its_pdf_is_the_pdfs_page(tmp_path_factory, width):
         assert np.abs(got - np.roll(drawn, 6, axis=0)).mean() > 1.3 * np.abs(got - drawn).mean()
 
 
+@pytest.mark.slow
 def test_without_pdfium_the_png_is_matplotlibs(tmp_path, tmp_path_factory, monkeypatch):
     import sys
 
@@ -170,6 +174,7 @@ def test_without_pdfium_the_png_is_matplotlibs(tmp_path, tmp_path_factory, monke
         assert np.array_equal(_rgb(png)[1], _rgb(agg)[1]), png.name
 
 
+@pytest.mark.slow
 def test_a_transparent_png_is_matplotlibs_with_its_alpha(tmp_path):
     with plt.rc_context({"savefig.transparent": True}):
         files = _save_two(tmp_path, formats=("pdf", "png"), dpi=60)

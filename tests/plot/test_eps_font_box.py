@@ -35,6 +35,7 @@ def measures(monkeypatch):
     return made
 
 
+@pytest.mark.slow
 def test_eps_files_measure_their_fonts_box_once_and_give_matplotlibs_numbers(
     pts, tmp_path, measures
 ):

@@ -15,6 +15,7 @@ from rrmap.errors import InputError
 from rrmap.plot import ggrrmap, plot_rrmap, plot_rrmap_by_rater, save, save_analysis_figures
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("rc", [{}, {"pdf.fonttype": 3, "savefig.bbox": "tight"}])
 def test_save_writes_truetype_at_the_laid_out_size(pts, tmp_path, rc):
     """Whatever the user's rcParams (Type 3 fonts, tight bounding box), the page is the
@@ -48,6 +49,7 @@ def test_eps_with_a_raster_background_is_refused_with_the_reason(drawn, pts, tmp
     assert out.stat().st_size < 400_000  # vector bands, not a 1 MB hex image
 
 
+@pytest.mark.slow
 def test_save_a_ggplot_at_a_printed_size(pts, tmp_path):
     p = ggrrmap(pts, "movement")
     out = save(p, tmp_path / "gg.pdf", width="180mm", height="70mm")
@@ -62,6 +64,7 @@ def test_save_a_ggplot_at_a_printed_size(pts, tmp_path):
         save(plot_rrmap(), tmp_path / "m.pdf", width="3.5in")
 
 
+@pytest.mark.slow
 def test_analysis_figures_png_at_300_dpi_and_eps(pts, tmp_path):
     files = save_analysis_figures(pts, tmp_path, formats=("png", "eps"), width="3.5in")
     png = tmp_path / "rrmap_by_rater.png"
@@ -75,6 +78,7 @@ def test_analysis_figures_png_at_300_dpi_and_eps(pts, tmp_path):
     assert names == ["rrmap_by_rater.pdf", "rrmap_grid.pdf", "proportions.pdf"]  # no agreement
 
 
+@pytest.mark.slow
 def test_the_figures_bar_advances_per_figure_on_a_terminal_only(
     example_points, tmp_path, monkeypatch
 ):
@@ -103,6 +107,7 @@ def test_the_figures_bar_advances_per_figure_on_a_terminal_only(
             assert [f"{i}/4" in text for i in range(5)] == [True] * 5
 
 
+@pytest.mark.slow
 def test_each_analysis_pdf_embeds_its_font_once(drawn, tmp_path, tmp_path_factory):
     """Without ligatures ("coefficient", "all different"), a PDF holds one subset of its
     font: matplotlib 3.11 put the "ff" and "ffi" glyphs in a second one, a second full
@@ -149,6 +154,7 @@ DRAWING_TABLES = {"glyf", "loca", "head", "hhea", "hmtx", "maxp", "cmap", "post"
 LEAN = tuple(int(p) for p in matplotlib.__version__.split(".")[:2]) >= (3, 11)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not LEAN, reason="matplotlib before 3.11 subsets fonts its own way")
 def test_analysis_pdfs_embed_their_fonts_without_the_layout_tables(pts, tmp_path, tmp_path_factory):
     """No viewer shapes the text of a PDF: the subset keeps the outlines, metrics and
@@ -181,6 +187,7 @@ def test_a_plain_matplotlib_pdf_keeps_matplotlibs_subset(tmp_path):
     assert tables[0] & LAYOUT_TABLES
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.skipif(not LEAN, reason="matplotlib before 3.11 subsets fonts its own way")
 @pytest.mark.parametrize("kind", ["by_rater", "agreement"])
 def test_the_lean_font_draws_the_same_pixels_and_text(pts, tmp_path, kind):

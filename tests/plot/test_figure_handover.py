@@ -24,6 +24,7 @@ def _figures_of_a_daemonic_caller(queue) -> None:
         queue.put(([f.name for f in files], sorted(figures._futures)))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif("fork" not in mp.get_all_start_methods(), reason="no fork here")
 def test_a_daemonic_caller_draws_its_figures_itself():
     """A daemonic process may start no process (multiprocessing's AssertionError): its

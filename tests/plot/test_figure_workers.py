@@ -64,6 +64,7 @@ def drawn_images(fig, monkeypatch) -> list[np.ndarray]:
     return seen
 
 
+@pytest.mark.slow
 def test_the_panels_of_a_vector_file_share_one_background(monkeypatch):
     fig = plot_rrmap_grid(PTS, categories=ROWS)  # 3 panels: the PDF is written twice
     shared = [im for im in drawn_images(fig, monkeypatch) if im.shape[:2] == (400, 400)]
@@ -76,6 +77,7 @@ def test_the_panels_of_a_vector_file_share_one_background(monkeypatch):
         assert np.array_equal(im, shared[0])
 
 
+@pytest.mark.slow
 def test_other_colours_are_another_image(monkeypatch):
     fig = plot_rrmap_grid(PTS, categories=["movement"])
     fig.axes[1].get_images()[0].set_cmap("viridis")
@@ -84,6 +86,7 @@ def test_other_colours_are_another_image(monkeypatch):
     assert not np.array_equal(images[0], images[1])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
 def test_workers_write_the_files_this_process_writes(tmp_path):
     formats = ("pdf", "png", "svg")
@@ -100,6 +103,7 @@ def test_workers_write_the_files_this_process_writes(tmp_path):
             assert without_date(a.read_bytes()) == without_date(b.read_bytes()), a.name
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
 def test_workers_draw_with_the_callers_rcparams(tmp_path):
     with mpl.rc_context({"figure.facecolor": "#ffe0e0", "savefig.facecolor": "auto"}):
@@ -147,6 +151,7 @@ def test_figures_of_a_dead_worker_are_drawn_here(tmp_path):
     assert all(f.stat().st_size > 1000 for f in files)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
 def test_a_process_handing_the_figures_over_never_imports_matplotlib(tmp_path):
     script = tmp_path / "hand_over.py"
@@ -171,6 +176,7 @@ def test_a_process_handing_the_figures_over_never_imports_matplotlib(tmp_path):
     assert run.stdout.split() == ["4", "False"]
 
 
+@pytest.mark.slow
 def test_one_job_draws_here_and_leaves_pyplot_alone(tmp_path):
     import matplotlib.pyplot as plt
 
@@ -195,6 +201,7 @@ def test_closing_drops_the_figures_being_drawn():
         assert not process.is_alive()
 
 
+@pytest.mark.slow
 def test_fixed_ticks_draw_what_the_locators_drew(tmp_path):
     from rrmap.plot._render import freeze_layout
 
@@ -220,6 +227,7 @@ def test_fixed_ticks_draw_what_the_locators_drew(tmp_path):
     assert np.array_equal(pixels(a), pixels(b))
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("draw", ["grid", "by_rater"])
 def test_panels_drawn_off_screen_get_their_ticks_fixed_before_the_layout(draw, drawn, tmp_path):
     """The analysis figures skip locating ticks at every layout pass; the files are the
@@ -267,6 +275,7 @@ def test_the_png_holds_the_drawn_pixels_and_the_dpi():
         assert np.array_equal(np.asarray(im), rgba[:, :, :3])
 
 
+@pytest.mark.slow
 def test_the_garbage_collector_is_back_after_a_figure(tmp_path):
     import gc
 
@@ -315,6 +324,7 @@ def test_the_server_imports_without_collecting_garbage():
     assert stats[0]["collections"] < 100, stats
 
 
+@pytest.mark.slow
 def test_the_file_names_are_known_before_the_figures_are_drawn(tmp_path):
     """``rrmap analyze`` writes results.json and report.md, which list the figures,
     while the workers draw them."""
@@ -325,6 +335,7 @@ def test_the_file_names_are_known_before_the_figures_are_drawn(tmp_path):
     assert names[:2] == ["rrmap_by_rater.png", "rrmap_by_rater.pdf"] and len(names) == 8
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FORKSERVER, reason="workers are spawned here: slow, same code")
 def test_the_tests_leave_the_figure_workers_their_cores(monkeypatch):
     """Beside two figure workers, n_jobs=-1 gives the tests the cores left (at least one);

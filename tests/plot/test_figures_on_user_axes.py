@@ -32,6 +32,7 @@ CALLS = {
 }
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("layout", [None, "constrained"])
 @pytest.mark.parametrize("name", list(CALLS))
 def test_one_chart_on_a_small_user_axes(pts, name, layout):
@@ -44,6 +45,7 @@ def test_one_chart_on_a_small_user_axes(pts, name, layout):
     assert box.width >= 1.4 and box.height >= 1.2, box.bounds
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("make", [plot_agreement, plot_interval_examples])
 @pytest.mark.parametrize("layout", [None, "constrained"])
 def test_multi_part_figures_draw_into_the_users_figure(pts, make, layout):

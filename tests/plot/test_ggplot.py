@@ -199,6 +199,7 @@ def test_legends_are_never_cropped(drawn, extra, size):
     assert outside_page(fig, texts=shown) == []
 
 
+@pytest.mark.slow
 def test_labs_and_manual_scales_work_as_in_any_ggplot(pts):
     p = ggrrmap(pts, "movement", resolution=CELLS) + labs(color="Movement", shape="Movement")
     fig = p.draw()
@@ -219,6 +220,7 @@ def test_labs_and_manual_scales_work_as_in_any_ggplot(pts):
     assert set(colours) <= drawn
 
 
+@pytest.mark.slow
 def test_facet_ticks_do_not_collide_and_the_colorbar_title_is_shared(pts):
     from plot_helpers import overlapping_texts
 
@@ -231,6 +233,7 @@ def test_facet_ticks_do_not_collide_and_the_colorbar_title_is_shared(pts):
     assert ggrrmap(pts).labels.fill == "Bhattacharyya coefficient"
 
 
+@pytest.mark.slow
 def test_ggplot_save_keeps_text_as_text_under_any_theme(pts, tmp_path):
     p = ggrrmap(pts[pts.expert == "E1"], "modality", resolution=CELLS) + theme_classic()
     out = tmp_path / "gg.pdf"
@@ -239,6 +242,7 @@ def test_ggplot_save_keeps_text_as_text_under_any_theme(pts, tmp_path):
     assert b"/FontFile2" in data and b"/Subtype /Type3" not in data
 
 
+@pytest.mark.slow
 def test_the_users_legend_position_is_kept_when_the_panels_have_room(pts):
     """Every 3-facet plot used to move its legend below (one facet < 0.35 of the width)."""
     from plot_helpers import drawn_texts
@@ -252,6 +256,7 @@ def test_the_users_legend_position_is_kept_when_the_panels_have_room(pts):
     assert all(b.x0 > right * w for b in legend.values())  # beside the panels, not below
 
 
+@pytest.mark.slow
 def test_a_long_title_wraps_and_nothing_is_cut_at_single_column_width(pts):
     from plot_helpers import drawn_texts, outside_page
 
@@ -266,6 +271,7 @@ def test_a_long_title_wraps_and_nothing_is_cut_at_single_column_width(pts):
     assert p.labels.title == long  # the user's plot is left as it was
 
 
+@pytest.mark.slow
 def test_zone_labels_are_at_least_6_pt_and_inside_the_panel(pts):
     from plot_helpers import drawn_texts
 
@@ -312,6 +318,7 @@ def _legend_boxes(fig, texts=None):
     return {" ".join(t.split()): b for t, b, _ in shown if " ".join(t.split()) in keep}
 
 
+@pytest.mark.slow
 def test_three_facets_at_7_by_3_in_keep_the_height_for_the_panels(pts):
     """The legend and colour bar below the panels took half the height: the panels were
     0.21 of it. Beside the panels (level with their top, a shorter colour bar) they leave
@@ -345,6 +352,7 @@ def test_theme_rrmap_keeps_its_legend_below_in_one_row_with_a_thin_colorbar(pts)
     assert bar[0].get_window_extent().height / fig.dpi * 72 <= 8.0  # points: thin
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(
     "size",
     [(7, 3), *(pytest.param(s, marks=SLOW) for s in [(7, 4), (3.5, 3.5), (12, 4)])],

@@ -43,6 +43,7 @@ def _drawn(points, size, dpi=100):
     return fig, legend, _panels(fig, drawn=True)
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(("dpi", "panel"), [(100, (5.097, 2.200)), (20, (5.074, 2.167))])
 def test_a_wide_panel_drafts_its_legends_beside_it_only(pts, drafts, dpi, panel):
     """Legends below leave the panel no taller than beside it, where its height limits it;
@@ -121,6 +122,7 @@ def test_facets_are_drawn_from_python_strings_and_the_users_plot_is_left_as_it_w
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("size", "before", "after"),
     # plotnine's default size; two single-column sizes, further sizes of the same check

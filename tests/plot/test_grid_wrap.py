@@ -41,6 +41,7 @@ def grid10(ten):
     return fig, printed(fig)
 
 
+@pytest.mark.slow
 def test_ten_raters_wrap_to_180_mm(grid10, ten):
     fig, seen = grid10
     assert fig.get_figwidth() * MM == pytest.approx(180.0, abs=0.01)
@@ -58,6 +59,7 @@ def test_ten_raters_wrap_to_180_mm(grid10, ten):
     assert min(widths) >= 1.35
 
 
+@pytest.mark.slow
 def test_each_category_keeps_its_legend_under_its_rows(grid10):
     fig, _ = grid10
     heads = [leg.get_title().get_text() for leg in fig.legends]
@@ -97,6 +99,7 @@ def test_analyze_draws_the_grid_at_its_width(ten):
     assert "grid" not in plan  # not one column of panels fits 50 mm: left out, not widened
 
 
+@pytest.mark.slow
 def test_the_command_line_draws_the_grid_of_ten_raters_at_180_mm(tmp_path):
     src, out = tmp_path / "ten.csv", tmp_path / "grid.pdf"
     raw = pd.read_csv(rrmap.datasets.example_ratings_path())

@@ -243,6 +243,7 @@ def test_style_helpers_escape_cut_and_fit():
     assert fitted_text("$a$", 8.0, 1.0) == r"\$a\$"
 
 
+@pytest.mark.slow
 def test_ggrrmap_strips_and_legend_are_plain_text(hostile):
     from plotnine import facet_wrap, theme
 

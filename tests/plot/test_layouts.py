@@ -52,6 +52,7 @@ def test_by_rater_layout(pts, drawn):
     assert legends["zones"][:3] == ["excellent: BC > 0.98", "fair", "stereotype"]
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(
     ("width", "ncols", "nrows"),
     [("7in", 3, 1), ("3.5in", 2, 2), ("85mm", 2, 2), ("3.3in", 2, 2), (5, 3, 1)],
@@ -170,6 +171,7 @@ def test_by_rater_at_one_column_is_two_plus_one_not_a_column(drawn):
     assert min(widths) >= 1.35
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(
     ("width", "per_row"),
     [pytest.param("3.5in", 2, marks=pytest.mark.slow), ("85mm", 1), ("4.5in", 2)],  # 3.5 in:
@@ -184,6 +186,7 @@ def test_grid_too_narrow_for_its_raters_wraps_them(width, per_row, drawn):
     assert len(_panels(fig)) == 3 * 4
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(
     "width",
     # 180 mm: a further size past 7 in (run by .ci/run, pytest -m slow)
@@ -241,6 +244,7 @@ def test_single_rater_layouts(pts):
     assert len([ax for ax in fig.axes if panel_artists(ax).background is not None]) == 2
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("width", ["85mm", "180mm"])
 def test_the_grid_is_fitted_in_two_layout_passes(width, pts, monkeypatch):
     """One pass measures the panels; the height is set from it and from the spacer rows'

@@ -91,6 +91,7 @@ def test_one_draw_writes_the_file_of_two(pts, draws):
     assert ours.get_layout_engine() is not None  # held back while it prints only
 
 
+@pytest.mark.slow
 def test_a_map_saves_the_same_with_one_draw(pts):
     """The maps by rater: raster backgrounds, legends beside the panels."""
     theirs, ours = (plot_rrmap_by_rater(pts, "movement", width="85mm").figure for _ in range(2))
@@ -98,6 +99,7 @@ def test_a_map_saves_the_same_with_one_draw(pts):
         assert _same(_printed(ours, fmt), _as_matplotlib_prints(theirs, fmt), fmt), fmt
 
 
+@pytest.mark.slow
 def test_eps_and_tight_boxes_are_printed_as_matplotlib_prints_them(pts, draws):
     """PostScript's printer cannot be asked for a renderer while it prints, and a tight
     box is measured from a first draw: two draws, as matplotlib makes them."""

@@ -52,7 +52,7 @@ WIDTHS = [
     pytest.param("3.5in", marks=pytest.mark.slow),
     "85mm",
     pytest.param("7in", marks=pytest.mark.slow),
-    "180mm",
+    pytest.param("180mm", marks=pytest.mark.slow),  # its PDF test keeps the grid at 180 mm
 ]
 #: The smallest type any figure prints (points).
 MIN_SIZE = 6.0
@@ -97,7 +97,7 @@ def test_default_width_is_two_columns(name, drawn):
     [
         pytest.param("by_rater", "3.5in", marks=pytest.mark.slow),  # further size of 85 mm
         ("by_rater", "85mm"),
-        ("grid", "180mm"),
+        pytest.param("grid", "180mm", marks=pytest.mark.slow),  # a further figure and size
     ],
 )
 def test_pdf_page_fonts_and_text(name, width, tmp_path, drawn):

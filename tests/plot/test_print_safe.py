@@ -92,6 +92,7 @@ class _Event:
         self.x, self.y = x, y
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(
     "make",
     [

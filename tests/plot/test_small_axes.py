@@ -50,6 +50,7 @@ def inches(fig, box):
     return box.transformed(fig.dpi_scale_trans.inverted())
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(("layout", "color"), CASES)
 def test_a_small_figure_keeps_the_panel_and_its_text_inside(small, layout, color):
     fig, ax, seen, _ = small[layout, color]
@@ -61,6 +62,7 @@ def test_a_small_figure_keeps_the_panel_and_its_text_inside(small, layout, color
     assert legend is not None  # the legend kept, beside or under the panel
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize(("layout", "color"), CASES)
 def test_zone_names_cover_no_point_and_no_other_name(small, layout, color):
     fig, ax, _, _ = small[layout, color]
@@ -87,6 +89,7 @@ def test_what_is_left_out_for_room_is_said(small):
     assert panel_artists(ax).colorbar is None and panel_artists(ax).legend is not None
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("layout", [None, "constrained"])
 def test_panels_side_by_side_share_one_legend_and_one_colorbar(layout):
     fig, axs = plt.subplots(1, 2, figsize=(7, 3.2), layout=layout)

@@ -67,6 +67,7 @@ def _colorbar_and_legend_clear(fig, ax):
     return page
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("layout", [None, "constrained"])
 @pytest.mark.parametrize("width", [3.5, pytest.param(7.0, marks=pytest.mark.slow)])  # 7: further
 def test_map_on_own_axes_with_paper_style(width, layout):
@@ -95,6 +96,7 @@ def own_axes():
     return get
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("layout", [None, "constrained"])
 @pytest.mark.parametrize("size", [(3.5, 3.6), (7.0, 5.25)])
 def test_map_on_own_axes_with_matplotlib_defaults(own_axes, size, layout):
@@ -189,6 +191,7 @@ def test_a_misspelt_keyword_names_the_one_meant():
         plot_rrmap_by_rater(PTS, "movement", pallete=["k"])
 
 
+@pytest.mark.first_case_by_default
 @pytest.mark.parametrize("layout", [None, "constrained"])
 def test_fitting_a_panel_into_a_users_axes_lays_the_figure_out_but_draws_nothing(
     layout, monkeypatch

@@ -51,6 +51,7 @@ def _killed_with_workers(run_in, tmp_path, sig: int, group: bool) -> GroupRun:
     return run
 
 
+@pytest.mark.slow
 def test_kill_9_leaves_no_process_and_closes_the_output(run_in, tmp_path):
     run = _killed_with_workers(run_in, tmp_path, signal.SIGKILL, group=False)
     code, left, still_open = run.end(within=2.0)
@@ -61,6 +62,7 @@ def test_kill_9_leaves_no_process_and_closes_the_output(run_in, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sig", "group", "code", "line"),
     [
@@ -84,6 +86,7 @@ def test_a_stopped_run_says_one_line_and_leaves_nothing(run_in, tmp_path, sig, g
     assert sorted(os.listdir(tmp_path)) == []  # no results, staging folder or lock file
 
 
+@pytest.mark.slow
 def test_a_run_that_fails_leaves_no_process(run_in, tmp_path):
     """The workers' server starts before the ratings are read: a bad column ends the run
     with the server importing or idle."""
@@ -140,6 +143,7 @@ def _caller(tmp_path, *, thread: bool, wait: bool, dpi: int) -> list[str]:
     return [sys.executable, str(script), str(tmp_path / "figures")]
 
 
+@pytest.mark.slow
 def test_a_script_killed_while_its_workers_draw_leaves_no_process(tmp_path):
     """The library's callers too (a script, a notebook's kernel): the workers end with them."""
     run = GroupRun(_caller(tmp_path, thread=False, wait=False, dpi=600), cwd=tmp_path)
@@ -152,6 +156,7 @@ def test_a_script_killed_while_its_workers_draw_leaves_no_process(tmp_path):
         run.kill_group()
 
 
+@pytest.mark.slow
 def test_a_server_started_from_a_thread_outlives_the_thread(tmp_path):
     """The kernel's parent-death signal follows the thread that started a process: the
     server is bound to its caller only when started from the main thread, and a thread
@@ -186,6 +191,7 @@ def test_a_process_started_from_the_submitting_thread_ignores_ctrl_c():
     assert not signal.pthread_sigmask(signal.SIG_BLOCK, [])  # this thread: untouched
 
 
+@pytest.mark.slow
 def test_a_worker_whose_caller_was_killed_before_handing_it_work_says_nothing():
     # the server's workers fork with its excepthook: the EOFError of a worker whose caller
     # died before writing its work to the pipe is not a traceback on the caller's stderr

@@ -449,6 +449,7 @@ def test_results_do_not_depend_on_the_number_of_jobs_or_the_backend():
     assert not other["pvalue"].equals(ref["pvalue"])
 
 
+@pytest.mark.slow
 def test_runs_on_a_dask_cluster_through_joblib():
     """The same table on a dask.distributed LocalCluster (how a real cluster is used)."""
     distributed = pytest.importorskip("distributed")
