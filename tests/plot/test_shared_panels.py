@@ -1,5 +1,5 @@
-"""Panels side by side share their axes: a zoom or pan of one moves them all, and their
-ticks follow; the panels are joined once the figure is laid out.
+"""Panels side by side are linked: a zoom or pan of one moves them all, and their ticks
+follow; the panels are linked once the figure is laid out, by their limits' callbacks.
 
 Measured before: joined from the start, every read of a panel's limits during the layout
 checked all its siblings for a pending autoscale (``Grouper.get_siblings``): 2,079 such
@@ -63,12 +63,38 @@ def test_panels_zoom_together_and_their_ticks_follow(example_points, make):
     assert shown == ["−0.5", "0.0", "0.5"]
 
 
-def test_the_grid_is_joined_once_laid_out(example_points, sibling_lookups):
+def test_building_and_drawing_the_grid_look_up_no_siblings(example_points, sibling_lookups):
+    """Linked by their limits' callbacks: shared axes, joined once laid out, made 1,008
+    sibling lookups in each drawing of the example's grid (2,079 more, joined from the
+    start, while it was built)."""
     fig = plot_rrmap_grid(example_points, ["movement"], width="7in")
-    assert sibling_lookups[0] < 100  # joined from the start: 2,079
+    fig.canvas.draw()
     first, *rest = _panels(fig)
-    assert all(first.get_shared_x_axes().joined(first, ax) for ax in rest)
-    assert all(first.get_shared_y_axes().joined(first, ax) for ax in rest)
+    assert not any(first.get_shared_x_axes().joined(first, ax) for ax in rest)
+    rest[-1].set_ylim(0.25, 1.75)  # the last panel moves the first
+    fig.canvas.draw()
+    assert first.get_ylim() == (0.25, 1.75)
+    assert sibling_lookups[0] == 0
+
+
+def test_ticks_stay_fixed_until_a_panel_moves_and_a_users_locator_is_kept(example_points):
+    """Before any zoom the ticks are fixed, at the places the locators find; at the first
+    move the locators come back, but where the user set one of their own."""
+    fig = plot_rrmap_grid(example_points, ["movement"], width="7in")
+    panels = _panels(fig)
+    assert all(isinstance(ax.yaxis.get_major_locator(), FixedLocator) for ax in panels)
+    fig.canvas.draw()
+    fixed = [list(ax.get_yticks()) for ax in panels]
+    limits = panels[0].get_ylim()
+    mine = FixedLocator([0.5, 1.5])
+    panels[0].yaxis.set_major_locator(mine)
+    panels[-1].set_ylim(0.0, 2.0)
+    assert panels[0].yaxis.get_major_locator() is mine
+    assert all(isinstance(ax.yaxis.get_major_locator(), MaxNLocator) for ax in panels[1:])
+    panels[-1].set_ylim(limits)  # back where they were: the locators' ticks are the fixed ones
+    fig.canvas.draw()
+    assert [list(ax.get_yticks()) for ax in panels[1:]] == fixed[1:]
+    assert list(panels[0].get_yticks()) == [0.5, 1.5]
 
 
 def test_a_figure_only_saved_keeps_its_ticks_fixed_and_its_panels_apart(example_points):

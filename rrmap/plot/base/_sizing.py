@@ -12,9 +12,11 @@ from __future__ import annotations
 import functools
 import math
 import os
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 import matplotlib as mpl
@@ -320,7 +322,7 @@ def freeze_ticks(fig: Figure, label_size: float) -> None:
 
 
 #: The tickers (locator, formatter) of each panel, x then y, as set before
-#: :func:`thin_ticks` fixed them for the layout: given back by :func:`share_panels`.
+#: :func:`thin_ticks` fixed them for the layout: given back by :func:`link_panels`.
 LiveTicks = dict[Axes, list[tuple[Any, Any]]]
 
 
@@ -332,8 +334,8 @@ def thin_ticks(axes: Iterable[Axes]) -> LiveTicks:
     with a fixed number of bins a locator looks at the limits alone, so the ticks are
     those it would find at every layout pass and draw, without the work (12 % of the
     raters × categories grid). A figure made :func:`off_screen` keeps them fixed; the
-    panels of another get their locators back from :func:`share_panels` once laid out
-    (they follow a zoom): returned here for it (empty when off screen).
+    panels of another get their locators back from :func:`link_panels` at their first
+    zoom or pan (their ticks follow it): returned here for it (empty when off screen).
     """
     axes = list(axes)
     live: LiveTicks = {}
@@ -349,29 +351,68 @@ def thin_ticks(axes: Iterable[Axes]) -> LiveTicks:
     return live
 
 
-def share_panels(axes: Sequence[Axes], live: LiveTicks) -> None:
-    """The x and y axes of the panels *axes* shared with the first's (a zoom or pan of one
-    moves them all), once their figure is laid out; locators given back to the panels
-    whose ticks :func:`thin_ticks` fixed for the layout (*live*, what it returned).
+def link_panels(axes: Sequence[Axes], live: LiveTicks) -> None:
+    """The limits of the panels *axes* linked, once their figure is laid out: a zoom or pan
+    of one sets the same limits on the others, and gives the panels whose ticks
+    :func:`thin_ticks` fixed for the layout their locators back (*live*, what it
+    returned), so that their ticks follow.
 
-    Shared from the start, each panel's limits were looked up through all its siblings
-    (matplotlib checks every one for a pending autoscale) at each of the thousands of
-    times the layout and the drawing read them: a quarter of the time of a grid of 40
-    panels. The panels' limits and ticks are the same either way. The panels of a figure
-    made :func:`off_screen`, only saved, are left apart: nobody zooms them, and each
-    drawing of the figure (one per format) would look their limits up through all of
-    them again.
+    The panels are linked through their ``xlim_changed`` and ``ylim_changed`` callbacks,
+    not matplotlib's shared axes: a shared panel looks its limits up through all its
+    siblings (checking each for a pending autoscale) at every one of the thousands of times
+    a drawing reads them. Until a panel moves, the fixed ticks are those the locators would
+    find, without the work. The panels of a figure made :func:`off_screen`, only saved,
+    are left apart: nobody zooms them.
     """
     if _OFF_SCREEN.get():
         return
-    for ax, tickers in live.items():
-        for axis, (locator, formatter) in zip((ax.xaxis, ax.yaxis), tickers, strict=True):
-            axis.set_major_locator(locator)
-            axis.set_major_formatter(formatter)
-    first = axes[0]
-    for ax in axes[1:]:
-        ax.sharex(first)
-        ax.sharey(first)
+    links = _Links(
+        panels=tuple(weakref.ref(ax) for ax in axes),  # the figure holds them, not the links
+        live={
+            weakref.ref(ax): (tickers, (ax.xaxis.get_major_locator(), ax.yaxis.get_major_locator()))
+            for ax, tickers in live.items()
+        },
+    )
+    for ax in axes:
+        for name in ("x", "y"):
+            ax.callbacks.connect(f"{name}lim_changed", functools.partial(links.follow, name))
+
+
+@dataclass
+class _Links:
+    """Panels whose limits follow each other's (weakly held), and the locators and
+    formatters each gets back at the first move, with the fixed locators they replace."""
+
+    panels: tuple[weakref.ref[Axes], ...]
+    live: dict[weakref.ref[Axes], tuple[list[tuple[Any, Any]], tuple[Any, Any]]]
+
+    def follow(self, name: str, moved: Axes) -> None:
+        """The *name* ("x" or "y") limits of *moved* set on the other panels, without
+        telling their callbacks (each would set them all again)."""
+        self.live_ticks()
+        limits = moved.get_xlim() if name == "x" else moved.get_ylim()
+        for ref in self.panels:
+            ax = ref()
+            if ax is None or ax is moved:
+                continue
+            if name == "x":
+                ax.set_xlim(limits, emit=False)
+            else:
+                ax.set_ylim(limits, emit=False)
+
+    def live_ticks(self) -> None:
+        """Each panel's locator and formatter back where its fixed locator still is (a
+        user's own locator is kept), once."""
+        for ref, (tickers, fixed) in self.live.items():
+            ax = ref()
+            if ax is None:
+                continue
+            axes = (ax.xaxis, ax.yaxis)
+            for axis, (locator, formatter), was in zip(axes, tickers, fixed, strict=True):
+                if axis.get_major_locator() is was:
+                    axis.set_major_locator(locator)
+                    axis.set_major_formatter(formatter)
+        self.live.clear()
 
 
 def fix_ticks(axes: Iterable[Axes]) -> None:

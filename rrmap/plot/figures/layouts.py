@@ -38,9 +38,9 @@ from rrmap.plot.base._sizing import (
     lay_out,
     legend_height_in,
     legend_ncols,
+    link_panels,
     new_figure,
     renderer_of,
-    share_panels,
     text_width_pt,
     thin_ticks,
 )
@@ -310,7 +310,7 @@ def plot_rrmap_by_rater(
         footer = _add_footer(fig, st, mappable, before, after, colorbar)
         freeze_ticks(fig, typ["xtick.labelsize"])
         fit_with_footer(fig, [grid.flat[0]], aspect, nrows, footer)
-        share_panels(list(grid.flat), live)
+        link_panels(list(grid.flat), live)
     return fig
 
 
@@ -435,7 +435,7 @@ def plot_rrmap_grid(
         footer = _add_footer(grid.fig, st, grid.mappable, [grid.last_legend], after, colorbar)
         freeze_ticks(grid.fig, typ["xtick.labelsize"])
         grid.fit(aspect, footer)
-        share_panels(list(grid.grid.flat), grid.live)
+        link_panels(list(grid.grid.flat), grid.live)
     return grid.fig
 
 
@@ -498,7 +498,7 @@ class _GridFigure:
         )
         step = 1 if right else 2
         self.grid = np.empty((nrows, ncols), dtype=object)
-        for i in range(nrows):  # shared once laid out (share_panels)
+        for i in range(nrows):  # linked once laid out (link_panels)
             for j in range(ncols):
                 self.grid[i, j] = self.fig.add_subplot(self.gs[i * step, j])
         #: the legend under (or right of) each row that has one, by row
