@@ -97,6 +97,19 @@ def test_ticks_stay_fixed_until_a_panel_moves_and_a_users_locator_is_kept(exampl
     assert list(panels[0].get_yticks()) == [0.5, 1.5]
 
 
+def test_a_users_callbacks_on_every_panel_hear_of_a_move_once(example_points):
+    """As on shared axes: a move of one panel calls the ``xlim_changed`` callbacks of each
+    panel once, with that panel and its new limits."""
+    fig = plot_rrmap_grid(example_points, ["movement"], width="7in")
+    panels = _panels(fig)
+    heard = []
+    for ax in panels:
+        ax.callbacks.connect("xlim_changed", lambda ax: heard.append((ax, ax.get_xlim())))
+    panels[1].set_xlim(-2.0, 2.0)
+    assert sorted(map(id, (ax for ax, _ in heard))) == sorted(map(id, panels))
+    assert {limits for _, limits in heard} == {(-2.0, 2.0)}
+
+
 def test_a_figure_only_saved_keeps_its_ticks_fixed_and_its_panels_apart(example_points):
     with off_screen():
         fig = plot_rrmap_grid(example_points, ["movement"], width="7in")

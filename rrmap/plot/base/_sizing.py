@@ -385,20 +385,28 @@ class _Links:
 
     panels: tuple[weakref.ref[Axes], ...]
     live: dict[weakref.ref[Axes], tuple[list[tuple[Any, Any]], tuple[Any, Any]]]
+    following: bool = False
 
     def follow(self, name: str, moved: Axes) -> None:
-        """The *name* ("x" or "y") limits of *moved* set on the other panels, without
-        telling their callbacks (each would set them all again)."""
-        self.live_ticks()
-        limits = moved.get_xlim() if name == "x" else moved.get_ylim()
-        for ref in self.panels:
-            ax = ref()
-            if ax is None or ax is moved:
-                continue
-            if name == "x":
-                ax.set_xlim(limits, emit=False)
-            else:
-                ax.set_ylim(limits, emit=False)
+        """The *name* ("x" or "y") limits of *moved* set on the other panels, then their
+        ``{name}lim_changed`` callbacks called, as matplotlib calls those of shared axes
+        (a user's own callbacks hear of the move; this link, called back, does nothing)."""
+        if self.following:
+            return
+        self.following = True
+        try:
+            self.live_ticks()
+            limits = moved.get_xlim() if name == "x" else moved.get_ylim()
+            others = [ax for ref in self.panels if (ax := ref()) is not None and ax is not moved]
+            for ax in others:
+                if name == "x":
+                    ax.set_xlim(limits, emit=False)
+                else:
+                    ax.set_ylim(limits, emit=False)
+            for ax in others:
+                ax.callbacks.process(f"{name}lim_changed", ax)
+        finally:
+            self.following = False
 
     def live_ticks(self) -> None:
         """Each panel's locator and formatter back where its fixed locator still is (a
