@@ -232,7 +232,7 @@ def _tmpfs(folder: Path, size: str, readonly: bool = False):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
-def test_a_full_disk_is_one_line_and_loses_nothing(earlier, two_inputs, tmp_path):
+def test_a_full_disk_is_one_line_and_loses_nothing(two_inputs, tmp_path):
     with _tmpfs(tmp_path / "disk", "64k") as disk:
         out = disk / "out"
         out.mkdir()
