@@ -133,7 +133,7 @@ def test_without_a_budget_the_warning_says_the_totals_lack_them(tmp_path):
     assert "paid calls 24 (tokens 0 in / 0 out; 24 without token counts)" in r.stderr
 
 
-def test_batch_answers_without_usage_are_charged_the_worst_case(tmp_path, honest_calls):
+def test_batch_answers_without_usage_are_charged_the_worst_case(tmp_path):
     with ChatServer(usage="omit") as server:
         r = _2afc(server, tmp_path, "--batch", "--poll-interval", "0.01", "--max-cost", "0.02",
                   *PRICES)  # fmt: skip
