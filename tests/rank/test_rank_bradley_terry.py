@@ -6,9 +6,10 @@ import choix
 import numpy as np
 import pandas as pd
 import pytest
-import statsmodels.api as sm
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from statsmodels.genmod import families
+from statsmodels.genmod.generalized_linear_model import GLM
 
 from rrmap.errors import InputError
 from rrmap.rank.models.bradley_terry import fit_bradley_terry, mle_existence
@@ -35,7 +36,7 @@ def _glm(left, right, y, k):
     x = np.zeros((len(left), k))
     x[np.arange(len(left)), left] = 1.0
     x[np.arange(len(left)), right] = -1.0
-    return sm.GLM(y, x[:, 1:], family=sm.families.Binomial()).fit(tol=1e-12)
+    return GLM(y, x[:, 1:], family=families.Binomial()).fit(tol=1e-12)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
