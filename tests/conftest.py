@@ -3,28 +3,11 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
+from compiled_modules import cache_compiled_modules
 
-def _cache_compiled_modules() -> None:
-    """The suite starts hundreds of Python processes (its workers and every command it runs
-    as a user would); with ``PYTHONDONTWRITEBYTECODE`` set, each compiled rrmap and the test
-    modules from source again (about 0.7 s of CPU per ``rrmap analyze`` process). Compiled
-    modules are kept under ``.pytest_cache/pycache`` instead (``PYTHONPYCACHEPREFIX``), so
-    the source tree stays free of them, as that setting asks; the workers and the commands
-    inherit it."""
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
-        return
-    prefix = str(Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache")
-    del os.environ["PYTHONDONTWRITEBYTECODE"]
-    os.environ["PYTHONPYCACHEPREFIX"] = prefix
-    sys.dont_write_bytecode = False
-    sys.pycache_prefix = prefix
-
-
-_cache_compiled_modules()
+cache_compiled_modules(Path(__file__).resolve().parents[1])
 
 import gc
 
