@@ -396,13 +396,10 @@ class _Links:
         self.following = True
         try:
             self.live_ticks()
-            limits = moved.get_xlim() if name == "x" else moved.get_ylim()
+            limits = getattr(moved, f"get_{name}lim")()
             others = [ax for ref in self.panels if (ax := ref()) is not None and ax is not moved]
             for ax in others:
-                if name == "x":
-                    ax.set_xlim(limits, emit=False)
-                else:
-                    ax.set_ylim(limits, emit=False)
+                getattr(ax, f"set_{name}lim")(limits, emit=False)
             for ax in others:
                 ax.callbacks.process(f"{name}lim_changed", ax)
         finally:
