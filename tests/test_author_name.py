@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import re
 from pathlib import Path
 
@@ -12,11 +14,13 @@ NAME = re.compile(r"\bDeli(?!ght)\w*")
 
 
 def _files():
-    for pattern in TEXTS:
-        for path in ROOT.rglob(pattern):
-            parts = path.relative_to(ROOT).parts
-            if not any(p.startswith(".") or p == "site" for p in parts):
-                yield path
+    """The project's own texts: hidden folders (``.venv``, ``.git``, caches) and the built
+    site are pruned before they are walked, not filtered after."""
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and d != "site"]
+        for name in files:
+            if any(fnmatch.fnmatch(name, pattern) for pattern in TEXTS):
+                yield Path(folder, name)
 
 
 def test_the_first_author_is_spelt_deliege_everywhere():
