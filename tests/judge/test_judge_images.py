@@ -10,7 +10,15 @@ import pytest
 from PIL import Image
 
 from rrmap.errors import InputError
-from rrmap.judge.prompting.images import composite_2afc, data_url, downscale, grid_image, load_image
+from rrmap.judge.prompting import images
+from rrmap.judge.prompting.images import (
+    composite_2afc,
+    composite_data_url,
+    data_url,
+    downscale,
+    grid_image,
+    load_image,
+)
 
 
 def _decode(url: str) -> Image.Image:
@@ -39,6 +47,51 @@ def test_data_url_is_deterministic_and_downscales():
     img = Image.fromarray(np.random.default_rng(0).integers(0, 255, (64, 64, 3), np.uint8))
     assert data_url(img, 16) == data_url(img.copy(), 16)
     assert _decode(data_url(img, 16)).size == (16, 16)
+
+
+def _noise(path, seed: int, size=(40, 30)) -> None:
+    rng = np.random.default_rng(seed)
+    Image.fromarray(rng.integers(0, 255, (size[1], size[0], 3), np.uint8)).save(path)
+
+
+def test_a_file_is_encoded_once_while_it_is_unchanged_and_again_when_it_changes(tmp_path):
+    path = tmp_path / "a.png"
+    _noise(path, 0)
+    first = data_url(path, 16)
+    assert first == data_url(Image.open(path), 16)  # the file's pixels, as before
+    images._file_url.cache_clear()
+    assert data_url(str(path), 16) == first
+    assert data_url(path, 16) == first
+    assert images._file_url.cache_info().hits == 1  # str and Path spell the same key
+    _noise(path, 1, size=(41, 30))  # another picture (and size) under the same name
+    changed = data_url(path, 16)
+    assert changed != first and changed == data_url(Image.open(path), 16)
+
+
+def test_composite_url_is_the_url_of_the_composite_and_follows_the_files(tmp_path):
+    paths = [tmp_path / f"{n}.png" for n in ("s", "a", "b")]
+    for seed, path in enumerate(paths):
+        _noise(path, seed)
+    expected = data_url(composite_2afc(*paths, max_side=24))
+    images._composite_url.cache_clear()
+    for _ in range(3):
+        assert composite_data_url(*paths, max_side=24) == expected
+    assert images._composite_url.cache_info().hits == 2
+    # images in memory are encoded each time, as the same composite
+    pil = [Image.open(p) for p in paths]
+    assert composite_data_url(*pil, max_side=24) == expected
+    assert composite_data_url(*paths, max_side=24, fmt="jpeg").startswith("data:image/jpeg")
+    _noise(paths[2], 7)  # the right candidate replaced
+    assert composite_data_url(*paths, max_side=24) == data_url(composite_2afc(*paths, max_side=24))
+    assert composite_data_url(*paths, max_side=24) != expected
+
+
+def test_a_missing_file_in_a_composite_is_named(tmp_path):
+    paths = [tmp_path / f"{n}.png" for n in ("s", "a")]
+    for seed, path in enumerate(paths):
+        _noise(path, seed)
+    with pytest.raises(InputError, match=r"image file not found: .*gone\.png"):
+        composite_data_url(*paths, tmp_path / "gone.png")
 
 
 def test_composite_places_source_on_top_and_candidates_below():

@@ -31,6 +31,7 @@ from rrmap.errors import InputError
 
 __all__ = [
     "composite_2afc",
+    "composite_data_url",
     "data_url",
     "downscale",
     "grid_image",
@@ -212,12 +213,25 @@ def downscale(image: Any, max_side: int | None) -> Any:
     """
     if isinstance(image, str | os.PathLike):
         # a file judged in many pairs is decoded and downscaled once (same pixels every time)
-        try:
-            st = os.stat(image)
-        except OSError:
+        ident = _file_identity(image)
+        if ident is None:
             return _shrink(load_image(image), max_side)
-        return _downscaled_file(os.path.realpath(image), st.st_mtime_ns, st.st_size, max_side)
+        return _downscaled_file(os.fspath(image), ident, max_side)
     return _shrink(load_image(image), max_side)
+
+
+#: A file as it is now: device, inode, modification time (ns) and size.
+_Identity = tuple[int, int, int, int]
+
+
+def _file_identity(path: str | os.PathLike[str]) -> _Identity | None:
+    """The identity of the file at *path* (one ``stat``), or None where it cannot be had
+    (the reader then says why)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def _shrink(img: Any, max_side: int | None) -> Any:
@@ -232,13 +246,17 @@ def _shrink(img: Any, max_side: int | None) -> Any:
 
 
 @functools.lru_cache(maxsize=128)
-def _downscaled_file(path: str, mtime_ns: int, size: int, max_side: int | None) -> Any:
+def _downscaled_file(path: str, ident: _Identity, max_side: int | None) -> Any:
     """The downscaled image of a file, kept while the file is unchanged (callers only read it)."""
     return _shrink(load_image(path), max_side)
 
 
 def data_url(image: Any, max_side: int | None = None, fmt: str = "PNG", quality: int = 90) -> str:
     """Encode *image* (path or PIL image) as a base64 ``data:`` URL.
+
+    The URL of a file is kept while the file is unchanged (its device, inode, modification
+    time and size): a run that asks about one image in many requests, or a run resumed
+    from its cache, encodes it once.
 
     Parameters
     ----------
@@ -255,15 +273,73 @@ def data_url(image: Any, max_side: int | None = None, fmt: str = "PNG", quality:
     >>> data_url(Image.new("RGB", (2, 2), "red"))[:22]
     'data:image/png;base64,'
     """
+    fmt = _checked_format(fmt)
+    if isinstance(image, str | os.PathLike):
+        ident = _file_identity(image)
+        if ident is not None:
+            return _file_url(os.fspath(image), ident, max_side, fmt, quality)
+    return _encoded(downscale(image, max_side), fmt, quality)
+
+
+def composite_data_url(
+    source: Any, left: Any, right: Any, *, max_side: int | None = 512, fmt: str = "PNG"
+) -> str:
+    """``data_url(composite_2afc(source, left, right, max_side=max_side), fmt=fmt)``; for
+    three files, kept while the files are unchanged (as :func:`data_url` keeps a file's).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from PIL import Image
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name, colour in (("s", "red"), ("a", "green"), ("b", "blue")):
+    ...     Image.new("RGB", (4, 4), colour).save(d / f"{name}.png")
+    >>> url = composite_data_url(d / "s.png", d / "a.png", d / "b.png")
+    >>> url == data_url(composite_2afc(d / "s.png", d / "a.png", d / "b.png"))
+    True
+    """
+    fmt = _checked_format(fmt)
+    parts = (source, left, right)
+    if all(isinstance(p, str | os.PathLike) for p in parts):
+        idents = tuple(_file_identity(p) for p in parts)
+        if None not in idents:
+            paths = tuple(os.fspath(p) for p in parts)
+            return _composite_url(paths, idents, max_side, fmt)  # type: ignore[arg-type]
+    return _encoded(composite_2afc(source, left, right, max_side=max_side), fmt, 90)
+
+
+def _checked_format(fmt: str) -> str:
     fmt = fmt.upper()
     if fmt not in ("PNG", "JPEG", "WEBP"):
         raise InputError(f"image format must be PNG, JPEG or WEBP, got {fmt!r}")
-    img = downscale(image, max_side)
+    return fmt
+
+
+def _encoded(img: Any, fmt: str, quality: int) -> str:
     buf = io.BytesIO()
     kwargs = {"optimize": False} if fmt == "PNG" else {"quality": quality}
     img.save(buf, format=fmt, **kwargs)
     mime = {"PNG": "png", "JPEG": "jpeg", "WEBP": "webp"}[fmt]
     return f"data:image/{mime};base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+#: Encoded URLs kept: each holds a few hundred kB at the default 512-pixel side.
+_URLS_KEPT = 64
+
+
+@functools.lru_cache(maxsize=_URLS_KEPT)
+def _file_url(path: str, ident: _Identity, max_side: int | None, fmt: str, quality: int) -> str:
+    return _encoded(downscale(path, max_side), fmt, quality)
+
+
+@functools.lru_cache(maxsize=_URLS_KEPT)
+def _composite_url(
+    paths: tuple[str, str, str],
+    idents: tuple[_Identity, _Identity, _Identity],
+    max_side: int | None,
+    fmt: str,
+) -> str:
+    return _encoded(composite_2afc(*paths, max_side=max_side), fmt, 90)
 
 
 def image_part(url: str) -> dict[str, Any]:

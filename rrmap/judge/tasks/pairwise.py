@@ -31,7 +31,7 @@ import pandas as pd
 from rrmap._util.escape import message_text
 from rrmap.errors import InputError
 from rrmap.judge.prompting._sources import input_source
-from rrmap.judge.prompting.images import composite_2afc, data_url, image_part, image_problem
+from rrmap.judge.prompting.images import composite_data_url, data_url, image_part, image_problem
 from rrmap.judge.prompting.parsing import choice01, parse_fields, text_field
 from rrmap.judge.prompting.prompts import DEFAULT_PROMPTS, Prompts, render
 from rrmap.judge.tasks.orders import combine_orders, position_bias
@@ -268,8 +268,8 @@ def _image_parts(
         )
     )
     if composite:
-        img = composite_2afc(row["source_image"], left, right, max_side=max_side)
-        return [image_part(data_url(img, fmt=fmt))]
+        url = composite_data_url(row["source_image"], left, right, max_side=max_side, fmt=fmt)
+        return [image_part(url)]
     return [image_part(data_url(p, max_side, fmt=fmt)) for p in (row["source_image"], left, right)]
 
 
