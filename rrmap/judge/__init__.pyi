@@ -6,6 +6,7 @@ from .prompting.corpora import Corpus, load_corpora, meta_image
 from .prompting.criteria import Criterion, Pole, load_criteria, study_criteria
 from .prompting.images import (
     composite_2afc,
+    composite_data_url,
     data_url,
     downscale,
     grid_image,
