@@ -25,7 +25,9 @@ from rrmap.cli import main
 RATERS = {"E1": "E\ufeff1", "E2": "E\u200b2", "E3": "abc\u202edef"}
 #: A raw character no shown output may hold.
 RAW = re.compile("[\ufeff\u200b\u202e]")
-FAST = ["--permutations", "99", "--p-adjust", "none", "--bootstrap", "0", "-q"]
+#: The labels, not the statistics or the pixels, are checked: few permutations, and the
+#: PNG figures (whose names only are read) at 30 dpi
+FAST = ["--permutations", "99", "--p-adjust", "none", "--bootstrap", "0", "--dpi", "30", "-q"]
 
 
 @pytest.fixture(scope="module")
