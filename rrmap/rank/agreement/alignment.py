@@ -20,7 +20,6 @@ from functools import cache
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from rrmap._util.streams import Streams
 from rrmap.errors import InputError
@@ -93,6 +92,8 @@ def _all_orders(n: int) -> np.ndarray:
 
 def _exact_tied_p(x: np.ndarray, y: np.ndarray, rho: float, alternative: str) -> float:
     """Share of all n! orders of *y*'s mid-ranks with a ρ at least as extreme as *rho*."""
+    from scipy import stats  # on first use: `rrmap rank fit` never imports it
+
     rx, ry = stats.rankdata(x), stats.rankdata(y)
     rxc, ryc = rx - rx.mean(), ry - ry.mean()
     den = np.sqrt((rxc @ rxc) * (ryc @ ryc))
@@ -108,6 +109,8 @@ def _exact_tied_p(x: np.ndarray, y: np.ndarray, rho: float, alternative: str) ->
 
 
 def _rho(x: np.ndarray, y: np.ndarray) -> float:
+    from scipy import stats  # on first use: `rrmap rank fit` never imports it
+
     rx, ry = stats.rankdata(x), stats.rankdata(y)
     rx = rx - rx.mean()
     ry = ry - ry.mean()
@@ -213,6 +216,8 @@ def _spearman(x, y, alternative: str, method: str, n_permutations: int, streams:
             return rho, _exact_tied_p(x, y, rho, alternative), "exact"
         return rho, _exact_p(rho, n, alternative), "exact"
     if method == "asymptotic":
+        from scipy import stats  # on first use: `rrmap rank fit` never imports it
+
         res = stats.spearmanr(x, y, alternative=alternative)
         return rho, float(res.pvalue), "asymptotic"
     n_perm = check_count("n_permutations", n_permutations, "MAX_PERMUTATIONS", minimum=1)
@@ -232,6 +237,8 @@ def _permutation_p(x: np.ndarray, y: np.ndarray, rho: float, alternative: str, n
     result equals that of one draw of all of them.
     """
     n = len(x)
+    from scipy import stats  # on first use: `rrmap rank fit` never imports it
+
     rx, ry = stats.rankdata(x), stats.rankdata(y)
     rxc = rx - rx.mean()
     den = np.sqrt((rxc @ rxc) * ((ry - ry.mean()) @ (ry - ry.mean())))
@@ -400,6 +407,8 @@ def align_rankings(
     cols = ([] if by is None else [by]) + ["n_candidates", "rho", "p_value", "p_method"]
     table = pd.DataFrame(rows, columns=cols)
     if by is not None and len(table):
+        from scipy import stats  # on first use: `rrmap rank fit` never imports it
+
         fisher = stats.combine_pvalues(table["p_value"].to_numpy(), method="fisher")
         f_stat, f_p, f_df = float(fisher.statistic), float(fisher.pvalue), 2 * len(table)
     else:

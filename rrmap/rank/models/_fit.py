@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.special import ndtri
-from scipy.stats import chi2
 
 from rrmap.errors import InputError
 from rrmap.rank.models._bootstrap import overlap_rank, resample_counts, unit_types
@@ -133,6 +132,8 @@ def _position_info(out: Outcomes, opts: Options, fitted: str, sol: Solution, var
         if existence(fitted, pairs, counts, out.candidates)[0]:
             base = newton(pairs, counts[None], fitted, np.array([0.0]))
             lr = max(0.0, 2.0 * float(sol.log_likelihood[0] - base.log_likelihood[0]))
+            from scipy.stats import chi2  # on first use: importing it costs 1.3 s
+
             p = float(chi2.sf(lr, 1))
     return {
         "position_effect": float(sol.delta[0]),
