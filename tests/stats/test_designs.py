@@ -12,6 +12,7 @@ from scipy import stats
 
 import rrmap
 from rrmap.errors import InputError
+from rrmap.stats import Settings
 from rrmap.stats.adjust import study_pvalues
 from rrmap.stats.designs import (
     EXTRA_COLUMNS,
@@ -47,16 +48,21 @@ def pts():
     return rrmap.points(rrmap.datasets.load_example_ratings())
 
 
+#: The tables' columns, designs and statistics are checked here, not the effect sizes'
+#: intervals (tests/stats/test_effects.py): no bootstrap.
+NO_INTERVALS = {"n_perm": 19, "seed": 0, "p_adjust": "none", "n_boot": 0}
+
+
 @pytest.fixture(scope="module")
 def table(pts):
-    return run_designs(pts, n_perm=19, rng=0, p_adjust="none")
+    return run_designs(pts, settings=Settings(**NO_INTERVALS))
 
 
 @pytest.fixture(scope="module")
 def study(pts):
     """The study's tests: independent samples, asymptotic χ², no adjustment."""
-    return run_designs(pts, n_perm=19, rng=0, p_adjust="none", design="independent",
-                       chi2_n_perm=0)  # fmt: skip
+    return run_designs(pts, settings=Settings(**NO_INTERVALS, design="independent",
+                                              chi2_n_perm=0))  # fmt: skip
 
 
 def test_spec_columns(table, study):
