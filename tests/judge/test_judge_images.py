@@ -59,10 +59,10 @@ def test_a_file_is_encoded_once_while_it_is_unchanged_and_again_when_it_changes(
     _noise(path, 0)
     first = data_url(path, 16)
     assert first == data_url(Image.open(path), 16)  # the file's pixels, as before
-    images._file_url.cache_clear()
+    images._KEPT.clear()
     assert data_url(str(path), 16) == first
     assert data_url(path, 16) == first
-    assert images._file_url.cache_info().hits == 1  # str and Path spell the same key
+    assert images._KEPT.hits == 1  # str and Path spell the same key
     _noise(path, 1, size=(41, 30))  # another picture (and size) under the same name
     changed = data_url(path, 16)
     assert changed != first and changed == data_url(Image.open(path), 16)
@@ -73,10 +73,10 @@ def test_composite_url_is_the_url_of_the_composite_and_follows_the_files(tmp_pat
     for seed, path in enumerate(paths):
         _noise(path, seed)
     expected = data_url(composite_2afc(*paths, max_side=24))
-    images._composite_url.cache_clear()
+    images._KEPT.clear()
     for _ in range(3):
         assert composite_data_url(*paths, max_side=24) == expected
-    assert images._composite_url.cache_info().hits == 2
+    assert images._KEPT.hits == 2
     # images in memory are encoded each time, as the same composite
     pil = [Image.open(p) for p in paths]
     assert composite_data_url(*pil, max_side=24) == expected
@@ -84,6 +84,19 @@ def test_composite_url_is_the_url_of_the_composite_and_follows_the_files(tmp_pat
     _noise(paths[2], 7)  # the right candidate replaced
     assert composite_data_url(*paths, max_side=24) == data_url(composite_2afc(*paths, max_side=24))
     assert composite_data_url(*paths, max_side=24) != expected
+
+
+def test_the_urls_kept_stay_under_their_limit_and_the_last_used_stay(tmp_path, monkeypatch):
+    kept = images._KeptUrls()
+    monkeypatch.setattr(kept, "limit", 100)
+    assert kept.get(("a",), lambda: "a" * 40) == "a" * 40
+    assert kept.get(("b",), lambda: "b" * 40) == "b" * 40
+    assert kept.get(("a",), lambda: "new") == "a" * 40  # kept, and now the last used
+    assert kept.get(("c",), lambda: "c" * 40) == "c" * 40  # 120 > 100: "b" goes
+    assert kept.get(("b",), lambda: "b2") == "b2" and kept.hits == 1
+    assert kept.get(("big",), lambda: "x" * 101) == "x" * 101  # past the limit: not kept
+    assert kept.get(("big",), lambda: "again") == "again"
+    assert sum(map(len, kept._urls.values())) == kept._size <= 100
 
 
 def test_a_missing_file_in_a_composite_is_named(tmp_path):

@@ -22,8 +22,10 @@ import io
 import os
 import stat
 import struct
+import threading
 import warnings
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rrmap._util.lazy import optional_module
@@ -255,8 +257,8 @@ def data_url(image: Any, max_side: int | None = None, fmt: str = "PNG", quality:
     """Encode *image* (path or PIL image) as a base64 ``data:`` URL.
 
     The URL of a file is kept while the file is unchanged (its device, inode, modification
-    time and size): a run that asks about one image in many requests, or a run resumed
-    from its cache, encodes it once.
+    time and size; the URLs last used are kept, up to 64 MB in all): a run that asks about
+    one image in many requests, or a run resumed from its cache, encodes it once.
 
     Parameters
     ----------
@@ -323,23 +325,56 @@ def _encoded(img: Any, fmt: str, quality: int) -> str:
     return f"data:image/{mime};base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-#: Encoded URLs kept: each holds a few hundred kB at the default 512-pixel side.
-_URLS_KEPT = 64
+class _KeptUrls:
+    """Encoded URLs, the least recently used dropped past :attr:`limit` characters in all
+    (a 512-pixel composite of photographs is 1–4 MB of base64; the example's are 40 kB)."""
+
+    limit = 64 * 2**20
+
+    def __init__(self) -> None:
+        self._urls: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+
+    def get(self, key: tuple[Any, ...], make: Callable[[], str]) -> str:
+        with self._lock:
+            url = self._urls.get(key)
+            if url is not None:
+                self._urls.move_to_end(key)
+                self.hits += 1
+                return url
+        url = make()  # outside the lock: the threads of a run encode side by side
+        with self._lock:
+            if key not in self._urls and len(url) <= self.limit:
+                self._urls[key] = url
+                self._size += len(url)
+                while self._size > self.limit:
+                    self._size -= len(self._urls.popitem(last=False)[1])
+        return url
+
+    def clear(self) -> None:
+        with self._lock:
+            self._urls.clear()
+            self._size = self.hits = 0
 
 
-@functools.lru_cache(maxsize=_URLS_KEPT)
+_KEPT = _KeptUrls()
+
+
 def _file_url(path: str, ident: _Identity, max_side: int | None, fmt: str, quality: int) -> str:
-    return _encoded(downscale(path, max_side), fmt, quality)
+    key = ("file", path, ident, max_side, fmt, quality)
+    return _KEPT.get(key, lambda: _encoded(downscale(path, max_side), fmt, quality))
 
 
-@functools.lru_cache(maxsize=_URLS_KEPT)
 def _composite_url(
     paths: tuple[str, str, str],
     idents: tuple[_Identity, _Identity, _Identity],
     max_side: int | None,
     fmt: str,
 ) -> str:
-    return _encoded(composite_2afc(*paths, max_side=max_side), fmt, 90)
+    key = ("composite", paths, idents, max_side, fmt)
+    return _KEPT.get(key, lambda: _encoded(composite_2afc(*paths, max_side=max_side), fmt, 90))
 
 
 def image_part(url: str) -> dict[str, Any]:
