@@ -307,7 +307,7 @@ def composite_data_url(
         if None not in idents:
             paths = tuple(os.fspath(p) for p in parts)
             return _composite_url(paths, idents, max_side, fmt)  # type: ignore[arg-type]
-    return _encoded(composite_2afc(source, left, right, max_side=max_side), fmt, 90)
+    return data_url(composite_2afc(source, left, right, max_side=max_side), fmt=fmt)
 
 
 def _checked_format(fmt: str) -> str:
@@ -363,8 +363,8 @@ _KEPT = _KeptUrls()
 
 
 def _file_url(path: str, ident: _Identity, max_side: int | None, fmt: str, quality: int) -> str:
-    key = ("file", path, ident, max_side, fmt, quality)
-    return _KEPT.get(key, lambda: _encoded(downscale(path, max_side), fmt, quality))
+    key = ("file", path, ident, max_side, fmt, quality)  # the pixels of this identity
+    return _KEPT.get(key, lambda: _encoded(_downscaled_file(path, ident, max_side), fmt, quality))
 
 
 def _composite_url(
@@ -374,7 +374,7 @@ def _composite_url(
     fmt: str,
 ) -> str:
     key = ("composite", paths, idents, max_side, fmt)
-    return _KEPT.get(key, lambda: _encoded(composite_2afc(*paths, max_side=max_side), fmt, 90))
+    return _KEPT.get(key, lambda: data_url(composite_2afc(*paths, max_side=max_side), fmt=fmt))
 
 
 def image_part(url: str) -> dict[str, Any]:
