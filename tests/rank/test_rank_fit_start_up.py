@@ -3,10 +3,8 @@ effect's χ² import it when they run (it cost the command 1.3 s of its 2.1–2.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pandas as pd
+from command_imports import modules_loaded
 
 PREFS = (
     "instance,left,right,winner\n"
@@ -18,17 +16,8 @@ PREFS = (
 def test_fit_imports_no_scipy_stats(tmp_path):
     prefs = tmp_path / "prefs.csv"
     prefs.write_text(PREFS, encoding="utf-8")
-    code = (
-        "import sys\n"
-        "from rrmap.cli import main\n"
-        "try: main(sys.argv[1:])\n"
-        "except SystemExit: pass\n"
-        "print('STATS:' + ','.join(sorted(m for m in sys.modules if m.startswith('scipy.stats'))))\n"
-    )
     out = tmp_path / "ranking.csv"
-    args = ["rank", "fit", str(prefs), "-o", str(out)]
-    res = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
-    )
-    assert res.stdout.strip().splitlines()[-1] == "STATS:", res.stdout[-500:] + res.stderr[-500:]
+    modules, res = modules_loaded("rank", "fit", str(prefs), "-o", str(out))
+    stats = [m for m in modules if m.startswith("scipy.stats")]
+    assert stats == [], res.stdout[-500:] + res.stderr[-500:]
     assert pd.read_csv(out)["candidate"].tolist() == ["A", "B", "C"]
