@@ -105,6 +105,8 @@ def test_a_missing_file_in_a_composite_is_named(tmp_path):
         _noise(path, seed)
     with pytest.raises(InputError, match=r"image file not found: .*gone\.png"):
         composite_data_url(*paths, tmp_path / "gone.png")
+    with pytest.raises(InputError, match=r"^image format must be PNG, JPEG or WEBP, got 'GIF'$"):
+        composite_data_url(*paths, paths[0], fmt="gif")
 
 
 def test_composite_places_source_on_top_and_candidates_below():

@@ -289,6 +289,25 @@ def composite_data_url(
     """``data_url(composite_2afc(source, left, right, max_side=max_side), fmt=fmt)``; for
     three files, kept while the files are unchanged (as :func:`data_url` keeps a file's).
 
+    Parameters
+    ----------
+    source, left, right : path or PIL image
+        The source on top, the two candidates below (see :func:`composite_2afc`).
+    max_side : int or None, default 512
+        Longer side of each part, at most.
+    fmt : {"PNG", "JPEG", "WEBP"}
+        Encoding of the composite (JPEG and WEBP at quality 90, as :func:`data_url`).
+
+    Returns
+    -------
+    str
+        A base64 ``data:`` URL.
+
+    Raises
+    ------
+    rrmap.errors.InputError
+        An image file that is missing or unreadable, or another format.
+
     Examples
     --------
     >>> import pathlib, tempfile
