@@ -38,10 +38,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
     matplotlib.use("Agg")  # before any figure module imports pyplot
     from hypothesis import settings
+    from properties import examples
 
     # Property tests check values, not speed: no per-example deadline, so a busy CI
-    # machine cannot fail them. Failing examples are still reported with their seed.
-    settings.register_profile("rrmap", deadline=None, print_blob=True)
+    # machine cannot fail them. Failing examples are still reported with their seed. A
+    # test that names no count draws hypothesis's 100 examples, or a quarter of them
+    # (tests/properties.py).
+    settings.register_profile("rrmap", deadline=None, print_blob=True, max_examples=examples(100))
     settings.load_profile("rrmap")
 
 

@@ -25,6 +25,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import examples
 
 import rrmap
 from rrmap._io.writing import csv_text, write_csv
@@ -89,7 +90,7 @@ _TEXT = st.text(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(st.tuples(_TEXT, _TEXT, st.floats(allow_nan=True)), min_size=1, max_size=12),
     st.sampled_from([",", ";", "\t", "|"]),

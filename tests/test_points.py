@@ -3,6 +3,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import examples
 
 import rrmap
 from rrmap.comparison import compare_intervals
@@ -97,7 +98,7 @@ def test_pairing_of_a_tampered_table_is_refused():
     pd.testing.assert_frame_equal(rrmap.points(extra), rrmap.points(ratings))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(
         st.tuples(st.sampled_from(["E1", "E2", None]), st.sampled_from(["a", "b", "c", None])),

@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import examples
 
 import rrmap
 from rrmap.cli import main
@@ -470,7 +471,7 @@ def test_analyze_gives_the_same_tests_from_every_export(tmp_path):
         pd.testing.assert_frame_equal(table, first)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     text=st.text(alphabet=st.sampled_from(list('ab ,;\t\n\r"é')), max_size=40),
     sep=st.sampled_from([",", ";", "\t", "|"]),
@@ -498,7 +499,7 @@ def test_padded_scan_sees_a_pair_across_its_blocks():
     assert _padded_bytes(data[:-1], " \t", (",",)) is False
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.one_of(

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import examples
 
 import rrmap
 from rrmap._io.writing import csv_text, write_parquet
@@ -17,7 +18,7 @@ from rrmap.cli import main
 EXAMPLE = str(rrmap.datasets.example_ratings_path())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.tuples(

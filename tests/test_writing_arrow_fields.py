@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import examples
 
 import rrmap._io.writing as writing
 from rrmap._io.keys import nfc_labels
@@ -27,7 +28,12 @@ def _one_by_one(df, raw, sep):
         writing._arrow_fields = saved
 
 
-def _the_vectorised_fields_are_the_one_by_one_fields(labels):
+LABELS = st.lists(st.one_of(st.none(), st.text(ALPHABET, max_size=5)), min_size=1, max_size=25)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(LABELS)
+def test_the_vectorised_fields_are_the_one_by_one_fields(labels):
     df = pd.DataFrame(
         {
             "a": pd.array(labels, dtype="str"),
@@ -38,22 +44,6 @@ def _the_vectorised_fields_are_the_one_by_one_fields(labels):
     for raw in (False, True):
         for sep in writing.SEPARATORS:
             assert writing.csv_text(df, raw=raw, sep=sep) == _one_by_one(df, raw, sep)
-
-
-LABELS = st.lists(st.one_of(st.none(), st.text(ALPHABET, max_size=5)), min_size=1, max_size=25)
-
-
-@settings(max_examples=40, deadline=None)
-@given(LABELS)
-def test_the_vectorised_fields_are_the_one_by_one_fields(labels):
-    _the_vectorised_fields_are_the_one_by_one_fields(labels)
-
-
-@pytest.mark.slow  # the same property over more examples
-@settings(max_examples=150, deadline=None)
-@given(LABELS)
-def test_the_vectorised_fields_are_the_one_by_one_fields_over_more_labels(labels):
-    _the_vectorised_fields_are_the_one_by_one_fields(labels)
 
 
 def test_the_vectorised_path_escapes_formulas_and_quotes():

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import examples
 
 from rrmap.cli import main
 from rrmap.errors import InputError
@@ -114,7 +115,7 @@ def test_bootstrap_spread_matches_the_standard_errors():
     np.testing.assert_allclose(sd, fit.table["se"], rtol=0.12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 4)), min_size=1, max_size=7))
 def test_overlap_rank_by_enumeration(intervals):
     low = np.array([lo for lo, _ in intervals], dtype=float)

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import examples
 from statsmodels.genmod import families
 from statsmodels.genmod.generalized_linear_model import GLM
 
@@ -218,7 +219,7 @@ def test_empty_table():
         fit_bradley_terry(empty)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     k=st.integers(2, 6),

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import examples
 from scipy.sparse.csgraph import connected_components
 from scipy.stats import chisquare, fisher_exact
 
@@ -36,7 +37,7 @@ def _adjacency(names, edges):
     return a
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(graph_sizes())
 def test_connected_spanning_exact_size_and_greedy_rule(params):
     k, n, seed = params

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import examples
 from scipy.optimize import minimize
 
 from rrmap.errors import InputError
@@ -228,7 +229,7 @@ def _penalised(df, model, alpha):
     return np.r_[_by_name(fit.table)["score"].to_numpy(), np.log(fit.fits["tie_parameter"].iloc[0])]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     k=st.integers(2, 4),
     outcomes=st.lists(
@@ -266,7 +267,7 @@ def test_existence_agrees_with_the_penalised_path(k, outcomes):
         pytest.param("rao-kupper", marks=pytest.mark.slow),
     ],
 )
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_invariant_to_sides_and_row_order(model, seed):
     df = _simulate(seed, model, k=4, n=60)

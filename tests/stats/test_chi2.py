@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from properties import examples
 from scipy import stats
 
 from rrmap.errors import InputError
@@ -241,7 +242,7 @@ def test_result_type():
     assert isinstance(chi2_test([[1, 2], [3, 4]]), Chi2TestResult)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @example(dof=1, x=5e-324)  # halves to zero
 @given(
     dof=st.integers(1, 120),

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from multitest_reference import multipletests
+from properties import examples
 from scipy import stats
 
 import rrmap
@@ -425,7 +426,7 @@ def test_missing_or_lookalike_group_labels_are_errors(pts):
     )
 )
 @example(ps=[0.0, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4, 5e-324])  # subnormal: same rounding
-@settings(max_examples=40)  # statsmodels takes ~50 ms a call
+@settings(max_examples=examples(40))  # statsmodels takes ~50 ms a call
 def test_holm_and_bh_closed_forms_equal_statsmodels(ps):
     from rrmap.stats.adjust import adjusted
 
