@@ -19,6 +19,7 @@ import rrmap
 from rrmap.errors import InputError
 from rrmap.stats import compare_groups, energy_statistic, generator_effect, run_designs
 from rrmap.stats.matched import marginal_homogeneity_test
+from rrmap.stats.settings import Settings
 
 LEVELS = list(rrmap.QUALITY_LEVELS)
 
@@ -53,23 +54,37 @@ def _brute_force(xy: list[np.ndarray], strata: list[np.ndarray]) -> float:
 
     *xy[g]* are group g's points and *strata[g]* their strata; each stratum's labels are
     permuted in every way (duplicated relabellings weigh as often as they occur, as
-    every permutation is equally likely)."""
+    every permutation is equally likely). The statistic of every relabelling comes from
+    its groups' distance sums at once: Σ over pairs of groups of
+    n_i n_j / (n_i + n_j) · (2 M_ij − M_ii − M_jj), M the mean distances; the observed
+    labelling's is checked against :func:`energy_statistic` first."""
     labels = np.concatenate([np.full(len(p), g) for g, p in enumerate(xy)])
     pts = np.concatenate(xy)
     st = np.concatenate(strata)
     k = len(xy)
-    obs = energy_statistic(*xy)
     blocks = [np.flatnonzero(st == s) for s in np.unique(st)]
     options = [list(permutations(range(len(b)))) for b in blocks]
-    hits = total = 0
-    for combo in product(*options):
-        new = labels.copy()
+    relabelled = np.empty((int(np.prod([len(o) for o in options])), len(labels)), dtype=int)
+    for row, combo in enumerate(product(*options)):  # the first: every block as it is
+        relabelled[row] = labels
         for b, perm in zip(blocks, combo, strict=True):
-            new[b] = labels[b][list(perm)]
-        e = energy_statistic(*[pts[new == g] for g in range(k)])
-        hits += e >= obs - 1e-9 * abs(obs)
-        total += 1
-    return hits / total
+            relabelled[row, b] = labels[b][list(perm)]
+    member = (relabelled[:, :, None] == np.arange(k)).astype(float)  # (labellings, n, k)
+    dist = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(axis=2))
+    sums = member.transpose(0, 2, 1) @ dist @ member  # (labellings, k, k)
+    size = member[0].sum(axis=0)
+    mean = sums / np.outer(size, size)
+    e = sum(
+        size[i]
+        * size[j]
+        / (size[i] + size[j])
+        * (2 * mean[:, i, j] - mean[:, i, i] - mean[:, j, j])
+        for i in range(k)
+        for j in range(i + 1, k)
+    )
+    obs = energy_statistic(*xy)
+    assert e[0] == pytest.approx(obs, rel=1e-12)
+    return float(np.mean(e >= obs - 1e-9 * abs(obs)))
 
 
 def _swap_pvalue(a: np.ndarray, b: np.ndarray, n_perm: int, seed: int) -> float:
@@ -214,8 +229,10 @@ def test_generator_effect_families_and_labels():
 def test_several_corpora_run_every_design_per_corpus():
     two = rrmap.points(rrmap.datasets.load_example_ratings(generators=2))
     one = rrmap.points(rrmap.datasets.load_example_ratings())
-    both = run_designs(two, by=["modality"], n_perm=199, rng=0, stop_hits=None)
-    alone = run_designs(one, by=["modality"], n_perm=199, rng=0, stop_hits=None)
+    # the tests' rows are compared, not the effect sizes' intervals: no bootstrap
+    fast = Settings(n_perm=199, seed=0, stop_hits=None, n_boot=0)
+    both = run_designs(two, by=["modality"], settings=fast)
+    alone = run_designs(one, by=["modality"], settings=fast)
     gen_a = both[both["query"] == "gen-A"].drop(columns="query").reset_index(drop=True)
     keys = ["test", "by", "within", "groups", "design", "n"]
     pd.testing.assert_frame_equal(gen_a[keys], alone[keys])
@@ -234,7 +251,7 @@ def test_several_corpora_run_every_design_per_corpus():
     ref = both[(both["query"] == "gen-B") & (both["by"] == "expert") & (both["within"] == "all")]
     np.testing.assert_array_equal(row["pvalue"].to_numpy(), ref["pvalue"].to_numpy())
     # Holm families are per corpus
-    holm = run_designs(two, by=[], n_perm=199, rng=0)
+    holm = run_designs(two, by=[], settings=Settings(n_perm=199, seed=0, n_boot=0))
     fam = holm[(holm["query"] == "gen-A") & (holm["test"] == "energy")]
     from multitest_reference import multipletests
 
