@@ -3,11 +3,13 @@ come from the engine's own (scipy.spatial alone cost the command 0.33 s of start
 
 from __future__ import annotations
 
+import pytest
 from command_imports import modules_loaded
 
 import rrmap
 
 
+@pytest.mark.slow  # a further start-up check: tests/rank/test_rank_fit_start_up.py keeps one
 def test_analyze_imports_no_scipy(tmp_path):
     args = [str(rrmap.datasets.example_ratings_path()), "--out", str(tmp_path / "out")]
     args += ["--no-figures", "--quiet", "--permutations", "99", "--bootstrap", "50"]

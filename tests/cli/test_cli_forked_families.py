@@ -76,6 +76,7 @@ def test_kill_9_leaves_no_worker_and_closes_the_output(run_in, tmp_path):
     assert run.stderr() == ""
 
 
+@pytest.mark.slow  # a further signal: the kill -9 above stays in the first tier
 def test_ctrl_c_says_one_line_and_leaves_nothing(run_in, tmp_path):
     run = _with_workers(run_in, tmp_path, "-q")
     os.killpg(run.pgid, signal.SIGINT)  # the terminal signals the group: the workers too

@@ -148,7 +148,7 @@ def test_a_signal_while_the_process_ends_ends_it_at_once_and_says_nothing_more(t
     assert (proc.returncode, err) == (130, "Interrupted.\n")
 
 
-@pytest.mark.first_case_by_default
+@pytest.mark.slow  # 2 s of waiting; the other signal scenarios of this file stay in the first tier
 @linux
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
 def test_a_lost_interrupt_still_ends_the_run(tmp_path, sig):

@@ -231,6 +231,7 @@ def _tmpfs(folder: Path, size: str, readonly: bool = False):
         subprocess.run(["umount", str(folder)], check=False)
 
 
+@pytest.mark.slow  # a further full disk: test_cli_output_targets.py keeps one in the first tier
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
 def test_a_full_disk_is_one_line_and_loses_nothing(two_inputs, tmp_path):
     with _tmpfs(tmp_path / "disk", "64k") as disk:

@@ -110,6 +110,7 @@ def test_user_errors_are_one_line_with_exit_1(runner, tmp_path, content, fragmen
     assert "Traceback" not in res.output
 
 
+@pytest.mark.slow  # pipes; tests/rank/test_rank_streams.py keeps standard input in the first tier
 def test_dash_reads_standard_input_and_writes_standard_output(tmp_path):
     import subprocess
     import sys

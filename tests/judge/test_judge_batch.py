@@ -306,7 +306,7 @@ def test_a_lost_answer_to_post_batches_never_creates_a_second_job(tmp_path):
     assert "paid calls 24" in r.stderr
 
 
-@pytest.mark.first_case_by_default
+@pytest.mark.slow  # concurrent runs; one run resuming its job stays in the first tier (above)
 @pytest.mark.parametrize("second", ["at once", "once the first saved its job"])
 def test_two_batch_runs_on_one_cache_pay_for_every_request_once(tmp_path, second):
     """The second run waits on the cache locks the first holds while its job runs, also

@@ -105,6 +105,7 @@ def _write_pairs(folder: Path, n_pairs: int) -> Path:
     return folder / "PAIRS.csv"
 
 
+@pytest.mark.slow  # a killed process; the rerun served from the cache (above) stays in the first tier
 def test_killed_run_resumes_without_repeating_completed_calls(tmp_path):
     pairs = _write_pairs(tmp_path / "data", 12)
     cache_dir = tmp_path / "cache"

@@ -86,7 +86,6 @@ def test_a_stopped_run_says_one_line_and_leaves_nothing(run_in, tmp_path, sig, g
     assert sorted(os.listdir(tmp_path)) == []  # no results, staging folder or lock file
 
 
-@pytest.mark.slow
 def test_a_run_that_fails_leaves_no_process(run_in, tmp_path):
     """The workers' server starts before the ratings are read: a bad column ends the run
     with the server importing or idle."""
@@ -96,6 +95,7 @@ def test_a_run_that_fails_leaves_no_process(run_in, tmp_path):
     assert run.stderr().startswith("Error: ") and run.stderr().count("\n") == 1
 
 
+@pytest.mark.slow  # a whole run with figures (7 s); the failed run above ends the same way
 def test_a_finished_run_leaves_no_process(run_in, tmp_path):
     import pandas as pd
 
