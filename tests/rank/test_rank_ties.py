@@ -280,12 +280,13 @@ def test_invariant_to_sides_and_row_order(model, seed):
         pd.testing.assert_frame_equal(fit.fits, base.fits, atol=1e-7)
 
 
-def _has_r_package(name: str) -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    return (
-        subprocess.run(["Rscript", "-e", f"library({name})"], capture_output=True).returncode == 0
-    )
+def _need_r_package(name: str, install: str) -> None:
+    """Skip the test unless R and its package *name* are installed (asked when the test
+    runs, not while the tests are collected: a call of R takes 0.3 s)."""
+    if shutil.which("Rscript") is None or (
+        subprocess.run(["Rscript", "-e", f"library({name})"], capture_output=True).returncode != 0
+    ):
+        pytest.skip(f"R package {name} is not installed ({install})")
 
 
 def _r_numbers(df: pd.DataFrame, tmp_path, script: str) -> np.ndarray:
@@ -297,10 +298,9 @@ def _r_numbers(df: pd.DataFrame, tmp_path, script: str) -> np.ndarray:
     return np.array([float(v) for v in out.stdout.split()])
 
 
-@pytest.mark.skipif(not _has_r_package("PlackettLuce"),
-                    reason="R package PlackettLuce is not installed (apt/CRAN r-cran-plackettluce)")  # fmt: skip
 def test_davidson_matches_r_plackettluce(tmp_path):
     """PlackettLuce's tie model reduces to Davidson's for pairs (npseudo = 0: plain MLE)."""
+    _need_r_package("PlackettLuce", "apt/CRAN r-cran-plackettluce")
     df = _simulate(11, "davidson", k=4, n=300)
     script = """
     suppressMessages(library(PlackettLuce))
@@ -325,10 +325,9 @@ def test_davidson_matches_r_plackettluce(tmp_path):
     assert fit.fits["tie_parameter"].iloc[0] == pytest.approx(tie, rel=1e-6)
 
 
-@pytest.mark.skipif(not _has_r_package("BradleyTerry2"),
-                    reason="R package BradleyTerry2 is not installed (apt r-cran-bradleyterry2)")  # fmt: skip
 def test_bradley_terry_matches_r_bradleyterry2(tmp_path):
     """Scores and standard errors of contrasts with the first candidate, as BTm reports them."""
+    _need_r_package("BradleyTerry2", "apt r-cran-bradleyterry2")
     df = _simulate(12, "davidson", k=5, n=400, tie=0.0)
     script = """
     suppressMessages(library(BradleyTerry2))
