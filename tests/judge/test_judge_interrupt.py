@@ -20,14 +20,11 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "judge_example"
 KEY_ENV = "RRMAP_TEST_JUDGE_KEY"
 
 
+@pytest.mark.slow  # a further command stopped while it waits: rank's stays in the first tier
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="processes read from /proc")
 @pytest.mark.parametrize(
     ("sig", "code", "line"),
-    [
-        (signal.SIGINT, 130, "Interrupted."),
-        # the second signal of the same stop (ctrl-c above keeps it in the default tier)
-        pytest.param(signal.SIGTERM, 143, "Terminated.", marks=pytest.mark.slow),
-    ],
+    [(signal.SIGINT, 130, "Interrupted."), (signal.SIGTERM, 143, "Terminated.")],
     ids=["ctrl-c", "kill"],
 )
 def test_a_judge_waiting_for_an_answer_stops_with_one_line(tmp_path, sig, code, line):

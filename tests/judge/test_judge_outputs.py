@@ -225,6 +225,7 @@ def _six_questions(folder: Path) -> Path:
 _CLI = "from rrmap.cli import main; sys.argv[0] = 'rrmap'; main()"
 
 
+@pytest.mark.slow  # a further file-size limit: the answers paid before it (below) stay
 def test_a_cache_that_cannot_be_written_is_named_in_one_line(tmp_path):
     path, cache = _six_questions(tmp_path), tmp_path / "cache"
     with ChatServer(lambda body: "A " + "long reply " * 2_000) as server:

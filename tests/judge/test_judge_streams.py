@@ -188,6 +188,7 @@ def test_batch_results_read_from_stdin(tmp_path):
     assert len(_csv(r.stdout)) == 12
 
 
+@pytest.mark.slow  # a further pipe; analyze's table without a bar off a terminal stays
 def test_a_pipe_gets_only_the_table_and_stderr_no_bar(tmp_path):
     """Through real pipes: stdout is the table alone; with stderr not a terminal, no bar frames."""
     env = {**os.environ, KEY_ENV: API_KEY, "PYTHONPATH": str(ROOT)}

@@ -59,6 +59,7 @@ def run(request):
     return _run if request.param == "pipe" else _invoke
 
 
+@pytest.mark.slow  # a further pipe: the FineArtBench file on standard input (below) stays
 def test_fit_reads_standard_input_as_the_file(tmp_path):
     path = tmp_path / "prefs.csv"
     path.write_text(PREFS)
