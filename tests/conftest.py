@@ -48,6 +48,21 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("rrmap")
 
 
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``pytest -n N`` hands whole modules (and classes) to each worker, as pytest-xdist's
+    ``--dist loadscope`` does, unless ``--dist`` is given: a module's fixtures (an
+    analysis, a folder of figures, a report) are made once instead of once on each worker
+    that runs some of its tests (the README's tests: 243 s instead of 263 s, 405 s of
+    user CPU instead of 440 s). Optional: pytest without xdist (``-p no:xdist``) runs."""
+    given = config.invocation_params.args
+    if config.getvalue("dist") != "load" or any(str(a).startswith("--dist") for a in given):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    return LoadScopeScheduling(config, log)
+
+
 def _share_the_cores(workers: int) -> None:
     """A worker of ``pytest -n N`` runs BLAS on its share of the cores: one thread for
     ``-n 2`` on two cores, where OpenBLAS's default of a thread per core had the two

@@ -6,6 +6,7 @@ property tests are marked ``property`` and draw a quarter of their examples unle
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import properties
 import pytest
@@ -76,3 +77,26 @@ def test_another_value_of_the_variable_is_refused(monkeypatch):
         ValueError, match="RRMAP_PROPERTY_EXAMPLES must be 'all' or unset, got 'ALL'"
     ):
         properties.examples(100)
+
+
+@pytest.mark.parametrize(
+    ("dist", "args", "whole_modules"),
+    [("load", ["-n", "2"], True), ("load", ["-n", "2", "--dist", "load"], False),
+     ("load", ["--dist=load"], False), ("worksteal", ["-n", "2"], False)],
+)  # fmt: skip
+def test_pytest_n_hands_whole_modules_to_each_worker(
+    request, monkeypatch, dist, args, whole_modules
+):
+    """The suite's conftest makes xdist's loadscope the default of ``-n``; a ``--dist``
+    given on the command line is left to xdist."""
+    from types import SimpleNamespace
+
+    import xdist.scheduler
+
+    suite = request.config.pluginmanager.get_plugin(str(Path(__file__).with_name("conftest.py")))
+    monkeypatch.setattr(xdist.scheduler, "LoadScopeScheduling", lambda config, log: "loadscope")
+    config = SimpleNamespace(
+        getvalue={"dist": dist}.__getitem__, invocation_params=SimpleNamespace(args=args)
+    )
+    made = suite.pytest_xdist_make_scheduler(config, log=None)
+    assert made == ("loadscope" if whole_modules else None)
