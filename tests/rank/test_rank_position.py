@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from r_packages import need_r_package
 from scipy import stats
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
@@ -247,18 +247,9 @@ def test_bootstrap_and_cli(tmp_path):
     assert res.exit_code != 0 and "--position-effect needs" in res.output
 
 
-def _has_bradleyterry2() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    out = subprocess.run(["Rscript", "-e", "cat(requireNamespace('BradleyTerry2', quietly=TRUE))"],
-                         capture_output=True, text=True)  # fmt: skip
-    return out.stdout.strip() == "TRUE"
-
-
 def test_matches_r_bradleyterry2_home_advantage(tmp_path):
     """BTm(outcome, player1, player2, formula = ~ player + at.home): the left side is home."""
-    if not _has_bradleyterry2():  # asked here, not while the tests are collected
-        pytest.skip("R package BradleyTerry2 is not installed (apt r-cran-bradleyterry2)")
+    need_r_package("BradleyTerry2", "apt r-cran-bradleyterry2")
     df = _simulate(7, "bradley-terry", k=5, n=600, delta=0.5)
     path = tmp_path / "pairs.csv"
     df.to_csv(path, index=False)

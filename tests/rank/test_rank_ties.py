@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from fractions import Fraction
 
@@ -12,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from properties import examples
+from r_packages import need_r_package
 from scipy.optimize import minimize
 
 from rrmap.errors import InputError
@@ -280,15 +280,6 @@ def test_invariant_to_sides_and_row_order(model, seed):
         pd.testing.assert_frame_equal(fit.fits, base.fits, atol=1e-7)
 
 
-def _need_r_package(name: str, install: str) -> None:
-    """Skip the test unless R and its package *name* are installed (asked when the test
-    runs, not while the tests are collected: a call of R takes 0.3 s)."""
-    if shutil.which("Rscript") is None or (
-        subprocess.run(["Rscript", "-e", f"library({name})"], capture_output=True).returncode != 0
-    ):
-        pytest.skip(f"R package {name} is not installed ({install})")
-
-
 def _r_numbers(df: pd.DataFrame, tmp_path, script: str) -> np.ndarray:
     """Run an R script on ``df`` (written to ``{path}`` in the script); the numbers it prints."""
     path = tmp_path / "pairs.csv"
@@ -300,7 +291,7 @@ def _r_numbers(df: pd.DataFrame, tmp_path, script: str) -> np.ndarray:
 
 def test_davidson_matches_r_plackettluce(tmp_path):
     """PlackettLuce's tie model reduces to Davidson's for pairs (npseudo = 0: plain MLE)."""
-    _need_r_package("PlackettLuce", "apt/CRAN r-cran-plackettluce")
+    need_r_package("PlackettLuce", "apt/CRAN r-cran-plackettluce")
     df = _simulate(11, "davidson", k=4, n=300)
     script = """
     suppressMessages(library(PlackettLuce))
@@ -327,7 +318,7 @@ def test_davidson_matches_r_plackettluce(tmp_path):
 
 def test_bradley_terry_matches_r_bradleyterry2(tmp_path):
     """Scores and standard errors of contrasts with the first candidate, as BTm reports them."""
-    _need_r_package("BradleyTerry2", "apt r-cran-bradleyterry2")
+    need_r_package("BradleyTerry2", "apt r-cran-bradleyterry2")
     df = _simulate(12, "davidson", k=5, n=400, tie=0.0)
     script = """
     suppressMessages(library(BradleyTerry2))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from r_packages import need_r_package
 from scipy import stats
 
 import rrmap
@@ -44,15 +44,8 @@ def test_energy_share_is_between_over_total(seed):
     assert rows.effect.iloc[0] == pytest.approx(share, rel=1e-10)
 
 
-def _have_r_energy() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    return subprocess.run(["Rscript", "-e", "library(energy)"], capture_output=True).returncode == 0
-
-
 def test_energy_share_equals_r_disco():
-    if not _have_r_energy():
-        pytest.skip("R package energy is not installed (apt r-cran-energy)")
+    need_r_package("energy", "apt r-cran-energy")
     g = np.random.default_rng(21)
     x = np.vstack([g.normal(size=(9, 2)), g.normal(1.0, size=(7, 2)), g.normal(size=(11, 2))])
     sizes = [9, 7, 11]
