@@ -17,9 +17,8 @@ from scipy import stats
 
 import rrmap
 from rrmap.errors import InputError
-from rrmap.stats import compare_groups, energy_statistic, generator_effect, run_designs
+from rrmap.stats import Settings, compare_groups, energy_statistic, generator_effect, run_designs
 from rrmap.stats.matched import marginal_homogeneity_test
-from rrmap.stats.settings import Settings
 
 LEVELS = list(rrmap.QUALITY_LEVELS)
 

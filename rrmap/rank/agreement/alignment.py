@@ -236,9 +236,9 @@ def _permutation_p(x: np.ndarray, y: np.ndarray, rho: float, alternative: str, n
     The orders are drawn in batches, each its own rows of one stream, so the
     result equals that of one draw of all of them.
     """
-    n = len(x)
     from scipy import stats  # on first use: `rrmap rank fit` never imports it
 
+    n = len(x)
     rx, ry = stats.rankdata(x), stats.rankdata(y)
     rxc = rx - rx.mean()
     den = np.sqrt((rxc @ rxc) * ((ry - ry.mean()) @ (ry - ry.mean())))
